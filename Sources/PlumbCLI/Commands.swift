@@ -1,0 +1,8 @@
+/// Every `plumb` subcommand, in the order `plumb --help` lists them.
+///
+/// A command lives in its own file under Commands/ and adds one line here.
+extension PlumbTool {
+    public static let commands: [Command] = [
+        Version.command,
+    ]
+}
