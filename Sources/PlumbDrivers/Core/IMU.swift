@@ -1,0 +1,113 @@
+import PlumbHAL
+
+/// What a driver found when it read the identity register.
+public struct IMUIdentity: Sendable, Equatable {
+    /// The part's family and name as the vendor writes it ("MPU-6050", "LSM6DSO").
+    public var part: String
+    /// The lowercase name used by `--chip` and `--part` ("mpu6050", "lsm6dso").
+    public var partKey: String
+    /// The WHO_AM_I value read.
+    public var whoAmI: UInt8
+    public var address: I2CAddress
+    public var bus: String
+    /// Things the user should know: a clone ID, a part override.
+    public var warnings: [String]
+
+    public init(part: String, partKey: String, whoAmI: UInt8, address: I2CAddress, bus: String, warnings: [String] = []) {
+        self.part = part; self.partKey = partKey; self.whoAmI = whoAmI
+        self.address = address; self.bus = bus; self.warnings = warnings
+    }
+}
+
+/// The outcome of a self-test: each axis's response against the datasheet limits.
+public struct SelfTestResult: Sendable, Equatable {
+    public struct Axis: Sendable, Equatable {
+        /// "accelerometer x", "gyroscope z".
+        public var name: String
+        /// The self-test response in the unit the datasheet uses for its limits.
+        public var response: Double
+        public var limits: ClosedRange<Double>
+        /// "mg", "dps" or "% of factory trim".
+        public var unit: String
+        public var passed: Bool { limits.contains(response) }
+
+        public init(name: String, response: Double, limits: ClosedRange<Double>, unit: String) {
+            self.name = name; self.response = response; self.limits = limits; self.unit = unit
+        }
+    }
+    public var axes: [Axis]
+    public var passed: Bool { axes.allSatisfy(\.passed) }
+
+    public init(axes: [Axis]) { self.axes = axes }
+}
+
+/// What one drain of the FIFO produced.
+public struct DrainResult: Sendable, Equatable {
+    /// Samples appended, oldest first.
+    public var sampleCount: Int
+    /// Gaps found while draining (overflow, a lost read).
+    public var gaps: [StreamGap]
+
+    public init(sampleCount: Int = 0, gaps: [StreamGap] = []) {
+        self.sampleCount = sampleCount; self.gaps = gaps
+    }
+}
+
+/// A 6-axis IMU on an I2C bus.
+///
+/// Methods that touch the bus are throwing verbs; properties hold cached state only.
+/// Implementations: `MPU6050` and `LSM6DS`, each driven by a table of chip variants.
+public protocol IMU: AnyObject {
+    /// The identity found by the last ``identify()``, if any.
+    var identity: IMUIdentity? { get }
+    /// The configuration in effect after the last ``apply(_:)``.
+    var configuration: IMUConfiguration { get }
+
+    /// Reads WHO_AM_I and matches it against the variant table (or the explicit part override).
+    func identify() throws(IMUError) -> IMUIdentity
+    /// Resets the chip to a known state, in the order its datasheet and the kernel driver use.
+    func reset() throws(IMUError)
+    /// Programs rate, ranges, filter, FIFO and interrupt pin; returns what the chip really runs.
+    @discardableResult
+    func apply(_ configuration: IMUConfiguration) throws(IMUError) -> IMUConfiguration
+    /// Empties and enables the FIFO and the data-ready or watermark interrupt.
+    func startStreaming() throws(IMUError)
+    /// Disables the FIFO and the interrupt and puts the sensors to sleep.
+    func stopStreaming() throws(IMUError)
+    /// Reads every whole record waiting in the FIFO and appends the samples to `samples`.
+    ///
+    /// - Parameter edge: the interrupt edge that woke the reader, whose kernel timestamp anchors
+    ///   the sample times (MPU family); `nil` when polling.
+    func drain(into samples: inout [IMUSample], edge: EdgeEvent?) throws(IMUError) -> DrainResult
+    /// Runs the chip's self-test and compares the response with the datasheet limits.
+    func selfTest() throws(IMUError) -> SelfTestResult
+    /// True when the chip still holds the configuration last applied (a brown-out or reset
+    /// clears it); read back from the chip.
+    func verifyConfiguration() throws(IMUError) -> Bool
+}
+
+/// A driver failure, saying what was found.
+public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The bus failed.
+    case bus(I2CError)
+    /// WHO_AM_I matched no known part: "0x12 at 0x68 on /dev/i2c-1 is not a known IMU".
+    case unexpectedIdentity(whoAmI: UInt8, address: I2CAddress, bus: String, expected: [UInt8])
+    /// The part is known but not driven (e.g. LSM6DSV), or a setting is not possible.
+    case unsupported(String)
+    /// A bit that should have cleared did not.
+    case timeout(waitingFor: String)
+    /// An invalid setting ("fifo watermark 0: expected 1...").
+    case invalidConfiguration(String)
+
+    public var description: String {
+        switch self {
+        case .bus(let e): return e.description
+        case .unexpectedIdentity(let who, let address, let bus, let expected):
+            let list = expected.map { "0x" + hex($0) }.joined(separator: ", ")
+            return "0x\(hex(who)) at \(address) on \(bus) is not a known IMU (expected one of \(list))"
+        case .unsupported(let s): return s
+        case .timeout(let what): return "timed out waiting for \(what)"
+        case .invalidConfiguration(let s): return s
+        }
+    }
+}
