@@ -76,6 +76,17 @@ extension VMChecks {
             return "pull-up seen as a falling edge"
         },
 
+        VMCheck(name: "gpio.bias") { env in
+            // gpio-sim applies a requested bias as the simulated pull (gpio_sim_set_config).
+            for (bias, expected) in [(GPIOBias.pullUp, true), (.pullDown, false), (.pullUp, true)] {
+                let line = try GPIODInterruptLine(GPIOLineSelector(chip: env.gpioLabel, line: .offset(env.spareOffset)), edges: .both, bias: bias)
+                let value = try line.readValue()
+                try require(value == expected, "bias \(bias) reads \(value ? "high" : "low")")
+            }
+            try env.pull(env.spareOffset, up: false)
+            return "pull-up reads high, pull-down low"
+        },
+
         VMCheck(name: "gpio.busy-line-names-consumer") { env in
             let holder = try GPIODInterruptLine(GPIOLineSelector(chip: env.gpioLabel, line: .name("DRDY")), edges: .both, consumer: "imu-holder")
             do {
