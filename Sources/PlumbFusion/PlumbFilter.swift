@@ -40,8 +40,17 @@ public struct PlumbFilter: AttitudeFilter {
         /// at rest. Default 3 s.
         public var restBiasTimeConstant: Double = 3
         /// s. Time constant with which the horizontal bias follows the tilt corrections during
-        /// motion; 0 turns motion bias estimation off. Default 40 s.
-        public var motionBiasTimeConstant: Double = 40
+        /// motion; 0 turns motion bias estimation off. Default 300 s.
+        public var motionBiasTimeConstant: Double = 300
+        /// Drift compensation, as a fraction of τ: the low-passed acceleration is extrapolated
+        /// along its own averaged rate of change by this many time constants, which removes the
+        /// low-pass's lag behind a steady drift of the almost-inertial frame (gyroscope bias,
+        /// scale and misalignment errors during sustained rotation). 0 turns it off. Default 1
+        /// (the 2nd-order Butterworth's group delay at 0 Hz is exactly τ).
+        public var driftCompensation: Double = 1
+        /// s. Averaging time of that rate of change; long enough that back-and-forth linear
+        /// accelerations cancel out. Default 10 s.
+        public var driftAveragingTime: Double = 10
         /// rad/s. Largest bias the estimate may reach on any axis. Default 2 °/s (VQF's `biasClip`).
         public var biasClip: Double = 2 * .pi / 180
         /// Rest detection.
@@ -64,6 +73,8 @@ public struct PlumbFilter: AttitudeFilter {
     private var bias: Vector3 = .zero
     private var lowPass = ButterworthLowPass()
     private var needsAlignment = true
+    /// Rate of change of the low-passed acceleration in I, m/s³, averaged.
+    private var drift: Vector3 = .zero
 
     public init(settings: Settings = .default) {
         self.settings = settings
@@ -112,6 +123,7 @@ public struct PlumbFilter: AttitudeFilter {
             qGyro = aligned
             qTilt = .identity
             lowPass.prime(with: aligned.rotate(a))
+            drift = .zero
             needsAlignment = false
             state.isInitialized = true
             return publish(accelerometer: a)
@@ -125,7 +137,12 @@ public struct PlumbFilter: AttitudeFilter {
         //    last output, so it holds still.
         lowPass.configure(timeConstant: settings.accelerometerTimeConstant, dt: dt)
         let input = sample.accelerometerUsable ? qGyro.rotate(a) : lowPass.output
-        let filtered = lowPass.step(input)
+        let previous = lowPass.output
+        var filtered = lowPass.step(input)
+        if settings.driftCompensation != 0 {
+            drift += (dt / (settings.driftAveragingTime + dt)) * ((filtered - previous) / dt - drift)
+            filtered += (settings.driftCompensation * settings.accelerometerTimeConstant) * drift
+        }
 
         // 3. Tilt correction: the smallest rotation taking the filtered acceleration (in the earth
         //    frame) to +z; its axis (a_y, −a_x, 0) is horizontal.
@@ -173,16 +190,18 @@ struct ButterworthLowPass: Sendable {
     /// they are within 0.1 % of the current ones.
     mutating func configure(timeConstant tau: Double, dt: Double) {
         if tau == configuredTau, abs(dt - configuredDt) <= 1e-3 * configuredDt { return }
+        let reprime = abs(dt - configuredDt) > 1e-3 * configuredDt
         configuredDt = dt; configuredTau = tau
         let fc = 2.0.squareRoot() / (2 * .pi * tau)
-        let k = tan(.pi * fc * dt)
+        let x = .pi * fc * dt
+        let k = x < 0.01 ? x * (1 + x * x / 3) : tan(x)
         let k2 = k * k
         let norm = 1 / (1 + 2.0.squareRoot() * k + k2)
         b0 = k2 * norm; b1 = 2 * b0; b2 = b0
         a1 = 2 * (k2 - 1) * norm
         a2 = (1 - 2.0.squareRoot() * k + k2) * norm
-        // Keep the output where it is: re-prime the state for the new coefficients.
-        prime(with: output)
+        // A new sample period: re-prime the state for the new coefficients at the current output.
+        if reprime { prime(with: output) }
     }
 
     /// Sets the state to the steady state for a constant input `x`.

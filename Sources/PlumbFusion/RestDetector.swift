@@ -48,14 +48,16 @@ public struct RestDetector: Sendable {
         gyroscopeMean = .zero; accelerometerMean = .zero; stillTime = 0; isAtRest = false; primed = false
     }
 
-    /// Feeds one sample (rad/s, m/s²) taken `dt` seconds after the previous one (0 after a gap)
-    /// and returns whether the sensor is at rest.
+    /// Feeds one sample (rad/s, m/s²) taken `dt` seconds after the previous one and returns
+    /// whether the sensor is at rest. A sample with `dt` ≤ 0 (a repeated timestamp, a gap) only
+    /// returns the current verdict.
     @discardableResult
     public mutating func update(gyroscope g: Vector3, accelerometer a: Vector3, dt: Double) -> Bool {
-        guard primed, dt > 0 else {
+        guard primed else {
             restart(gyroscope: g, accelerometer: a)
             return isAtRest
         }
+        guard dt > 0 else { return isAtRest }
         let alpha = dt / (settings.filterTimeConstant + dt)
         gyroscopeMean += alpha * (g - gyroscopeMean)
         accelerometerMean += alpha * (a - accelerometerMean)
