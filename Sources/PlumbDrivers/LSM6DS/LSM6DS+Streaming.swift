@@ -8,7 +8,7 @@ extension LSM6DS {
     /// Order: FIFO to bypass (the flush, as K-LSM and Seeed-Studio/Seeed_Arduino_LSM6DS3#37 do it:
     /// draining to empty never finishes at high rates); sensors on; read INTERNAL_FREQ_FINE (DSO
     /// generation) and the temperature; TIMESTAMP2 = 0xAA (timer reset) and note the host time;
-    /// INT1_CTRL/INT2_CTRL = FIFO threshold on the configured pin only; FIFO_MODE = continuous.
+    /// read the counter back to anchor it; INT1_CTRL/INT2_CTRL = FIFO threshold on the configured pin only; FIFO_MODE = continuous.
     public func startStreaming() throws(IMUError) {
         let v = try requireVariant()
         if plan == nil { try apply(configuration) }
@@ -22,7 +22,14 @@ extension LSM6DS {
         if let a = v.frequenceFineAddress { fine = Int8(bitPattern: try readRegister(a)) }
         let t = try readRegisters(Register.outTemperature, count: 2)
         try writeRegister(Register.timestamp2, Self.timestampResetValue)
-        let origin = clock.nowNanoseconds
+        // Anchor the counter to the host clock from its value now, so the mapping holds even on a
+        // part that ignores the reset write.
+        let ts = try readRegisters(Register.timestamp0, count: v.timestampBits / 8)
+        let now = clock.nowNanoseconds
+        var ticks: UInt64 = 0
+        for (i, b) in ts.enumerated() { ticks |= UInt64(b) << UInt64(8 * i) }
+        let elapsed = UInt64((Double(ticks) * (25_000 - Double(fine) * 37.5)).rounded())
+        let origin = now >= elapsed ? now - elapsed : 0
         let pin = p.effective.interrupt.pin
         try writeRegister(pin == .int1 ? Register.int2Control : Register.int1Control, 0)
         try writeRegister(pin == .int1 ? Register.int1Control : Register.int2Control, Self.fifoThresholdInterrupt)
