@@ -57,3 +57,35 @@ public struct AccelerometerGravity: GravityEstimator, Sendable {
         lastTime = nil
     }
 }
+
+import PlumbFusion
+
+/// Gravity from a PlumbFusion attitude filter (gyroscope and accelerometer).
+///
+/// Until the filter has seen its first usable accelerometer sample it returns zero, which the
+/// classifier ignores.
+public struct FusedGravity<Filter: AttitudeFilter>: GravityEstimator {
+    public private(set) var filter: Filter
+
+    public init(_ filter: Filter) { self.filter = filter }
+
+    @inline(__always)
+    public mutating func update(_ sample: IMUSample) -> SIMD3<Double> {
+        let state = filter.update(gyroscope: sample.angularRate, accelerometer: sample.acceleration,
+                                  timestamp: Double(sample.timestampNanoseconds) / 1e9)
+        return state.isInitialized ? state.gravity : .zero
+    }
+
+    public mutating func reset() { filter.reset() }
+}
+
+extension FusionAlgorithm {
+    /// A fresh estimator running this algorithm with its default settings.
+    public func makeGravityEstimator() -> any GravityEstimator {
+        switch self {
+        case .plumb: FusedGravity(PlumbFilter())
+        case .madgwick: FusedGravity(MadgwickFilter())
+        case .complementary: FusedGravity(ComplementaryFilter())
+        }
+    }
+}

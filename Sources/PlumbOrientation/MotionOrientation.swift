@@ -1,6 +1,7 @@
 import Foundation
 import PlumbDrivers
 import PlumbHAL
+import PlumbFusion
 import Synchronization
 
 /// Device and interface orientation for a Linux board, kept current from an IMU: the Linux
@@ -39,7 +40,7 @@ public final class MotionOrientation: Sendable {
     struct State {
         var factory: SourceFactory?
         var sourceGeneration = 0
-        var estimator: EstimatorFactory = { AccelerometerGravity() }
+        var estimator: EstimatorFactory = { FusionAlgorithm.default.makeGravityEstimator() }
         var classifier = OrientationClassifier.Settings.default
         var energy = EnergySettings.default
         var monitor: (any PowerStateMonitor)?
