@@ -47,6 +47,8 @@ func linkerSettings(for name: String) -> [LinkerSetting] {
         var settings: [LinkerSetting] = [.linkedLibrary("gpiod")]
         if let prefix = gpiodPrefix { settings.insert(.unsafeFlags(["-L\(prefix)/lib", "-Xlinker", "-rpath", "-Xlinker", "\(prefix)/lib"]), at: 0) }
         return settings
+    case "CImageIO":
+        return [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
     default:
         return []
     }
