@@ -30,11 +30,11 @@ let modules: [(name: String, dependencies: [String])] = [
     ("CImageIO", []),
     ("PlumbDisplay", ["PlumbHAL", "PlumbOrientation", "CImageIO"]),
     ("PlumbCLI", ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion",
-                  "PlumbOrientation", "PlumbDisplay", "CBench"]),
+                  "PlumbOrientation", "PlumbDisplay", "CBench", "CPixman"]),
     ("CBench", []),
 ]
 
-let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C"].filter { exists("Sources/\($0)") })
+let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman"].filter { exists("Sources/\($0)") })
 
 func cSettings(for name: String) -> [CSetting] {
     guard name == "CGPIOD", let prefix = gpiodPrefix else { return [] }
@@ -57,6 +57,9 @@ func linkerSettings(for name: String) -> [LinkerSetting] {
 var targets: [Target] = []
 if present.contains("CI2C") {
     targets.append(.systemLibrary(name: "CI2C", path: "Sources/CI2C", providers: [.apt(["libi2c-dev"])]))
+}
+if present.contains("CPixman") {
+    targets.append(.systemLibrary(name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]))
 }
 for module in modules where present.contains(module.name) {
     let dependencies = module.dependencies.filter(present.contains).map { Target.Dependency(stringLiteral: $0) }

@@ -81,6 +81,8 @@ public final class LevelRenderer {
             }
         } else if format.bytesPerPixel == 4 {
             draw(angle: angle, into: surface, writer: ShiftWriter<UInt32>(format))
+        } else if format == .rgb565 {
+            draw(angle: angle, into: surface, writer: RGB565Writer())
         } else if format.bytesPerPixel == 2 {
             draw(angle: angle, into: surface, writer: ShiftWriter<UInt16>(format))
         } else {
@@ -92,23 +94,17 @@ public final class LevelRenderer {
     /// The whole frame for one writer type (specialised per format).
     private func draw<Writer: PixelWriter>(angle: Double, into surface: PixelSurface, writer: Writer) {
         let one = 65536.0
-        let c = cos(angle), s = sin(angle)
-        // Source coordinate (in padded-source pixels, 16.16) of screen pixel (x, y):
-        //   u = ( c·dx + s·dy) / scaleX + width/2  − 0.5 + 1
-        //   v = (−s·dx + c·dy) / scaleY + height/2 − 0.5 + 1
-        // where (dx, dy) is the pixel centre relative to the screen centre; the −0.5 moves to the
-        // pixel-centre convention of bilinear sampling and the +1 skips the border.
-        let dU = Int((c / source.scaleX * one).rounded()), dV = Int((-s / source.scaleY * one).rounded())
-        let halfW = Double(screenWidth) / 2, halfH = Double(screenHeight) / 2
+        let t = sourceTransform(angle: angle)
+        // Bilinear sampling puts texel centres at integer coordinates: hence the −0.5.
+        let dU = Int((t.a * one).rounded()), dV = Int((t.c * one).rounded())
         let uLimit = (source.width + 1) << 16, vLimit = (source.height + 1) << 16
         let background = surface.format.pack(options.background)
         let stride = source.stride
         source.pixels.withUnsafeBufferPointer { buffer in
             let pixels = buffer.baseAddress!
             for y in 0..<screenHeight {
-                let dx0 = 0.5 - halfW, dy = Double(y) + 0.5 - halfH
-                let u0 = Int((((c * dx0 + s * dy) / source.scaleX + Double(source.width) / 2 + 0.5) * one).rounded())
-                let v0 = Int((((-s * dx0 + c * dy) / source.scaleY + Double(source.height) / 2 + 0.5) * one).rounded())
+                let u0 = Int(((t.u(0.5, Double(y) + 0.5) - 0.5) * one).rounded())
+                let v0 = Int(((t.v(0.5, Double(y) + 0.5) - 0.5) * one).rounded())
                 let row = surface.base + y * surface.bytesPerRow
                 var span = 0..<screenWidth
                 span = Self.clamp(span, start: u0, step: dU, limit: uLimit)
@@ -127,6 +123,28 @@ public final class LevelRenderer {
                 }
             }
         }
+    }
+
+    /// The map from a point on the screen to a point in the padded prepared source for the frame
+    /// at `angle` (continuous coordinates: pixel (i, j) covers [i, i+1) × [j, j+1)).
+    ///
+    ///     u = ( cos·dx + sin·dy) / scaleX + width/2  + 1
+    ///     v = (−sin·dx + cos·dy) / scaleY + height/2 + 1
+    ///
+    /// where (dx, dy) is the point relative to the screen centre and the +1 skips the border.
+    public func sourceTransform(angle: Double) -> AffineTransform {
+        let c = cos(angle), s = sin(angle)
+        let halfW = Double(screenWidth) / 2, halfH = Double(screenHeight) / 2
+        let a = c / source.scaleX, b = s / source.scaleX, cc = -s / source.scaleY, d = c / source.scaleY
+        return AffineTransform(a: a, b: b, c: cc, d: d,
+                               tx: -a * halfW - b * halfH + Double(source.width) / 2 + 1,
+                               ty: -cc * halfW - d * halfH + Double(source.height) / 2 + 1)
+    }
+
+    /// Calls `body` with the prepared source: 0x00RRGGBB pixels, (width + 2) × (height + 2) with
+    /// a one-pixel background border, rows packed. For benchmarks against other rasterisers.
+    public func withPaddedSource<R>(_ body: (UnsafeBufferPointer<UInt32>, _ width: Int, _ height: Int) throws -> R) rethrows -> R {
+        try source.pixels.withUnsafeBufferPointer { try body($0, source.stride, source.height + 2) }
     }
 
     /// The part of `span` where `start + x·step` lies in 0..<limit (exact integer arithmetic).
@@ -174,4 +192,16 @@ public final class LevelRenderer {
     @inline(__always) static func lerp(_ a: UInt64, _ b: UInt64, _ t: UInt64) -> UInt64 {
         ((a &* (256 &- t) &+ b &* t) >> 8) & 0x0000_00FF_00FF_00FF
     }
+}
+
+/// A 2-D affine map: u = a·x + b·y + tx, v = c·x + d·y + ty.
+public struct AffineTransform: Sendable, Equatable {
+    public var a, b, c, d, tx, ty: Double
+
+    public init(a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double) {
+        self.a = a; self.b = b; self.c = c; self.d = d; self.tx = tx; self.ty = ty
+    }
+
+    @inlinable public func u(_ x: Double, _ y: Double) -> Double { a * x + b * y + tx }
+    @inlinable public func v(_ x: Double, _ y: Double) -> Double { c * x + d * y + ty }
 }

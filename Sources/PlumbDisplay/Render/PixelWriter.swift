@@ -56,3 +56,11 @@
         p[blueByte] = UInt8(truncatingIfNeeded: c)
     }
 }
+
+/// 16-bit RRRRRGGG GGGBBBBB (RGB565, the Sense HAT's and most small TFTs' format).
+@usableFromInline struct RGB565Writer: PixelWriter {
+    @inlinable @inline(__always) func write(_ c: UInt32, row: UnsafeMutableRawPointer, x: Int) {
+        let value = (c >> 8 & 0xF800) | (c >> 5 & 0x07E0) | (c >> 3 & 0x001F)
+        row.assumingMemoryBound(to: UInt16.self)[x] = UInt16(truncatingIfNeeded: value)
+    }
+}
