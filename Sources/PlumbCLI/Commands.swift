@@ -4,6 +4,7 @@
 extension PlumbTool {
     public static let commands: [Command] = [
         Version.command,
+        Level.command,
         Bench.command,
     ]
 }
