@@ -30,13 +30,13 @@ let modules: [(name: String, dependencies: [String])] = [
     ("CImageIO", []),
     ("PlumbDisplay", ["PlumbHAL", "PlumbOrientation", "CImageIO"]),
     ("PlumbCLI", ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion",
-                  "PlumbOrientation", "PlumbDisplay", "CBench", "CFusionReference"]),
+                  "PlumbOrientation", "PlumbDisplay", "CBench", "CFusionReference", "CPixman"]),
     ("CBench", []),
     // The C speed reference of `plumb bench fusion` (Madgwick's equations, compiled with -O2).
     ("CFusionReference", []),
 ]
 
-let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C"].filter { exists("Sources/\($0)") })
+let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman"].filter { exists("Sources/\($0)") })
 
 func cSettings(for name: String) -> [CSetting] {
     if name == "CFusionReference" { return [.unsafeFlags(["-O2"])] }
@@ -50,6 +50,8 @@ func linkerSettings(for name: String) -> [LinkerSetting] {
         var settings: [LinkerSetting] = [.linkedLibrary("gpiod")]
         if let prefix = gpiodPrefix { settings.insert(.unsafeFlags(["-L\(prefix)/lib", "-Xlinker", "-rpath", "-Xlinker", "\(prefix)/lib"]), at: 0) }
         return settings
+    case "CImageIO":
+        return [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
     default:
         return []
     }
@@ -58,6 +60,9 @@ func linkerSettings(for name: String) -> [LinkerSetting] {
 var targets: [Target] = []
 if present.contains("CI2C") {
     targets.append(.systemLibrary(name: "CI2C", path: "Sources/CI2C", providers: [.apt(["libi2c-dev"])]))
+}
+if present.contains("CPixman") {
+    targets.append(.systemLibrary(name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]))
 }
 for module in modules where present.contains(module.name) {
     let dependencies = module.dependencies.filter(present.contains).map { Target.Dependency(stringLiteral: $0) }

@@ -6,5 +6,7 @@ extension PlumbTool {
         Version.command,
         Fuse.command,
         Watch.command,
+        Level.command,
+        Bench.command,
     ]
 }
