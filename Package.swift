@@ -24,13 +24,14 @@ let modules: [(name: String, dependencies: [String])] = [
     ("PlumbLinux", ["PlumbHAL", "CI2C", "CGPIOD", "CPlumbLinux"]),
     ("CPlumbLinux", []),
     ("PlumbFusion", []),
+    ("PlumbConfiguration", ["PlumbHAL"]),
     ("PlumbDrivers", ["PlumbHAL"]),
     ("PlumbSimulation", ["PlumbHAL", "PlumbDrivers"]),
     ("PlumbOrientation", ["PlumbHAL", "PlumbDrivers", "PlumbFusion"]),
     ("CImageIO", []),
     ("PlumbDisplay", ["PlumbHAL", "PlumbOrientation", "CImageIO"]),
     ("PlumbCLI", ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion",
-                  "PlumbOrientation", "PlumbDisplay", "CBench"]),
+                  "PlumbOrientation", "PlumbDisplay", "PlumbConfiguration", "CBench"]),
     ("CBench", []),
 ]
 
