@@ -21,7 +21,7 @@ let gpiodPrefix = ProcessInfo.processInfo.environment["PLUMB_LIBGPIOD_PREFIX"].f
 let modules: [(name: String, dependencies: [String])] = [
     ("PlumbHAL", []),
     ("CGPIOD", []),
-    ("PlumbLinux", ["PlumbHAL", "CI2C", "CGPIOD", "CPlumbLinux"]),
+    ("PlumbLinux", ["PlumbHAL", "CI2C", "CGPIOD", "CPlumbLinux", "CSystemd"]),
     ("CPlumbLinux", []),
     ("PlumbFusion", []),
     ("PlumbConfiguration", ["PlumbHAL"]),
@@ -35,7 +35,7 @@ let modules: [(name: String, dependencies: [String])] = [
     ("CBench", []),
 ]
 
-let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C"].filter { exists("Sources/\($0)") })
+let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CSystemd"].filter { exists("Sources/\($0)") })
 
 func cSettings(for name: String) -> [CSetting] {
     guard name == "CGPIOD", let prefix = gpiodPrefix else { return [] }
@@ -56,6 +56,10 @@ func linkerSettings(for name: String) -> [LinkerSetting] {
 var targets: [Target] = []
 if present.contains("CI2C") {
     targets.append(.systemLibrary(name: "CI2C", path: "Sources/CI2C", providers: [.apt(["libi2c-dev"])]))
+}
+if present.contains("CSystemd") {
+    // sd_notify(3) for Type=notify readiness, reload and watchdog.
+    targets.append(.systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]))
 }
 for module in modules where present.contains(module.name) {
     let dependencies = module.dependencies.filter(present.contains).map { Target.Dependency(stringLiteral: $0) }

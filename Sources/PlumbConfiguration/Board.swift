@@ -160,6 +160,8 @@ public struct BoardSelection: Sendable, Equatable {
     public var board: Board
     public var reason: Reason
 
+    public init(board: Board, reason: Reason) { self.board = board; self.reason = reason }
+
     public var explanation: String {
         switch reason {
         case .override: "\(board.id) (chosen by --board or the configuration)"
