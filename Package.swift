@@ -31,11 +31,11 @@ let modules: [(name: String, dependencies: [String])] = [
     ("CImageIO", []),
     ("PlumbDisplay", ["PlumbHAL", "PlumbOrientation", "CImageIO"]),
     ("PlumbCLI", ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion",
-                  "PlumbOrientation", "PlumbDisplay", "PlumbConfiguration", "CBench"]),
+                  "PlumbOrientation", "PlumbDisplay", "PlumbConfiguration", "CBench", "CPixman"]),
     ("CBench", []),
 ]
 
-let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CSystemd"].filter { exists("Sources/\($0)") })
+let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman", "CSystemd"].filter { exists("Sources/\($0)") })
 
 func cSettings(for name: String) -> [CSetting] {
     guard name == "CGPIOD", let prefix = gpiodPrefix else { return [] }
@@ -48,6 +48,8 @@ func linkerSettings(for name: String) -> [LinkerSetting] {
         var settings: [LinkerSetting] = [.linkedLibrary("gpiod")]
         if let prefix = gpiodPrefix { settings.insert(.unsafeFlags(["-L\(prefix)/lib", "-Xlinker", "-rpath", "-Xlinker", "\(prefix)/lib"]), at: 0) }
         return settings
+    case "CImageIO":
+        return [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
     default:
         return []
     }
@@ -56,6 +58,9 @@ func linkerSettings(for name: String) -> [LinkerSetting] {
 var targets: [Target] = []
 if present.contains("CI2C") {
     targets.append(.systemLibrary(name: "CI2C", path: "Sources/CI2C", providers: [.apt(["libi2c-dev"])]))
+}
+if present.contains("CPixman") {
+    targets.append(.systemLibrary(name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]))
 }
 if present.contains("CSystemd") {
     // sd_notify(3) for Type=notify readiness, reload and watchdog.

@@ -6,5 +6,6 @@ extension PlumbTool {
         Boards.command,
         Config.command,
         Version.command,
+        Bench.command,
     ]
 }
