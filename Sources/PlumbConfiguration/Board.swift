@@ -53,10 +53,18 @@ public enum GPIOChipSelector: Sendable, Equatable, CustomStringConvertible {
         case .path(let path): path
         }
     }
+
+    /// The label or path as libgpiod's chip lookup takes it.
+    public var text: String {
+        switch self {
+        case .label(let label): label
+        case .path(let path): path
+        }
+    }
 }
 
 /// Which line on a chip: by name ("GPIO17", as the Pi's device tree names header lines) or offset.
-public enum GPIOLineSelector: Sendable, Equatable, CustomStringConvertible {
+public enum GPIOLineReference: Sendable, Equatable, CustomStringConvertible {
     case name(String)
     case offset(Int)
 
@@ -71,9 +79,9 @@ public enum GPIOLineSelector: Sendable, Equatable, CustomStringConvertible {
 /// A GPIO line used as the IMU's data-ready input.
 public struct InterruptLocation: Sendable, Equatable, CustomStringConvertible {
     public var chip: GPIOChipSelector
-    public var line: GPIOLineSelector
+    public var line: GPIOLineReference
 
-    public init(chip: GPIOChipSelector, line: GPIOLineSelector) { self.chip = chip; self.line = line }
+    public init(chip: GPIOChipSelector, line: GPIOLineReference) { self.chip = chip; self.line = line }
 
     public var description: String { "\(line) on \(chip)" }
 }

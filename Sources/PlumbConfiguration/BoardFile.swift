@@ -45,7 +45,7 @@ extension Board {
             throw r.error("chip", "missing; give a chip label (\"pinctrl-rp1\") or a path (\"/dev/gpiochip0\")")
         }
         guard let lineNode = r.node("line") else { throw r.error("line", "missing; give a line name (\"GPIO17\") or an offset (17)") }
-        let line: GPIOLineSelector
+        let line: GPIOLineReference
         switch lineNode.value {
         case .string(let name) where !name.isEmpty: line = .name(name)
         case .number(let n, let text) where n == n.rounded() && n >= 0 && n < 1024: line = .offset(Int(n)); _ = text

@@ -110,17 +110,19 @@ public struct Mounting: Sendable, Equatable {
     }
 }
 
-/// The attitude filter and its parameters.
+/// The attitude filter and its parameters (PlumbFusion's filters; `nil` keeps a filter's own default).
 public struct FilterSettings: Sendable, Equatable {
-    public enum Kind: String, Sendable, Equatable, CaseIterable { case madgwick, complementary }
+    public enum Kind: String, Sendable, Equatable, CaseIterable { case plumb, madgwick, complementary }
 
-    /// Default `.madgwick`.
-    public var kind: Kind = .madgwick
-    /// Madgwick gain β in rad/s (gyroscope measurement error). Default 0.1.
-    public var beta: Double = 0.1
-    /// Complementary filter time constant in seconds: how long the gyroscope is trusted over
-    /// the accelerometer. Default 0.5.
-    public var timeConstant: Double = 0.5
+    /// Default `.plumb` (PlumbFusion's most accurate filter).
+    public var kind: Kind = .plumb
+    /// Madgwick gain β in rad/s (gyroscope measurement error); madgwick only. Default `nil` (the
+    /// filter's 0.033).
+    public var beta: Double?
+    /// How long the gyroscope is trusted over the accelerometer, in seconds: the complementary
+    /// filter's time constant, or the plumb filter's accelerometer time constant. Not for
+    /// madgwick. Default `nil` (the filter's own: 1 s complementary, 3 s plumb).
+    public var timeConstant: Double?
 
     public init() {}
 }
@@ -146,9 +148,12 @@ public struct OrientationSettings: Sendable, Equatable {
         case off
     }
 
-    /// How long a new orientation must hold before it is published, in seconds. Default 0.19
-    /// (MotionOrientation's value).
-    public var settleTime: Double = 0.19
+    /// How long a new orientation must hold before it is published, in seconds, or `nil` for the
+    /// classifier's default (0.08 s). MotionOrientation on iOS waits 0.19 s.
+    public var settleTime: Double?
+    /// How far past a boundary gravity must tilt before the orientation changes, in degrees, or
+    /// `nil` for the classifier's default (7°).
+    public var hysteresis: Double?
     /// Default `.auto`.
     public var lowEnergy: LowEnergy = .auto
     /// The interface orientations the kiosk may take; others are ignored. Default all four.

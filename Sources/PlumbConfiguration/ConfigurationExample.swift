@@ -15,9 +15,10 @@ extension Configuration {
           },
           "mounting": { "x": "+x", "y": "+y", "z": "+z" },
           "calibration": "/var/lib/plumb/calibration.json",
-          "filter": { "kind": "madgwick", "beta": 0.1 },
+          "filter": { "kind": "plumb", "timeConstant": 3 },
           "orientation": {
             "settleTime": 0.19,
+            "hysteresis": 7,
             "lowEnergy": "auto",
             "interfaceOrientations": ["portrait", "landscapeLeft", "landscapeRight", "portraitUpsideDown"]
           },
@@ -45,10 +46,11 @@ extension Configuration {
                                                                                          default "board"
         mounting.x, .y, .z             +x -x +y -y +z -z (a rotation)                    default +x +y +z
         calibration                    an absolute path                                  default none
-        filter.kind                    madgwick, complementary                           default madgwick
-        filter.beta                    0...2 rad/s (madgwick)                            default 0.1
-        filter.timeConstant            0.01...60 s (complementary)                       default 0.5
-        orientation.settleTime         0...10 s                                          default 0.19
+        filter.kind                    plumb, madgwick, complementary                    default plumb
+        filter.beta                    0...2 rad/s (madgwick only)                       default 0.033
+        filter.timeConstant            0.01...60 s (plumb, complementary)                default 3 (plumb), 1 (complementary)
+        orientation.settleTime         0...10 s                                          default 0.08
+        orientation.hysteresis         0...30 degrees                                    default 7
         orientation.lowEnergy          auto, on, off                                     default auto
         orientation.interfaceOrientations  portrait, portraitUpsideDown, landscapeLeft, landscapeRight
                                                                                          default all four

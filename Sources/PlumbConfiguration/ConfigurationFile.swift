@@ -33,10 +33,16 @@ extension Configuration {
         c.calibrationFile = try r.path("calibration")
         if let f = try r.object("filter", allowed: ["kind", "beta", "timeConstant"]) {
             if let kind = try f.choice("kind", FilterSettings.Kind.allCases.map(\.rawValue)) { c.filter.kind = FilterSettings.Kind(rawValue: kind)! }
-            if let beta = try f.number("beta", in: 0...2, unit: "rad/s") { c.filter.beta = beta }
-            if let tau = try f.number("timeConstant", in: 0.01...60, unit: "s") { c.filter.timeConstant = tau }
+            c.filter.beta = try f.number("beta", in: 0...2, unit: "rad/s")
+            c.filter.timeConstant = try f.number("timeConstant", in: 0.01...60, unit: "s")
+            if c.filter.beta != nil, c.filter.kind != .madgwick {
+                throw f.error("beta", "applies only to \"kind\": \"madgwick\"; the \(c.filter.kind.rawValue) filter takes timeConstant")
+            }
+            if c.filter.timeConstant != nil, c.filter.kind == .madgwick {
+                throw f.error("timeConstant", "applies only to \"kind\": \"plumb\" or \"complementary\"; the madgwick filter takes beta")
+            }
         }
-        if let o = try r.object("orientation", allowed: ["settleTime", "lowEnergy", "interfaceOrientations"]) {
+        if let o = try r.object("orientation", allowed: ["settleTime", "hysteresis", "lowEnergy", "interfaceOrientations"]) {
             c.orientation = try decodeOrientation(o)
         }
         if let o = try r.object("outputs", allowed: ["level", "kiosk", "leds"]) {
@@ -98,7 +104,8 @@ extension Configuration {
 
     static func decodeOrientation(_ r: ObjectReader) throws(ConfigurationError) -> OrientationSettings {
         var s = OrientationSettings()
-        if let t = try r.number("settleTime", in: 0...10, unit: "s") { s.settleTime = t }
+        s.settleTime = try r.number("settleTime", in: 0...10, unit: "s")
+        s.hysteresis = try r.number("hysteresis", in: 0...30, unit: "degrees")
         if let e = try r.choice("lowEnergy", OrientationSettings.LowEnergy.allCases.map(\.rawValue)) {
             s.lowEnergy = OrientationSettings.LowEnergy(rawValue: e)!
         }

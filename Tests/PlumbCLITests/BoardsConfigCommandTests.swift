@@ -70,8 +70,8 @@ private func run(_ args: [String], environment: [String: String] = [:]) -> (stat
               imu: /dev/i2c-1 at 0x68, part auto, 200 Hz, ±4 g, ±500 °/s, the board's data-ready line
               mounting: x +x, y +y, z +z
               calibration: /var/lib/plumb/calibration.json
-              filter: madgwick, beta 0.1 rad/s
-              orientation: settle 0.19 s, low energy auto, interface portrait, landscapeLeft, landscapeRight, portraitUpsideDown
+              filter: plumb, time constant 3 s
+              orientation: settle 0.19 s, hysteresis 7°, low energy auto, interface portrait, landscapeLeft, landscapeRight, portraitUpsideDown
               outputs: kiosk, leds
               log level: info
 

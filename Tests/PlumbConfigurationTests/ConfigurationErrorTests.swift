@@ -29,7 +29,8 @@ func errorMessage(_ name: String) -> String? {
         ("wrong-type.json", "wrong-type.json:3:13: imu.rate: expected a number (Hz), found a string"),
         ("out-of-range.json", "out-of-range.json:3:13: imu.rate: 5000 is out of range; allowed 1...1000 (Hz)"),
         ("value-not-allowed.json", "value-not-allowed.json:2:34: imu.accelerometerRange: 3 is not allowed; allowed values: 2, 4, 8, 16, 32 (g)"),
-        ("unknown-choice.json", "unknown-choice.json:3:13: filter.kind: \"madgwik\" is not one of: madgwick, complementary. Did you mean 'madgwick'?"),
+        ("unknown-choice.json", "unknown-choice.json:3:13: filter.kind: \"madgwik\" is not one of: plumb, madgwick, complementary. Did you mean 'madgwick'?"),
+        ("parameter-for-another-filter.json", "parameter-for-another-filter.json:2:48: filter.beta: applies only to \"kind\": \"madgwick\"; the complementary filter takes timeConstant"),
         ("bad-address.json", "bad-address.json:2:23: imu.address: \"0x80\" is not a 7-bit I2C address; allowed 0x08...0x77, written as \"0x68\" or 104"),
         ("unknown-board.json", "unknown-board.json:2:12: board: \"rpi9\" is not a known board; allowed values: auto, cm4, cm5, generic, rpi3, rpi4, rpi400, rpi5, rpi500, rpizero2w. Did you mean 'rpi3'?"),
         ("not-an-i2c-bus.json", "not-an-i2c-bus.json:2:19: imu.bus: \"/dev/spidev0.0\" is not an I2C device; allowed: /dev/i2c-N (list them with i2cdetect -l)"),
@@ -85,8 +86,11 @@ func errorMessage(_ name: String) -> String? {
         #expect(c.imu.accelerometerRange == 4)
         #expect(c.imu.gyroscopeRange == 500)
         #expect(c.calibrationFile == "/var/lib/plumb/calibration.json")
-        #expect(c.filter.kind == .madgwick)
-        #expect(c.filter.beta == 0.1)
+        #expect(c.filter.kind == .plumb)
+        #expect(c.filter.beta == nil)
+        #expect(c.filter.timeConstant == 3)
+        #expect(c.orientation.settleTime == 0.19)
+        #expect(c.orientation.hysteresis == 7)
         #expect(c.orientation.interfaceOrientations.count == 4)
         #expect(c.outputs.level == nil)
         #expect(c.outputs.kiosk == KioskOutput(method: .wlrRandr, output: "HDMI-A-1"))

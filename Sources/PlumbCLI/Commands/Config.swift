@@ -44,11 +44,11 @@ enum Config {
             "mounting: x \(c.mounting.x.rawValue), y \(c.mounting.y.rawValue), z \(c.mounting.z.rawValue)",
             "calibration: \(c.calibrationFile ?? "none")",
         ]
-        switch c.filter.kind {
-        case .madgwick: lines.append("filter: madgwick, beta \(format(c.filter.beta)) rad/s")
-        case .complementary: lines.append("filter: complementary, time constant \(format(c.filter.timeConstant)) s")
-        }
-        lines.append("orientation: settle \(format(c.orientation.settleTime)) s, low energy \(c.orientation.lowEnergy.rawValue), interface \(c.orientation.interfaceOrientations.map(\.rawValue).joined(separator: ", "))")
+        var filter = "filter: \(c.filter.kind.rawValue)"
+        if let beta = c.filter.beta { filter += ", beta \(format(beta)) rad/s" }
+        if let tau = c.filter.timeConstant { filter += ", time constant \(format(tau)) s" }
+        lines.append(filter)
+        lines.append("orientation: settle \(c.orientation.settleTime.map { "\(format($0)) s" } ?? "default"), hysteresis \(c.orientation.hysteresis.map { "\(format($0))°" } ?? "default"), low energy \(c.orientation.lowEnergy.rawValue), interface \(c.orientation.interfaceOrientations.map(\.rawValue).joined(separator: ", "))")
         lines.append("outputs: \(c.outputs.enabledNames.isEmpty ? "none (orientation is logged only)" : c.outputs.enabledNames.joined(separator: ", "))")
         lines.append("log level: \(c.logLevel.rawValue)")
         return lines
