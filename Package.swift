@@ -21,22 +21,34 @@ let gpiodPrefix = ProcessInfo.processInfo.environment["PLUMB_LIBGPIOD_PREFIX"].f
 let modules: [(name: String, dependencies: [String])] = [
     ("PlumbHAL", []),
     ("CGPIOD", []),
-    ("PlumbLinux", ["PlumbHAL", "CI2C", "CGPIOD", "CPlumbLinux"]),
+    ("PlumbLinux", ["PlumbHAL", "CI2C", "CGPIOD", "CPlumbLinux", "CSystemd"]),
     ("CPlumbLinux", []),
     ("PlumbFusion", []),
+    ("PlumbConfiguration", ["PlumbHAL"]),
     ("PlumbDrivers", ["PlumbHAL"]),
     ("PlumbSimulation", ["PlumbHAL", "PlumbDrivers"]),
     ("PlumbOrientation", ["PlumbHAL", "PlumbDrivers", "PlumbFusion"]),
     ("CImageIO", []),
     ("PlumbDisplay", ["PlumbHAL", "PlumbOrientation", "CImageIO"]),
-    ("PlumbCLI", ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion",
-                  "PlumbOrientation", "PlumbDisplay", "CBench", "CFusionReference", "CPixman"]),
+    ("PlumbCLI", [
+        "PlumbHAL",
+        "PlumbLinux",
+        "PlumbDrivers",
+        "PlumbSimulation",
+        "PlumbFusion",
+        "PlumbOrientation",
+        "PlumbDisplay",
+        "PlumbConfiguration",
+        "CBench",
+        "CFusionReference",
+        "CPixman",
+    ]),
     ("CBench", []),
     // The C speed reference of `plumb bench fusion` (Madgwick's equations, compiled with -O2).
     ("CFusionReference", []),
 ]
 
-let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman"].filter { exists("Sources/\($0)") })
+let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman", "CSystemd"].filter { exists("Sources/\($0)") })
 
 func cSettings(for name: String) -> [CSetting] {
     if name == "CFusionReference" { return [.unsafeFlags(["-O2"])] }
@@ -63,6 +75,10 @@ if present.contains("CI2C") {
 }
 if present.contains("CPixman") {
     targets.append(.systemLibrary(name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]))
+}
+if present.contains("CSystemd") {
+    // sd_notify(3) for Type=notify readiness, reload and watchdog.
+    targets.append(.systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]))
 }
 for module in modules where present.contains(module.name) {
     let dependencies = module.dependencies.filter(present.contains).map { Target.Dependency(stringLiteral: $0) }
