@@ -3,6 +3,12 @@
 /// A command lives in its own file under Commands/ and adds one line here.
 extension PlumbTool {
     public static let commands: [Command] = [
+        Boards.command,
+        Config.command,
         Version.command,
+        Fuse.command,
+        Watch.command,
+        Level.command,
+        Bench.command,
     ]
 }
