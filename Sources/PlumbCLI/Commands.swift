@@ -5,5 +5,6 @@ extension PlumbTool {
     public static let commands: [Command] = [
         Version.command,
         Fuse.command,
+        Bench.command,
     ]
 }
