@@ -232,7 +232,6 @@ struct ButterworthLowPass: Sendable {
     /// they are within 0.1 % of the current ones.
     mutating func configure(timeConstant tau: Double, dt: Double) {
         if tau == configuredTau, abs(dt - configuredDt) <= 1e-3 * configuredDt { return }
-        let reprime = abs(dt - configuredDt) > 1e-3 * configuredDt
         configuredDt = dt; configuredTau = tau
         let fc = 2.0.squareRoot() / (2 * .pi * tau)
         let x = .pi * fc * dt
@@ -242,8 +241,8 @@ struct ButterworthLowPass: Sendable {
         b0 = k2 * norm; b1 = 2 * b0; b2 = b0
         a1 = 2 * (k2 - 1) * norm
         a2 = (1 - 2.0.squareRoot() * k + k2) * norm
-        // A new sample period: re-prime the state for the new coefficients at the current output.
-        if reprime { prime(with: output) }
+        // New coefficients: re-prime the state for them at the current output.
+        prime(with: output)
     }
 
     /// Sets the state to the steady state for a constant input `x`.
