@@ -111,7 +111,9 @@ public final class LSM6DSEmulator: RegisterTarget {
         self.registers = RegisterFile(map: LSM6DS.registerMap(for: variant))
         self.now = clock.nowNanoseconds
         self.unit = variant.generation == .dso ? 7 : 2
-        let capacityBytes = variant.generation == .dso ? variant.fifoCapacityBytes / 6 * 7 : variant.fifoCapacityBytes
+        // Whole data sets: 8 KB holds 1365 six-byte sets (4095 words, the largest 12-bit DIFF_FIFO);
+        // the tagged FIFO holds 512 words of 6 data bytes (3 KB) plus their tags.
+        let capacityBytes = variant.generation == .dso ? variant.fifoCapacityBytes / 6 * 7 : variant.fifoCapacityBytes / 6 * 6
         self.fifo = [UInt8](repeating: 0, count: capacityBytes)
     }
 
