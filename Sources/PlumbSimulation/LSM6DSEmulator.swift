@@ -23,7 +23,7 @@ import PlumbDrivers
 ///   H_LACTIVE, driving a ``SimulatedInterruptLine`` wired to ``wiredPin``.
 /// - Self-test: CTRL5_C ST_XL / ST_G add a fixed deflection (``selfTestAccelerometerMilliG``,
 ///   ``selfTestGyroscopeDPS``), positive or negative.
-/// - Temperature from ``temperatureCelsius`` at 16 or 256 LSB/°C per part.
+/// - Temperature from ``temperature`` at 16 or 256 LSB/°C per part.
 public final class LSM6DSEmulator: RegisterTarget {
     /// What the emulator has done.
     public struct Counters: Sendable, Equatable {
@@ -41,13 +41,16 @@ public final class LSM6DSEmulator: RegisterTarget {
     public let variant: LSM6DS.Variant
     public private(set) var registers: RegisterFile
     public var registerPointer: UInt8 = 0
-    public let clock: VirtualClock
-    /// The true motion. Time 0 of the profile is ``profileOriginNanoseconds``.
+    /// The clock, when the emulator was given one (``powerOnReset()`` then acts at its time).
+    public let clock: VirtualClock?
+    /// The true motion. Time 0 of the profile is ``profileStart``.
     public var profile: MotionProfile
-    public var profileOriginNanoseconds: UInt64
+    public var profileStart: UInt64
     public var errorModel: SensorErrorModel
     /// Die temperature in °C.
-    public var temperatureCelsius: Double = 30
+    public var temperature: Double = 30
+    /// Virtual times of power-on resets to suffer (brown-outs mid-stream), earliest first.
+    public var scheduledResets: [UInt64] = []
     /// The factory trim in INTERNAL_FREQ_FINE (DSO generation): the oscillator runs
     /// `frequencyFine` × 0.15 % fast (K-LSM's gain formula read backwards). Default 0.
     public var frequencyFine: Int8 = 0 {
@@ -96,20 +99,21 @@ public final class LSM6DSEmulator: RegisterTarget {
 
     /// - Parameters:
     ///   - variant: the part; its WHO_AM_I, ranges, FIFO format and size.
-    ///   - clock: the virtual clock shared with the bus and the line.
+    ///   - clock: the virtual clock shared with the bus and the line, or `nil` when the chip only
+    ///     learns the time from ``advance(to:)`` (as in ``SimulatedSensor``).
     ///   - profile: the true motion. Default: at rest, z up.
     ///   - errorModel: noise, bias and scale error. Default: the part's datasheet noise only.
     ///   - seed: seeds the noise.
-    public init(variant: LSM6DS.Variant, clock: VirtualClock, profile: MotionProfile = .rest(),
+    public init(variant: LSM6DS.Variant, clock: VirtualClock? = nil, profile: MotionProfile = .rest(),
                 errorModel: SensorErrorModel? = nil, seed: UInt64 = 11) {
         self.variant = variant
         self.clock = clock
         self.profile = profile
-        self.profileOriginNanoseconds = clock.nowNanoseconds
+        self.profileStart = clock?.nowNanoseconds ?? 0
         self.errorModel = errorModel ?? .noiseOnly(variant.generation == .ds3 ? .lsm6ds3 : .lsm6dso)
         self.random = SeededRandom(seed: seed)
         self.registers = RegisterFile(map: LSM6DS.registerMap(for: variant))
-        self.now = clock.nowNanoseconds
+        self.now = clock?.nowNanoseconds ?? 0
         self.unit = variant.generation == .dso ? 7 : 2
         // Whole data sets: 8 KB holds 1365 six-byte sets (4095 words, the largest 12-bit DIFF_FIFO);
         // the tagged FIFO holds 512 words of 6 data bytes (3 KB) plus their tags.
@@ -121,7 +125,7 @@ public final class LSM6DSEmulator: RegisterTarget {
 
     /// A brown-out: every register to its power-on value, FIFO empty, sensors off, timer stopped.
     public func powerOnReset() {
-        advance(to: clock.nowNanoseconds)
+        if let clock { advance(to: clock.nowNanoseconds) }
         softwareReset(at: now)
     }
 
@@ -162,9 +166,13 @@ public final class LSM6DSEmulator: RegisterTarget {
             if let n = nextInstant { next = min(next, n) }
             if let r = resetDoneAt { next = min(next, r) }
             if let b = bootDoneAt { next = min(next, b) }
+            if let p = scheduledResets.first { next = min(next, p) }
             guard next <= t else { break }
             now = max(now, next)
-            if resetDoneAt == next {
+            if scheduledResets.first == next {
+                scheduledResets.removeFirst()
+                softwareReset(at: next)
+            } else if resetDoneAt == next {
                 softwareReset(at: next)
             } else if bootDoneAt == next {
                 bootDoneAt = nil
@@ -180,7 +188,7 @@ public final class LSM6DSEmulator: RegisterTarget {
     }
 
     public func nextEventNanoseconds(after t: UInt64) -> UInt64? {
-        [nextInstant, resetDoneAt, bootDoneAt].compactMap { $0 }.filter { $0 > t }.min()
+        [nextInstant, resetDoneAt, bootDoneAt, scheduledResets.first].compactMap { $0 }.filter { $0 > t }.min()
     }
 
     private static func hertz(_ code: UInt8) -> Double {
@@ -216,7 +224,7 @@ public final class LSM6DSEmulator: RegisterTarget {
         let base = max(ratesInUse.xl, ratesInUse.g)
         let xlDue = ratesInUse.xl > 0 && instantCount % max(1, Int((base / ratesInUse.xl).rounded())) == 0
         let gDue = ratesInUse.g > 0 && instantCount % max(1, Int((base / ratesInUse.g).rounded())) == 0
-        let state = profile.state(at: Double(t &- profileOriginNanoseconds) / 1e9)
+        let state = profile.state(at: Double(t &- profileStart) / 1e9)
         let measured = errorModel.measure(state, bandwidth: base / 2, random: &random)
         let c5 = registers[LSM6DS.Register.control5C]
         var xlRaw = SIMD3<Int16>.zero, gRaw = SIMD3<Int16>.zero
@@ -240,7 +248,7 @@ public final class LSM6DSEmulator: RegisterTarget {
             store(gRaw, at: LSM6DS.Register.outGyroscope)
             dataFlags |= 0x02
         }
-        let tRaw = quantise((temperatureCelsius - 25) * variant.temperatureLSBPerDegree)
+        let tRaw = quantise((temperature - 25) * variant.temperatureLSBPerDegree)
         registers[0x20] = UInt8(truncatingIfNeeded: tRaw)
         registers[0x21] = UInt8(truncatingIfNeeded: tRaw >> 8)
         dataFlags |= 0x04
@@ -457,6 +465,17 @@ public final class LSM6DSEmulator: RegisterTarget {
                 timerRunning = running
             }
             updatePin(at: now)
+        }
+    }
+}
+
+extension LSM6DSEmulator: EmulatedIMU {}
+
+extension SimulatedChips {
+    /// Every LSM6DS row of the driver's variant table, at 0x6A.
+    public static let lsm6ds: [SimulatedChipModel] = LSM6DS.Variant.all.map { v in
+        SimulatedChipModel(key: v.key, part: v.name, address: I2CAddress(UInt8(0x6A))) { seed in
+            LSM6DSEmulator(variant: v, seed: seed)
         }
     }
 }

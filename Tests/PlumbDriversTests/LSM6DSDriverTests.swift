@@ -211,7 +211,7 @@ func constant(force: SIMD3<Double>, rate: SIMD3<Double>) -> MotionProfile {
         try rig.start(IMUConfiguration(outputDataRate: 833, accelerometerRange: 2, fifoWatermark: 32))
         let got = try rig.collect(2000).samples
         #expect(got.count >= 2000)
-        let origin = rig.chip.profileOriginNanoseconds
+        let origin = rig.chip.profileStart
         var worst = 0.0
         for s in got.dropFirst() where s.acceleration.x > 0.05 && s.acceleration.x < 14.9 {
             let truth = s.acceleration.x // seconds since the profile's origin, ±1 LSB (0.6 mm/s²)
@@ -272,7 +272,7 @@ func constant(force: SIMD3<Double>, rate: SIMD3<Double>) -> MotionProfile {
         #expect(abs(Double(lost) - expectedLost) <= 2)
         #expect(lost > 1000)
         // Every sample emitted after the overflow still carries its true time.
-        let origin = rig.chip.profileOriginNanoseconds
+        let origin = rig.chip.profileStart
         for s in after where s.acceleration.x > 0.05 && s.acceleration.x < 14.9 {
             #expect(abs(Double(s.timestampNanoseconds - origin) / 1e9 - s.acceleration.x) < 0.0008)
         }
@@ -301,7 +301,7 @@ func constant(force: SIMD3<Double>, rate: SIMD3<Double>) -> MotionProfile {
     @Test(arguments: [(LSM6DS.Variant.lsm6ds3, 41.5), (.lsm6dso, -3.25), (.lsm6dsl, 60)])
     func temperature(variant: LSM6DS.Variant, celsius: Double) throws {
         let rig = LSM6DSRig(variant)
-        rig.chip.temperatureCelsius = celsius
+        rig.chip.temperature = celsius
         try rig.start(IMUConfiguration(outputDataRate: 52, fifoWatermark: 8))
         let got = try rig.collect(120).samples
         let t = try #require(got.last?.temperature)

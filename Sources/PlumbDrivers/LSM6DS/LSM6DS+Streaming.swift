@@ -72,13 +72,13 @@ extension LSM6DS {
     ///
     /// One status read (FIFO_STATUS1–2, or 1–4 with the pattern position on the DS3 generation)
     /// and one burst of FIFO data per call (split into whole words when the bus limits the read
-    /// length). Samples are timed by the chip's timestamps; `edge` is not needed for timing.
+    /// length). Samples are timed by the chip's timestamps; `edges` are not needed for timing.
     ///
     /// - Returns: the number of samples added and the gaps found: a FIFO overrun (with the number
     ///   of samples lost, measured from the timestamps when the timeline is re-anchored in the same
     ///   drain), or data lost to a failed read in an earlier call.
     /// - Throws: ``IMUError/bus(_:)``; a failed FIFO read is also remembered as a gap for the next call.
-    public func drain(into samples: inout [IMUSample], edge: EdgeEvent?) throws(IMUError) -> DrainResult {
+    public func drain(into samples: inout [IMUSample], edges: [EdgeEvent]) throws(IMUError) -> DrainResult {
         guard streaming, let v = variant, var a = assembler else {
             throw .unsupported("drain() before startStreaming() on \(variant?.name ?? "LSM6DS") at \(address) on \(bus.path)")
         }
