@@ -25,8 +25,10 @@ enum Watch {
             .option("exec", value: "CMD", help: "Run CMD for each change, with PLUMB_DEVICE_ORIENTATION and PLUMB_INTERFACE_ORIENTATION set."),
             .option("rule", value: "RULE", help: "plumb (default) or seed: the seed library's rule, for comparison (--replay only)."),
             .option("filter", value: "NAME", help: "Fusion filter: plumb (default), madgwick, complementary."),
-            .option("hysteresis", value: "DEGREES", help: "Degrees past the 45° boundary before a new face is proposed (default 7)."),
-            .option("settle", value: "SECONDS", help: "How long a new face must persist (default 0.08)."),
+            .option("hysteresis", value: "DEGREES", help: "Degrees past the 45° boundary before a new face is proposed (default 8)."),
+            .option("settle", value: "SECONDS", help: "How long a new face must persist (default 0.1)."),
+            .option("max-rate", value: "DEG/S", help: "Propose no face while gravity turns faster (default 90; 0 = no gate)."),
+            .flag("steady", help: "Steadier classifier settings (7°, 0.3 s, 60 °/s): fewer spurious changes, slower."),
             .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate)."),
         ])
 
@@ -35,9 +37,10 @@ enum Watch {
         let rule = try args.choice("rule", ["plumb", "seed"]) ?? "plumb"
         let filterName = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)) ?? FusionAlgorithm.default.rawValue
         let algorithm = FusionAlgorithm(rawValue: filterName) ?? .default
-        var classifier = OrientationClassifier.Settings.default
+        var classifier = args.has("steady") ? OrientationClassifier.Settings.steady : .default
         if let h = try args.double("hysteresis", in: 0...44.9) { classifier.hysteresisDegrees = h }
         if let s = try args.double("settle", in: 0...10) { classifier.settleTime = s }
+        if let r = try args.double("max-rate", in: 0...1e6) { classifier.maximumRotationRate = r == 0 ? .infinity : r }
         let duration = try args.double("duration", in: 0...1e7)
         let printer = ChangePrinter(format: format, command: args.string("exec"), context: context)
 
