@@ -5,5 +5,6 @@ enum Bench {
         subcommands: [
             BenchRender.command,
             BenchFusion.command,
+            BenchEnergy.command,
         ])
 }
