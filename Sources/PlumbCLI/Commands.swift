@@ -4,6 +4,7 @@
 extension PlumbTool {
     public static let commands: [Command] = [
         Version.command,
+        Watch.command,
         Level.command,
         Bench.command,
     ]
