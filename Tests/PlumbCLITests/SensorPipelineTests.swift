@@ -1,0 +1,76 @@
+import Testing
+import PlumbDrivers
+import PlumbFusion
+import PlumbHAL
+import PlumbOrientation
+@testable import PlumbCLI
+
+private final class RecordingOutput: DaemonOutput {
+    var name: String { "recorder" }
+    var changes: [String] = []
+    var gravityUpdates = 0
+    var restored = false
+    func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
+        changes.append("\(orientation.rawValue)/\(interface.rawValue)")
+    }
+    func gravityUpdated(_ gravity: SIMD3<Double>) throws { gravityUpdates += 1 }
+    func restore() throws { restored = true }
+}
+
+/// 100 Hz samples holding each specific force (m/s², sensor frame) for five seconds (the complementary filter trusts the gyroscope for about a second).
+private func recording(_ phases: [SIMD3<Double>]) -> IMURecording {
+    var samples: [IMUSample] = []
+    var t: UInt64 = 1_000_000_000
+    for force in phases {
+        for _ in 0..<500 {
+            samples.append(IMUSample(timestampNanoseconds: t, acceleration: force, angularRate: .zero))
+            t += 10_000_000
+        }
+    }
+    return IMURecording(samples: samples)
+}
+
+private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
+    var events: [DaemonEvent] = []
+    while true {
+        do { events += try pipeline.step(timeoutNanoseconds: 100_000_000) } catch CLIError.failure(let message, _) {
+            #expect(message == "recording has no more data")
+            return events
+        }
+    }
+}
+
+@Suite struct SensorPipelineTests {
+    let g = 9.80665
+
+    @Test func drivesOutputsOnEveryChangeAndRestoresThem() throws {
+        let source = RecordingSource(recording: recording([SIMD3(0, 0, g), SIMD3(0, g, 0), SIMD3(g, 0, 0)]), name: "recording")
+        let output = RecordingOutput()
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [output], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { "rate \(Int($0.outputDataRate.rounded())) Hz" })
+        #expect(pipeline.summary == "rate 100 Hz")
+        let events = try run(pipeline)
+        // Up along +z, then +y, then +x: face up, portrait, landscape left (whose interface is landscape right).
+        #expect(output.changes == ["faceUp/portrait", "portrait/portrait", "landscapeLeft/landscapeRight"])
+        #expect(events.map(\.message) == ["orientation faceUp (interface portrait)", "orientation portrait (interface portrait)",
+                                          "orientation landscapeLeft (interface landscapeRight)"])
+        #expect(output.gravityUpdates > 0)
+        try pipeline.shutdown()
+        #expect(output.restored)
+    }
+
+    @Test func mountingAndDisallowedInterfacesApply() throws {
+        // The sensor is mounted turned a quarter: device y is sensor -x. Up along sensor -x is device portrait.
+        let source = RecordingSource(recording: recording([SIMD3(-g, 0, 0), SIMD3(0, -g, 0)]), name: "recording")
+        let output = RecordingOutput()
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(),
+            orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator(),
+                                             mounting: (SIMD3(0, 1, 0), SIMD3(-1, 0, 0), SIMD3(0, 0, 1))),
+            outputs: [output], allowedInterfaces: [.portrait], describe: { _ in "" })
+        _ = try run(pipeline)
+        // Sensor -y up is device -x up: landscapeRight, whose interface (landscapeLeft) is not allowed: the interface stays portrait.
+        #expect(output.changes == ["portrait/portrait", "landscapeRight/portrait"])
+    }
+}
