@@ -8,5 +8,6 @@ extension PlumbTool {
         Run.command,
         Version.command,
         Bench.command,
+        Watch.command,
     ]
 }

@@ -201,7 +201,13 @@ public final class MotionOrientation: Sendable {
     /// keeps the newest 64 changes a slow consumer has not taken, and finishes when the source
     /// ends (a recording played to its end).
     public var orientationChanges: AsyncStream<OrientationChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: OrientationChange.self, bufferingPolicy: .bufferingNewest(64))
+        orientationChanges(bufferingPolicy: .bufferingNewest(64))
+    }
+
+    /// A new stream of orientation changes for one subscriber, keeping what the consumer has not
+    /// taken yet as `bufferingPolicy` says (`.unbounded` for a recording that must not lose any).
+    public func orientationChanges(bufferingPolicy: AsyncStream<OrientationChange>.Continuation.BufferingPolicy) -> AsyncStream<OrientationChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: OrientationChange.self, bufferingPolicy: bufferingPolicy)
         let id = state.withLock { s in
             s.nextSubscriber += 1
             s.subscribers[s.nextSubscriber] = continuation

@@ -56,7 +56,8 @@ public enum MotionSourceError: Error, Sendable, Equatable, CustomStringConvertib
 ///
 /// Each read delivers the next `configuration.fifoWatermark` samples (one FIFO batch) and moves
 /// the virtual clock to the last one's timestamp, so the reader sees the wakeups the chip would
-/// have made. The recording's sampling rate stands, whatever rate is asked for.
+/// have made. A rate below the recording's keeps every k-th sample (k = recording rate / rate,
+/// rounded); a configuration without the gyroscope delivers zero angular rate.
 public final class RecordingSource: MotionSampleSource {
     public let name: String
     public let recording: IMURecording
@@ -64,6 +65,8 @@ public final class RecordingSource: MotionSampleSource {
     public var clock: any MonotonicClock { virtualClock }
     private var position = 0
     private var batch = 1
+    private var stride = 1
+    private var gyroscope = true
     /// The number of reads that delivered samples: the wakeups the chip would have made.
     public private(set) var wakeups = 0
 
@@ -75,18 +78,27 @@ public final class RecordingSource: MotionSampleSource {
 
     public func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
         batch = max(1, configuration.fifoWatermark)
+        gyroscope = configuration.gyroscopeEnabled
+        let rate = recording.sampleRate
+        stride = rate > 0 && configuration.outputDataRate > 0 ? max(1, Int((rate / configuration.outputDataRate).rounded())) : 1
         var effective = configuration
-        effective.outputDataRate = recording.sampleRate
+        effective.outputDataRate = rate / Double(stride)
         return effective
     }
 
     public func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
-        guard position < recording.samples.count else { return .finished }
-        let end = min(recording.samples.count, position + batch)
-        samples.append(contentsOf: recording.samples[position..<end])
-        position = end
+        let all = recording.samples
+        guard position < all.count else { return .finished }
+        var last = position
+        for _ in 0..<batch where position < all.count {
+            var sample = all[position]
+            if !gyroscope { sample.angularRate = .zero }
+            samples.append(sample)
+            last = position
+            position += stride
+        }
         wakeups += 1
-        virtualClock.advance(to: recording.samples[end - 1].timestampNanoseconds)
+        virtualClock.advance(to: all[last].timestampNanoseconds)
         return .samples
     }
 

@@ -34,7 +34,9 @@ public struct FaultRule: Sendable, Equatable {
 
     /// What a matching transfer suffers.
     public enum Effect: Sendable, Equatable {
-        /// The transfer fails with this errno (EIO, EREMOTEIO, ETIMEDOUT, EAGAIN…).
+        /// The transfer fails with this errno (EIO, EREMOTEIO, ETIMEDOUT, EAGAIN…) after the chip
+        /// has seen it: a write may have landed and a read may have popped FIFO bytes, but the
+        /// caller gets no data (the harsh case of a NACK or glitch mid-transfer).
         case errno(Int32)
         /// Nothing acknowledges the address (ENXIO).
         case noAcknowledge
