@@ -7,7 +7,8 @@ extension PlumbTool {
         Config.command,
         Run.command,
         Version.command,
-        Bench.command,
         Watch.command,
+        Level.command,
+        Bench.command,
     ]
 }

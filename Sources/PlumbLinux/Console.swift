@@ -82,3 +82,14 @@ public enum TerminalCleanup {
     /// Runs the registered writes now (a normal exit).
     public static func runNow() { plumb_cleanup_run() }
 }
+
+/// The size of a terminal in character cells.
+public enum TerminalSize {
+    /// Columns and rows of the terminal on `fd`, or nil when it is not a terminal.
+    /// The corresponding ioctl is `TIOCGWINSZ`.
+    public static func of(fd: Int32 = 1) -> (columns: Int, rows: Int)? {
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else { return nil }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+}
