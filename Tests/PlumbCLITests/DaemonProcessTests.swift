@@ -103,4 +103,36 @@ private final class FakeNotifySocket {
         #expect(lines.contains("<3>reload failed, keeping the running configuration: \(config):1:18: imu.rate: 5000 is out of range; allowed 1...1000 (Hz)"))
         #expect(lines.suffix(2) == ["<6>stopping on SIGTERM", "<6>stopped"])
     }
+
+    /// `plumb run --simulate`: the real driver against the emulated MPU-6050, paced to real time.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: plumbBinary), "needs the plumb binary (swift build)"))
+    func simulatedDaemonStartsReloadsAndStops() throws {
+        let dir = NSTemporaryDirectory() + "plumb-sim-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/plumb.json"
+        try #"{"board": "rpi4", "imu": {"rate": 100}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let notify = try FakeNotifySocket(path: dir + "/notify.sock")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: plumbBinary)
+        process.arguments = ["run", "--simulate", "--config", config, "--boards-dir", repository + "/boards"]
+        process.environment = ["NOTIFY_SOCKET": notify.path, "JOURNAL_STREAM": "8:1234"]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        #expect(notify.receive() == "READY=1\nSTATUS=simulated MPU-6050 (tour) at 100 Hz, plumb filter, no outputs (orientation is logged)")
+        kill(process.processIdentifier, SIGHUP)
+        #expect(notify.receive() == "RELOADING=1")
+        #expect(notify.receive()?.hasPrefix("READY=1\nSTATUS=simulated MPU-6050") == true)
+        kill(process.processIdentifier, SIGTERM)
+        #expect(notify.receive() == "STOPPING=1")
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("<6>found MPU-6050 (WHO_AM_I 0x68) at 0x68 on simulated bus\n"))
+        #expect(log.hasSuffix("<6>stopping on SIGTERM\n<6>stopped\n"))
+    }
 }

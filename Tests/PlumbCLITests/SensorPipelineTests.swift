@@ -3,6 +3,8 @@ import PlumbDrivers
 import PlumbFusion
 import PlumbHAL
 import PlumbOrientation
+import PlumbConfiguration
+import PlumbSimulation
 @testable import PlumbCLI
 
 private final class RecordingOutput: DaemonOutput {
@@ -72,5 +74,31 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         _ = try run(pipeline)
         // Sensor -y up is device -x up: landscapeRight, whose interface (landscapeLeft) is not allowed: the interface stays portrait.
         #expect(output.changes == ["portrait/portrait", "landscapeRight/portrait"])
+    }
+}
+
+@Suite struct DaemonFactoryTests {
+    @Test func configurationPartsAreTheDriversRows() {
+        let drivers = MPU6050.variants.map(\.key) + LSM6DS.Variant.all.map(\.key)
+        #expect(IMUSettings.parts.sorted() == drivers.sorted())
+    }
+
+    @Test func configurationBecomesDriverSettings() throws {
+        var c = Configuration()
+        c.imu.rate = 400
+        c.imu.accelerometerRange = 8
+        c.orientation.lowEnergy = .on
+        let imu = DaemonFactory.imuConfiguration(c)
+        #expect(imu.outputDataRate == 400)
+        #expect(imu.accelerometerRange == 8)
+        #expect(imu.gyroscopeEnabled == false)
+        #expect(imu.fifoWatermark == 40)
+    }
+
+    @Test func partAndAddressChooseTheDriver() throws {
+        let sim = PlumbSimulation.SimulatedSensor(model: SimulatedChips.model("lsm6dsr")!)
+        #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x6A)), clock: sim.clock, part: nil) is LSM6DS)
+        #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x68)), clock: sim.clock, part: nil) is MPU6050)
+        #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x68)), clock: sim.clock, part: "lsm6dsr") is LSM6DS)
     }
 }

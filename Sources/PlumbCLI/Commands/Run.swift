@@ -17,6 +17,7 @@ enum Run {
         options: [.option("config", value: "FILE", help: "The configuration file (default \(Configuration.defaultPath))."),
                   BoardSupport.boardOption, BoardSupport.boardsDirectoryOption,
                   .flag("simulate", help: "Use the emulated IMU instead of the hardware, paced to real time."),
+                  .option("profile", value: "NAME", help: "The simulated motion: rest, tour, rotation, shaking or tapping (default tour)."),
                   .option("replay", value: "FILE", help: "Drive the outputs from a recorded CSV instead of the IMU."),
                   .option("duration", value: "SECONDS", help: "Stop by itself after this long."),
                   .option("log-format", value: "FORMAT", help: "journal (<N> prefixes) or plain (default: journal under systemd).")])
@@ -31,7 +32,11 @@ enum Run {
         let source: DaemonFactory.SourceChoice = args.has("simulate") ? .simulated : args.string("replay").map { .replay($0) } ?? .hardware
         let catalog = try BoardSupport.catalog(args, context: context)
         let clock = SystemClock()
-        let factory = DaemonFactory(source: source, context: context, realClock: clock)
+        var factory = DaemonFactory(source: source, context: context, realClock: clock)
+        if let profile = args.string("profile") {
+            guard args.has("simulate") else { throw CLIError.usage("--profile needs --simulate.") }
+            factory.profile = try args.choice("profile", ["rest", "tour", "rotation", "shaking", "tapping"]) ?? profile
+        }
         let log = DaemonLog(output: context.err, format: format)
 
         do throws(SignalMonitorError) { try SignalMonitor.shared.install() } catch {

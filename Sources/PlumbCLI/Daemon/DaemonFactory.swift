@@ -5,6 +5,7 @@ import PlumbFusion
 import PlumbHAL
 import PlumbLinux
 import PlumbOrientation
+import PlumbSimulation
 
 /// Builds the daemon's pipeline from a configuration: the sample source (hardware, simulator or
 /// a recording), the orientation pipeline (filter, mounting, classifier) and the outputs.
@@ -19,6 +20,8 @@ struct DaemonFactory {
     }
 
     var source: SourceChoice
+    /// The motion the simulated IMU goes through (`--profile`).
+    var profile: String = "tour"
     var context: CommandContext
     var realClock: any MonotonicClock
 
@@ -88,11 +91,71 @@ struct DaemonFactory {
             }
             return (RecordingSource(recording: recording, name: "recording \(path)"), realClock)
         case .simulated:
-            throw CLIError.failure("the simulated IMU is not available in this build",
-                                   fix: "Run on the hardware, or replay a recording with --replay FILE.")
+            let c = setup.configuration
+            let key = c.imu.part == "auto" ? "mpu6050" : c.imu.part
+            guard let model = SimulatedChips.model(key) else {
+                throw CLIError.failure("the simulator has no \(key) chip",
+                                       fix: "Set imu.part to one of \(SimulatedChips.all.map(\.key).joined(separator: ", ")), or \"auto\".")
+            }
+            guard let motion = MotionProfile.named(profile) else {
+                throw CLIError.usage("The value '\(profile)' is invalid for '--profile': expected one of \(MotionProfile.builtInNames.joined(separator: ", ")).")
+            }
+            let sensor = PlumbSimulation.SimulatedSensor(model: model, profile: motion, seed: 1)
+            let imu = try Self.makeIMU(bus: sensor.bus, address: model.address, clock: sensor.clock,
+                                       part: c.imu.part == "auto" ? nil : key)
+            let source = StreamSampleSource(name: "simulated \(model.part) (\(profile))", imu: imu, line: sensor.line, clock: sensor.clock)
+            return (source, realClock)
         case .hardware:
-            throw CLIError.failure("the IMU drivers are not available in this build",
-                                   fix: "Run with --replay FILE to drive the outputs from a recording.")
+            let c = setup.configuration
+            let board = setup.board.board
+            let busPath = c.imu.bus ?? board.i2cBus
+            let address = c.imu.address ?? board.imuAddress
+            let clock = SystemClock()
+            let bus: LinuxI2CBus
+            do { bus = try LinuxI2CBus(path: busPath, clock: clock) } catch {
+                throw CLIError.failure(error.description, fix: "Enable I2C (dtparam=i2c_arm=on), check the bus with 'i2cdetect -l', or set imu.bus.")
+            }
+            let imu = try Self.makeIMU(bus: bus, address: address, clock: clock, part: c.imu.part == "auto" ? nil : c.imu.part)
+            var location: InterruptLocation?
+            switch c.imu.interrupt {
+            case .board: location = board.interrupt
+            case .line(let l): location = l
+            case .poll: location = nil
+            }
+            var line: (any InterruptLine)?
+            if let location {
+                let selector: GPIOLineSelector
+                switch location.line {
+                case .name(let name): selector = GPIOLineSelector(chip: location.chip.text, line: .name(name))
+                case .offset(let offset): selector = GPIOLineSelector(chip: location.chip.text, line: .offset(UInt32(offset)))
+                }
+                do { line = try GPIODInterruptLine(selector, edges: .rising) } catch {
+                    throw CLIError.failure(error.description,
+                                           fix: "Free the line (gpioinfo names its user), choose another with imu.interrupt, or set \"interrupt\": \"poll\".")
+                }
+            }
+            let name = "IMU at \(address) on \(busPath)" + (location.map { ", data-ready \($0)" } ?? ", polling")
+            return (StreamSampleSource(name: name, imu: imu, line: line, clock: clock), nil)
+        }
+    }
+
+    /// The driver for a part key, or by address when the part is "auto": the LSM6DS family
+    /// answers at 0x6A/0x6B, the MPU-6050 family at 0x68/0x69. WHO_AM_I then names the row.
+    static func makeIMU(bus: any I2CBus, address: I2CAddress, clock: any MonotonicClock, part: String?) throws -> any IMU {
+        if let part {
+            if MPU6050.variant(named: part) != nil {
+                do { return try MPU6050(bus: bus, address: address, clock: clock, part: part) } catch {
+                    throw CLIError.failure(error.description, fix: nil)
+                }
+            }
+            guard let variant = LSM6DS.Variant.all.first(where: { $0.key == part }) else {
+                throw CLIError.failure("no driver for the part \(part)", fix: "Set imu.part to \"auto\" or one of \(IMUSettings.parts.joined(separator: ", ")).")
+            }
+            return LSM6DS(bus: bus, address: address, clock: clock, part: variant)
+        }
+        if address.rawValue == 0x6A || address.rawValue == 0x6B { return LSM6DS(bus: bus, address: address, clock: clock) }
+        do { return try MPU6050(bus: bus, address: address, clock: clock) } catch {
+            throw CLIError.failure(error.description, fix: nil)
         }
     }
 

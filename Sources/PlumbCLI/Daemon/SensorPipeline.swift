@@ -42,6 +42,8 @@ final class SensorPipeline: DaemonPipeline {
     private var stallReported = false
     private var pacingStart: (real: UInt64, virtual: UInt64)?
     private var running = true
+    /// What the source reported while starting (the part found), logged with the first step.
+    private var startEvents: [DaemonEvent] = []
 
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
          outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, correct: ((inout IMUSample) -> Void)? = nil,
@@ -60,6 +62,7 @@ final class SensorPipeline: DaemonPipeline {
         }
         summary = describe(effective)
         lastData = source.clock.nowNanoseconds
+        startEvents = (source as? DaemonEventSource)?.takeEvents() ?? []
     }
 
     func step(timeoutNanoseconds: UInt64) throws -> [DaemonEvent] {
@@ -68,7 +71,8 @@ final class SensorPipeline: DaemonPipeline {
         do { result = try source.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds) } catch {
             throw CLIError.failure("\(source.name): \(error.description)", fix: nil)
         }
-        var events: [DaemonEvent] = []
+        var events = startEvents + ((source as? DaemonEventSource)?.takeEvents() ?? [])
+        startEvents.removeAll()
         let now = source.clock.nowNanoseconds
         switch result {
         case .finished:
