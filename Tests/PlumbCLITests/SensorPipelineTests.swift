@@ -1,7 +1,10 @@
+import Foundation
 import Testing
 import PlumbDrivers
 import PlumbFusion
 import PlumbHAL
+import PlumbDisplay
+import PlumbLinux
 import PlumbOrientation
 import PlumbConfiguration
 import PlumbSimulation
@@ -100,5 +103,35 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x6A)), clock: sim.clock, part: nil) is LSM6DS)
         #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x68)), clock: sim.clock, part: nil) is MPU6050)
         #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x68)), clock: sim.clock, part: "lsm6dsr") is LSM6DS)
+    }
+}
+
+@Suite struct LevelDaemonOutputTests {
+    @Test func drawsTheTiltedImageAndBlanksTheScreenOnRestore() throws {
+        let path = NSTemporaryDirectory() + "plumb-fb-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let geometry = FramebufferGeometry(name: "file", width: 64, height: 48, bitsPerPixel: 32,
+                                           red: .init(offset: 16, length: 8), green: .init(offset: 8, length: 8), blue: .init(offset: 0, length: 8))
+        let framebuffer = try Framebuffer(file: path, geometry: geometry)
+        let clock = VirtualClock()
+        let output = try LevelDaemonOutput(framebuffer: framebuffer, image: RGBAImage(width: 32, height: 32, color: .white),
+                                           imagePath: "white.png", clock: clock, frameRate: 10)
+        #expect(output.name == "level white.png on \(path)")
+        let tilted = SIMD3(sin(0.3), -cos(0.3), 0.0)
+        try output.gravityUpdated(tilted)
+        try output.gravityUpdated(SIMD3(sin(0.6), -cos(0.6), 0.0))   // within the frame interval: skipped
+        #expect(output.framesDrawn == 1)
+        clock.advance(by: 200_000_000)
+        try output.gravityUpdated(SIMD3(sin(0.6), -cos(0.6), 0.0))
+        #expect(output.framesDrawn == 2)
+        func litPixels() -> Int {
+            let bytes = UnsafeRawBufferPointer(start: framebuffer.visibleBuffer, count: geometry.bytesPerRow * geometry.height)
+            return stride(from: 0, to: bytes.count, by: 4).filter { bytes[$0] != 0 }.count
+        }
+        #expect(litPixels() > 200)
+        try output.restore()
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        // Every pixel's red, green and blue bytes are 0 (the fourth byte is padding).
+        #expect(data.prefix(geometry.bytesPerRow * geometry.height).enumerated().allSatisfy { $0.offset % 4 == 3 || $0.element == 0 })
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PlumbConfiguration
+import PlumbDisplay
 import PlumbDrivers
 import PlumbFusion
 import PlumbHAL
@@ -167,11 +168,25 @@ struct DaemonFactory {
     }
 
     func makeOutputs(_ setup: DaemonSetup) throws -> [any DaemonOutput] {
-        let names = setup.configuration.outputs.enabledNames
-        guard names.isEmpty else {
-            throw CLIError.failure("the outputs \(names.joined(separator: ", ")) are not available in this build",
-                                   fix: "Disable them in \(setup.path) (\"enabled\": false) to run with orientation logging only.")
+        let outputs = setup.configuration.outputs
+        let missing = [outputs.kiosk.map { _ in "kiosk" }, outputs.leds.map { _ in "leds" }].compactMap { $0 }
+        guard missing.isEmpty else {
+            throw CLIError.failure("the outputs \(missing.joined(separator: ", ")) are not available in this build",
+                                   fix: "Disable them in \(setup.path) (\"enabled\": false); outputs.level works.")
         }
-        return []
+        var made: [any DaemonOutput] = []
+        if let level = outputs.level {
+            let device = level.framebuffer ?? setup.board.board.display?.framebuffer ?? "/dev/fb0"
+            let image: RGBAImage
+            do { image = try ImageFile.load(level.image) } catch {
+                throw CLIError.failure(error.description, fix: "Point outputs.level.image at a PNG or JPEG file the plumb user can read.")
+            }
+            let framebuffer: Framebuffer
+            do { framebuffer = try Framebuffer(device: device) } catch {
+                throw CLIError.failure(error.message, fix: error.fix ?? "Check outputs.level.framebuffer (ls /dev/fb*) and that plumb is in the video group.")
+            }
+            made.append(try LevelDaemonOutput(framebuffer: framebuffer, image: image, imagePath: level.image, clock: realClock))
+        }
+        return made
     }
 }
