@@ -4,5 +4,6 @@ enum Bench {
         group: CommandSpec(name: "bench", abstract: "Measure speed against a reference in the same run (use a release build)."),
         subcommands: [
             BenchRender.command,
+            BenchEnergy.command,
         ])
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PlumbDrivers
 import PlumbFusion
+import PlumbHAL
 import PlumbOrientation
 
 /// `plumb watch`: prints every orientation change.
@@ -19,6 +20,7 @@ enum Watch {
         options: [
             .flag("simulate", help: "Read the simulated IMU (see --profile)."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
+            .option("chip", value: "PART", help: "Simulated chip (default mpu6050)."),
             .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time."),
             .option("duration", value: "SECONDS", help: "Stop after this much sensor time."),
             .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
@@ -62,11 +64,20 @@ enum Watch {
         guard args.has("simulate") else {
             throw CLIError.failure("no sensor given", fix: "use --simulate for the simulated IMU or --replay FILE.csv for a recording")
         }
-        let profileName = args.string("profile") ?? "tour"
-        let motion = try SimulatedSensor.motionOrientation(profile: profileName, estimator: { algorithm.makeGravityEstimator() },
-                                                            classifier: classifier, duration: duration)
+        let profile = try SimulatedIMU.profile(args.string("profile") ?? "tour")
+        let chip = args.string("chip") ?? "mpu6050"
+        _ = try SimulatedIMU.source(chip: chip, profile: profile, duration: nil) // validates --chip
+        let end = duration ?? profile.duration ?? 60
+        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+            do {
+                return try SimulatedIMU.source(chip: chip, profile: profile, duration: end).source
+            } catch {
+                throw .other("simulated IMU: \(error)")
+            }
+        }, estimator: { algorithm.makeGravityEstimator() }, classifier: classifier)
         if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
-        try watch(motion, until: nil, printer: printer)
+        // The simulator's virtual clock starts at 1 s, when its profile starts.
+        try watch(motion, until: nil, origin: Nanoseconds.perSecond, printer: printer)
     }
 
     /// Reads a CSV recording.
@@ -83,13 +94,12 @@ enum Watch {
 
     /// Runs `motion` until its source ends (or `duration` seconds of sensor time pass) and prints
     /// each change.
-    static func watch(_ motion: MotionOrientation, until duration: Double?, printer: ChangePrinter) throws(CLIError) {
+    static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, printer: ChangePrinter) throws(CLIError) {
         let stream = motion.orientationChanges(bufferingPolicy: .unbounded)
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             for await change in stream {
-                // Virtual sources (recordings, the simulator) start their clocks at 0.
-                let t = Double(change.publishedNanoseconds) / 1e9
+                let t = Double(Int64(bitPattern: change.publishedNanoseconds &- origin)) / 1e9
                 if let duration, t > duration { break }
                 printer.emit(t: t, device: change.deviceOrientation, interface: change.interfaceOrientation)
             }
