@@ -98,6 +98,30 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         #expect(imu.fifoWatermark == 40)
     }
 
+    @Test func calibrationFileCorrectsSamples() throws {
+        let path = NSTemporaryDirectory() + "plumb-cal-\(getpid()).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Calibration(gyroscopeBias: SIMD3(0.01, 0, 0), accelerometerOffset: SIMD3(0, 0, 0.5)).jsonData()
+            .write(to: URL(fileURLWithPath: path))
+        var c = Configuration()
+        c.calibrationFile = path
+        let factory = DaemonFactory(source: .simulated, context: .capturing(), realClock: VirtualClock())
+        let correct = try #require(try factory.calibration(c))
+        var sample = IMUSample(timestampNanoseconds: 1, acceleration: SIMD3(0, 0, 10.3), angularRate: SIMD3(0.01, 0.2, 0))
+        correct(&sample)
+        #expect(sample.acceleration == SIMD3(0, 0, 9.8))
+        #expect(sample.angularRate == SIMD3(0, 0.2, 0))
+
+        try Calibration(mounting: try PlumbDrivers.Mounting(alignment: "-y,+x,+z")).jsonData().write(to: URL(fileURLWithPath: path))
+        c.mounting = PlumbConfiguration.Mounting(x: .minusY, y: .plusX, z: .plusZ)
+        #expect(throws: CLIError.failure("both \(path) and the configuration's \"mounting\" rotate the axes",
+                                         fix: "Keep one: remove \"mounting\" from the configuration, or recalibrate with the identity mounting.")) {
+            try factory.calibration(c)
+        }
+        c.calibrationFile = "/nonexistent/calibration.json"
+        #expect(throws: CLIError.self) { try factory.calibration(c) }
+    }
+
     @Test func partAndAddressChooseTheDriver() throws {
         let sim = PlumbSimulation.SimulatedSensor(model: SimulatedChips.model("lsm6dsr")!)
         #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x6A)), clock: sim.clock, part: nil) is LSM6DS)

@@ -160,11 +160,24 @@ struct DaemonFactory {
         }
     }
 
-    /// The calibration correction, or `nil` without a calibration file.
+    /// The calibration correction (biases, scales, the calibration's own mounting), or `nil`
+    /// without a calibration file.
     func calibration(_ c: Configuration) throws -> ((inout IMUSample) -> Void)? {
         guard let path = c.calibrationFile else { return nil }
-        throw CLIError.failure("calibration files are not supported by this build (calibration: \(path))",
-                               fix: "Remove \"calibration\" from the configuration.")
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw CLIError.failure("cannot read the calibration file \(path): \(error.localizedDescription)",
+                                   fix: "Run 'plumb calibrate' and save its result there, or remove \"calibration\" from the configuration.")
+        }
+        let calibration: Calibration
+        do { calibration = try Calibration.load(json: data, source: path) } catch {
+            throw CLIError.failure(error.description, fix: "Write the file with 'plumb calibrate'.")
+        }
+        if calibration.mounting != PlumbDrivers.Mounting.identity, c.mounting != PlumbConfiguration.Mounting.identity {
+            throw CLIError.failure("both \(path) and the configuration's \"mounting\" rotate the axes",
+                                   fix: "Keep one: remove \"mounting\" from the configuration, or recalibrate with the identity mounting.")
+        }
+        return { sample in sample = calibration.apply(sample) }
     }
 
     func makeOutputs(_ setup: DaemonSetup) throws -> [any DaemonOutput] {
