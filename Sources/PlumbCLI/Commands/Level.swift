@@ -190,7 +190,7 @@ final class FramebufferDisplay: LevelDisplay {
 /// real speed when frames are paced by the wall clock.
 final class SimulatedGravity: GravitySource {
     let name: String
-    private let source: ProfileSampleSource
+    private let source: IMUStreamSource
     private var pipeline: OrientationPipeline
     private let frameInterval: UInt64
     private var frameTime: UInt64 = 0
@@ -203,7 +203,11 @@ final class SimulatedGravity: GravitySource {
         guard let profile = MotionProfile.named(name) else {
             throw .usage("The value '\(name)' is invalid for '--profile': expected one of \(MotionProfile.builtInNames.joined(separator: ", ")).")
         }
-        source = ProfileSampleSource(profile: profile, end: duration ?? profile.duration ?? 60)
+        // The emulated MPU-6050 through its driver (orientation replaced the noise-only profile source).
+        let simulated = try SimulatedIMU.source(chip: "mpu6050", profile: profile, duration: duration ?? profile.duration ?? 60)
+        source = simulated.source
+        frameTime = simulated.sensor.clock.nowNanoseconds
+        sensorTime = frameTime
         pipeline = OrientationPipeline(fused: algorithm.makeGravityEstimator())
         frameInterval = UInt64((1e9 / frameRate).rounded())
         self.name = "\(source.name) through the \(algorithm.rawValue) filter"
