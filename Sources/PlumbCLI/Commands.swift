@@ -5,6 +5,7 @@ extension PlumbTool {
     public static let commands: [Command] = [
         Version.command,
         Fuse.command,
+        RestDebug.command,
         Bench.command,
     ]
 }
