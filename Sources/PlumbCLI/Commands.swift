@@ -5,7 +5,6 @@ extension PlumbTool {
     public static let commands: [Command] = [
         Version.command,
         Fuse.command,
-        RestDebug.command,
         Bench.command,
     ]
 }
