@@ -82,7 +82,7 @@ public struct PlumbFilter: AttitudeFilter {
     private var restDetector: RestDetector
     /// Sensor → almost-inertial frame I.
     private var qGyro: Quaternion = .identity
-    /// I → earth (a rotation about a horizontal axis).
+    /// I → earth: the accumulated tilt corrections.
     private var qTilt: Quaternion = .identity
     private var bias: Vector3 = .zero
     private var lowPass = ButterworthLowPass()
@@ -100,6 +100,11 @@ public struct PlumbFilter: AttitudeFilter {
     private let motionBiasGain: Double
 
     public init(settings: Settings = .default) {
+        precondition(settings.accelerometerTimeConstant > 0 && settings.restAccelerometerTimeConstant > 0
+                     && settings.restBiasTimeConstant > 0 && settings.driftAveragingTime > 0,
+                     "PlumbFilter.Settings: time constants must be positive")
+        precondition(settings.motionBiasTimeConstant >= 0 && settings.driftCompensation.isFinite && settings.biasClip >= 0,
+                     "PlumbFilter.Settings: motionBiasTimeConstant, driftCompensation and biasClip out of range")
         self.settings = settings
         self.gate = SampleGate(settings: settings.input)
         self.restDetector = RestDetector(settings: settings.rest)
@@ -124,6 +129,9 @@ public struct PlumbFilter: AttitudeFilter {
         restDetector.reset()
         qGyro = .identity
         qTilt = .identity
+        drift = .zero
+        pendingBias = .zero
+        pendingCount = 0
         needsAlignment = true
     }
 
