@@ -22,23 +22,18 @@ private final class RecordingOutput: DaemonOutput {
     func restore() throws { restored = true }
 }
 
-/// 100 Hz samples holding each specific force (m/s², sensor frame) for five seconds (`quickFilter` follows a step within about two).
+/// 100 Hz samples holding each specific force (m/s², sensor frame) for twenty seconds: with no
+/// rotation measured, the complementary filter's 5 s time constant needs several of them to follow.
 private func recording(_ phases: [SIMD3<Double>]) -> IMURecording {
     var samples: [IMUSample] = []
     var t: UInt64 = 1_000_000_000
     for force in phases {
-        for _ in 0..<500 {
+        for _ in 0..<2000 {
             samples.append(IMUSample(timestampNanoseconds: t, acceleration: force, angularRate: .zero))
             t += 10_000_000
         }
     }
     return IMURecording(samples: samples)
-}
-
-/// A complementary filter with a 1 s time constant: the default (5 s, tuned on real recordings)
-/// would need about 12 s to follow a 90° step with a silent gyroscope.
-private func quickFilter() -> FusedGravity<ComplementaryFilter> {
-    FusedGravity(ComplementaryFilter(settings: .init(timeConstant: 1)))
 }
 
 private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
@@ -58,7 +53,7 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         let source = RecordingSource(recording: recording([SIMD3(0, 0, g), SIMD3(0, g, 0), SIMD3(g, 0, 0)]), name: "recording")
         let output = RecordingOutput()
         let pipeline = try SensorPipeline(
-            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: quickFilter()),
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
             outputs: [output], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { "rate \(Int($0.outputDataRate.rounded())) Hz" })
         #expect(pipeline.summary == "rate 100 Hz")
         let events = try run(pipeline)
@@ -77,7 +72,7 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         let output = RecordingOutput()
         let pipeline = try SensorPipeline(
             source: source, configuration: IMUConfiguration(),
-            orientation: OrientationPipeline(fused: quickFilter(),
+            orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator(),
                                              mounting: (SIMD3(0, 1, 0), SIMD3(-1, 0, 0), SIMD3(0, 0, 1))),
             outputs: [output], allowedInterfaces: [.portrait], describe: { _ in "" })
         _ = try run(pipeline)
