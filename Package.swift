@@ -59,9 +59,9 @@ func cSettings(for name: String) -> [CSetting] {
 func linkerSettings(for name: String) -> [LinkerSetting] {
     switch name {
     case "CGPIOD":
-        // The prefix's library is linked by path: a -L from another target's pkg-config
-        // (e.g. -L/usr/lib/x86_64-linux-gnu) could otherwise put the system's libgpiod 1.6 first.
         guard let prefix = gpiodPrefix else { return [.linkedLibrary("gpiod")] }
+        // The library file by path: a -L for the prefix can lose to a system -L that another
+        // target's pkg-config flags put earlier on the link line, which would link v1 silently.
         return [.unsafeFlags(["-Xlinker", "\(prefix)/lib/libgpiod.so", "-Xlinker", "-rpath", "-Xlinker", "\(prefix)/lib"])]
     case "CImageIO":
         return [.linkedLibrary("jpeg"), .linkedLibrary("png16")]

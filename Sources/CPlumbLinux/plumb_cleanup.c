@@ -72,3 +72,21 @@ void plumb_cleanup_install_signal_handlers(void) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 }
+
+static volatile sig_atomic_t usr1_count = 0;
+
+static void count_usr1(int sig) {
+    (void)sig;
+    usr1_count = usr1_count + 1;
+}
+
+void plumb_usr1_install(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = count_usr1;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+}
+
+long plumb_usr1_count(void) { return (long)usr1_count; }

@@ -5,6 +5,7 @@ extension PlumbTool {
     public static let commands: [Command] = [
         Boards.command,
         Config.command,
+        Run.command,
         Version.command,
         Fuse.command,
         Watch.command,

@@ -28,9 +28,10 @@ public struct Configuration: Sendable, Equatable {
 /// The IMU: where it is and how it runs.
 public struct IMUSettings: Sendable, Equatable {
     /// The part keys accepted by `imu.part` (besides "auto"): the variant table rows of the drivers.
+    /// (PlumbCLI's tests check this list against the drivers' tables.)
     public static let parts = [
-        "mpu6050", "mpu6000", "mpu9150", "mpu6500", "mpu9250", "mpu9255", "icm20602", "icm20608", "icm20689",
-        "lsm6ds3", "lsm6ds33", "lsm6ds3trc", "lsm6dsl", "lsm6dsm", "ism330dlc",
+        "mpu6050", "mpu6000", "mpu9150", "mpu6500", "mpu9250", "mpu9255", "mpu6515", "icm20602", "icm20608", "icm20689",
+        "lsm6ds3", "lsm6ds3h", "lsm6ds33", "lsm6ds3trc", "lsm6dsl", "lsm6dsm", "ism330dlc",
         "lsm6dso", "lsm6dsox", "lsm6dso32", "lsm6dsr", "ism330dhcx",
     ]
     /// Accelerometer full-scale ranges across the supported parts, in g.
@@ -121,7 +122,7 @@ public struct FilterSettings: Sendable, Equatable {
     public var beta: Double?
     /// How long the gyroscope is trusted over the accelerometer, in seconds: the complementary
     /// filter's time constant, or the plumb filter's accelerometer time constant. Not for
-    /// madgwick. Default `nil` (the filter's own: 1 s complementary, 3 s plumb).
+    /// madgwick. Default `nil` (the filter's own: 5 s complementary, 3 s plumb).
     public var timeConstant: Double?
 
     public init() {}

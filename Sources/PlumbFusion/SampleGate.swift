@@ -50,6 +50,7 @@ struct SampleGate: Sendable {
 
     mutating func reset() { lastTimestamp = .nan }
 
+    @inline(__always)
     mutating func admit(gyroscope g: Vector3, accelerometer a: Vector3, timestamp t: Double) -> GatedSample {
         guard g.isFinite, a.isFinite, t.isFinite else {
             skipped &+= 1

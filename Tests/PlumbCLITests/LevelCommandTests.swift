@@ -45,6 +45,28 @@ private func temporaryPath(_ name: String) -> String {
         #expect(lines[0].contains("\u{1B}[38;2;"))
     }
 
+    /// The tour profile holds +y up (upright) at 8 s, −y at 19 s, −x at 25 s and +x at 32 s: the
+    /// picture turns back by 0°, 180°, 90° anticlockwise and 90° clockwise.
+    @Test(arguments: [(8, 0.0), (19, 180.0), (25, -90.0), (32, 90.0)])
+    func simulatedIMUTurnsThePicture(seconds: Int, expected: Double) throws {
+        let path = temporaryPath("sim.png")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = runPlumb(["level", "--simulate", "--png", path, "--size", "40x24", "--duration", String(seconds)])
+        #expect(result.status == 0, "\(result.err)")
+        let text = result.out.split(separator: " ").drop { $0 != "angle" }.dropFirst().first ?? ""
+        let angle = Double(text.dropLast(2)) ?? .nan
+        var error = abs(angle - expected).truncatingRemainder(dividingBy: 360)
+        if error > 180 { error = 360 - error }
+        #expect(error < 2, "angle \(angle)° at \(seconds) s, expected \(expected)°")
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func simulationOptionsNeedSimulate() {
+        let result = runPlumb(["level", "--png", "x.png", "--profile", "tour"])
+        #expect(result.status == 64)
+        #expect(result.err.hasPrefix("Error: '--profile', '--duration' and '--filter' need '--simulate'.\n"))
+    }
+
     @Test func conflictingOutputsAreAUsageError() {
         let result = runPlumb(["level", "--terminal", "--png", "x.png"])
         #expect(result.status == 64)

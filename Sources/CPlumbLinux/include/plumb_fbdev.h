@@ -28,4 +28,10 @@ void plumb_cleanup_run(void);
 /// Removes every action without running it.
 void plumb_cleanup_clear(void);
 
+
+
+/// Installs a SIGUSR1 handler that counts the signals (for an orientation-lock toggle).
+void plumb_usr1_install(void);
+/// SIGUSR1 signals received since plumb_usr1_install.
+long plumb_usr1_count(void);
 #endif

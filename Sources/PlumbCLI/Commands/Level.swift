@@ -1,5 +1,9 @@
 import Foundation
 import PlumbDisplay
+import PlumbDrivers
+import PlumbFusion
+import PlumbOrientation
+import PlumbSimulation
 import PlumbHAL
 import PlumbLinux
 
@@ -21,7 +25,10 @@ enum Level {
             .flag("terminal", help: "Draw a live preview in the terminal (Unicode half blocks, 24-bit colour)."),
             .option("size", value: "WxH", help: "Picture size for --png (default 800x480) or cells for --terminal (default: the terminal's)."),
             .option("angle", value: "DEG", help: "Draw at this fixed angle, clockwise in degrees."),
-            .flag("simulate", help: "Read gravity from the simulated IMU."),
+            .flag("simulate", help: "Read gravity from the simulated IMU through fusion."),
+            .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
+            .option("duration", value: "SECONDS", help: "Simulated seconds to run (default: the profile's length, or 60)."),
+            .option("filter", value: "NAME", help: "Fusion filter for --simulate: plumb (default), madgwick, complementary."),
             .option("scale", value: "MODE", help: "fit (letterbox, default) or fill (crop)."),
             .option("background", value: "COLOR", help: "Colour around the picture, #rrggbb (default #000000)."),
             .option("frames", value: "N", help: "Stop after N frame times (default: 1 for --png and a fixed angle, else run until interrupted)."),
@@ -51,8 +58,14 @@ enum Level {
 
         let source: any GravitySource
         if args.has("simulate") {
-            source = try SimulatedGravity.make(context: context)
+            let rate = try args.double("rate", in: 0.1...1000) ?? (args.has("terminal") ? 15 : 60)
+            let algorithm = FusionAlgorithm(rawValue: try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)) ?? "") ?? .default
+            source = try SimulatedGravity(profile: args.string("profile") ?? "tour", duration: try args.double("duration", in: 0...1e6),
+                                          frameRate: rate, algorithm: algorithm)
         } else {
+            if args.string("profile") != nil || args.string("duration") != nil || args.string("filter") != nil {
+                throw CLIError.usage("'--profile', '--duration' and '--filter' need '--simulate'.")
+            }
             // The picture is drawn turned by `angle` clockwise: the gravity of a device turned back by as much.
             let angle = fixedAngle ?? 0
             source = FixedGravity(.turned(by: -angle * .pi / 180), name: "fixed \(angle)°")
@@ -66,7 +79,7 @@ enum Level {
             let session = LevelSession(renderer: LevelRenderer(image: image ?? TestPattern.image(width: width, height: height),
                                                                screenWidth: width, screenHeight: height, options: options),
                                        display: display, source: source, pacer: FramePacer(clock: VirtualClock()))
-            try session.run(frames: try args.int("frames", in: 1...10_000_000) ?? 1)
+            try session.run(frames: try args.int("frames", in: 1...10_000_000) ?? (isFixed ? 1 : nil))
             do {
                 try ImageFile.savePNG(display.buffer.surface.snapshot(), to: path)
             } catch {
@@ -171,10 +184,56 @@ final class FramebufferDisplay: LevelDisplay {
     func present() throws { try framebuffer.present() }
 }
 
-/// Gravity from the simulated IMU, through the driver and fusion.
-enum SimulatedGravity {
-    static func make(context: CommandContext) throws(CLIError) -> any GravitySource {
-        throw .failure("--simulate is not wired to the simulated IMU in this build",
-                       fix: "Use --angle DEG for a fixed angle.")
+/// Gravity from the simulated IMU (a motion profile sampled with the MPU-6050's datasheet noise)
+/// through fusion (PlumbFusion's filter) and the orientation pipeline, one estimate per frame:
+/// each ``nextGravity()`` moves sensor time on by one frame interval, so the motion plays at
+/// real speed when frames are paced by the wall clock.
+final class SimulatedGravity: GravitySource {
+    let name: String
+    private let source: IMUStreamSource
+    private var pipeline: OrientationPipeline
+    private let frameInterval: UInt64
+    private var frameTime: UInt64 = 0
+    private var sensorTime: UInt64 = 0
+    private var samples: [IMUSample] = []
+    private var started = false
+    private var finished = false
+
+    init(profile name: String, duration: Double?, frameRate: Double, algorithm: FusionAlgorithm) throws(CLIError) {
+        guard let profile = MotionProfile.named(name) else {
+            throw .usage("The value '\(name)' is invalid for '--profile': expected one of \(MotionProfile.builtInNames.joined(separator: ", ")).")
+        }
+        // The emulated MPU-6050 through its driver (orientation replaced the noise-only profile source).
+        let simulated = try SimulatedIMU.source(chip: "mpu6050", profile: profile, duration: duration ?? profile.duration ?? 60)
+        source = simulated.source
+        frameTime = simulated.sensor.clock.nowNanoseconds
+        sensorTime = frameTime
+        pipeline = OrientationPipeline(fused: algorithm.makeGravityEstimator())
+        frameInterval = UInt64((1e9 / frameRate).rounded())
+        self.name = "\(source.name) through the \(algorithm.rawValue) filter"
+        samples.reserveCapacity(64)
+    }
+
+    func nextGravity() throws -> GravityReading? {
+        if !started {
+            _ = try source.start(IMUConfiguration(outputDataRate: 100, fifoWatermark: 1))
+            started = true
+        } else {
+            frameTime += frameInterval
+        }
+        while sensorTime <= frameTime && !finished {
+            samples.removeAll(keepingCapacity: true)
+            switch try source.read(into: &samples, timeoutNanoseconds: 100_000_000) {
+            case .finished: finished = true
+            case .samples, .timedOut: break
+            }
+            for sample in samples {
+                _ = pipeline.process(sample)
+                sensorTime = sample.timestampNanoseconds
+            }
+        }
+        if finished && sensorTime < frameTime { return nil }
+        let g = pipeline.gravity
+        return GravityReading(x: g.x, y: g.y, z: g.z, timestampNanoseconds: sensorTime)
     }
 }

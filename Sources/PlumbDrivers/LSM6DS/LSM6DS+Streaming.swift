@@ -72,13 +72,13 @@ extension LSM6DS {
     ///
     /// One status read (FIFO_STATUS1–2, or 1–4 with the pattern position on the DS3 generation)
     /// and one burst of FIFO data per call (split into whole words when the bus limits the read
-    /// length). Samples are timed by the chip's timestamps; `edge` is not needed for timing.
+    /// length). Samples are timed by the chip's timestamps; `edges` are not needed for timing.
     ///
     /// - Returns: the number of samples added and the gaps found: a FIFO overrun (with the number
     ///   of samples lost, measured from the timestamps when the timeline is re-anchored in the same
     ///   drain), or data lost to a failed read in an earlier call.
     /// - Throws: ``IMUError/bus(_:)``; a failed FIFO read is also remembered as a gap for the next call.
-    public func drain(into samples: inout [IMUSample], edge: EdgeEvent?) throws(IMUError) -> DrainResult {
+    public func drain(into samples: inout [IMUSample], edges: [EdgeEvent]) throws(IMUError) -> DrainResult {
         guard streaming, let v = variant, var a = assembler else {
             throw .unsupported("drain() before startStreaming() on \(variant?.name ?? "LSM6DS") at \(address) on \(bus.path)")
         }
@@ -139,10 +139,10 @@ extension LSM6DS {
     func drainPattern(_ a: inout SampleAssembler, variant v: Variant, into samples: inout [IMUSample]) throws(IMUError) -> Bool {
         guard let pattern else { return false }
         let status = try readRegisters(Register.fifoStatus1, count: 4)
-        let count = Int(status[0]) | Int(status[1] & v.fifoThresholdHigh.mask) << 8
+        var count = Int(status[0]) | Int(status[1] & v.fifoThresholdHigh.mask) << 8
         // FIFO_STATUS2 bit 6: OVER_RUN.
         let overflow = status[1] & 0x40 != 0
-        let position = Int(status[2]) | Int(status[3] & 0x03) << 8
+        var position = Int(status[2]) | Int(status[3] & 0x03) << 8
         if overflow || position != patternPosition { a.markDiscontinuity() }
         patternPosition = position
         if clock.nowNanoseconds &- lastTemperatureReadNanoseconds >= 1_000_000_000 {
@@ -150,10 +150,16 @@ extension LSM6DS {
             a.temperatureRaw = LSM6DS.int16(t, 0)
             lastTemperatureReadNanoseconds = clock.nowNanoseconds
         }
-        guard position % 3 == 0 else {
-            // Inside a data set: only a failed read leaves the FIFO here. Flush and start over.
-            try flush(&a)
-            return true
+        if position % 3 != 0 {
+            // Inside a data set: the overrun dropped part of the oldest set (the FIFO is not a whole
+            // number of sets), or a read failed mid-set. Discard up to the next set boundary.
+            let skip = 3 - position % 3
+            guard count >= skip else { return overflow }
+            try readFIFO(PatternFIFO.dataRegister, bytes: skip * 2, unit: 2, assembler: &a)
+            a.markDiscontinuity()
+            position = (position + skip) % pattern.wordsPerPattern
+            count -= skip
+            patternPosition = position
         }
         let wordsToRead = pattern.completeWords(from: position, available: count)
         guard wordsToRead > 0 else { return overflow }

@@ -34,6 +34,17 @@ public final class LSM6DS: IMU {
     public private(set) var identity: IMUIdentity?
     public internal(set) var configuration: IMUConfiguration = .default
 
+    /// Transient bus errors on register accesses are retried this many times in all, each after
+    /// ``retryDelayNanoseconds`` (FIFO data reads are not retried: the chip may have popped the
+    /// words, so the loss is reported as a gap instead). Default 3.
+    public var attempts = 3
+    /// Nanoseconds between attempts. Default 1 ms.
+    public var retryDelayNanoseconds: UInt64 = 1_000_000
+    /// The pin signals a FIFO watermark, not every sample.
+    public var interruptSignal: InterruptSignal { .watermark }
+    /// True between ``startStreaming()`` and ``stopStreaming()``.
+    public var isStreaming: Bool { streaming }
+
     /// Attempts and interval for polling a self-clearing bit (SW_RESET, BOOT) or a data-ready flag.
     public var pollAttempts = 50
     public var pollIntervalNanoseconds: UInt64 = 1_000_000
@@ -68,6 +79,21 @@ public final class LSM6DS: IMU {
         self.clock = clock
         self.partOverride = part
         self.variant = part
+    }
+
+    /// Creates a driver with the part given by its key ("lsm6dso32"), as `--part` passes it.
+    ///
+    /// - Throws: ``IMUError/invalidConfiguration(_:)`` for an unknown key.
+    public convenience init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), clock: any MonotonicClock,
+                            partKey: String?) throws(IMUError) {
+        var part: Variant? = nil
+        if let partKey {
+            guard let v = Variant.named(partKey) else {
+                throw .invalidConfiguration("unknown LSM6DS part '\(partKey)': expected one of \(Variant.all.map(\.key).joined(separator: ", "))")
+            }
+            part = v
+        }
+        self.init(bus: bus, address: address, clock: clock, part: part)
     }
 
     // MARK: - Identity
@@ -166,15 +192,27 @@ public final class LSM6DS: IMU {
 
     // MARK: - Bus helpers
 
+    /// Runs `body`, retrying transient bus errors (``attempts`` in all).
+    func retrying<T>(_ body: () throws(I2CError) -> T) throws(IMUError) -> T {
+        var attempt = 1
+        while true {
+            do { return try body() } catch {
+                if attempt >= attempts || !error.isTransient { throw .bus(error) }
+                attempt += 1
+                clock.sleep(nanoseconds: retryDelayNanoseconds)
+            }
+        }
+    }
+
     func readRegister(_ register: UInt8) throws(IMUError) -> UInt8 {
-        do { return try bus.readRegister(register, address: address) } catch { throw .bus(error) }
+        try retrying { () throws(I2CError) in try bus.readRegister(register, address: address) }
     }
 
     func readRegisters(_ register: UInt8, count: Int) throws(IMUError) -> [UInt8] {
-        do { return try bus.readRegisters(register, count: count, address: address) } catch { throw .bus(error) }
+        try retrying { () throws(I2CError) in try bus.readRegisters(register, count: count, address: address) }
     }
 
     func writeRegister(_ register: UInt8, _ value: UInt8) throws(IMUError) {
-        do { try bus.writeRegister(register, value, address: address) } catch { throw .bus(error) }
+        try retrying { () throws(I2CError) in try bus.writeRegister(register, value, address: address) }
     }
 }

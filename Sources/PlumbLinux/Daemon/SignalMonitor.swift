@@ -36,8 +36,16 @@ public final class SignalMonitor: Sendable {
 
     private init() {}
 
-    /// Installs the handlers. Idempotent.
+    /// Installs the handlers and unblocks the signals on the calling thread. Idempotent.
+    ///
+    /// The unblocking matters: a process started by a thread that blocks signals (libdispatch's
+    /// workers block them all, and posix_spawn keeps the mask) would otherwise never see them.
     public func install() throws(SignalMonitorError) {
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for number in DaemonSignal.allCases.flatMap(\.numbers) { sigaddset(&unblock, number) }
+        let result = pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        if result != 0 { throw SignalMonitorError(signal: 0, errno: result) }
         for number in DaemonSignal.allCases.flatMap(\.numbers) {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signo in
@@ -71,5 +79,7 @@ public final class SignalMonitor: Sendable {
 public struct SignalMonitorError: Error, Sendable, Equatable, CustomStringConvertible {
     public var signal: Int32
     public var errno: Int32
-    public var description: String { "sigaction(\(signal)) failed: \(String(cString: strerror(errno)))" }
+    public var description: String {
+        (signal == 0 ? "pthread_sigmask" : "sigaction(\(signal))") + " failed: \(String(cString: strerror(errno)))"
+    }
 }
