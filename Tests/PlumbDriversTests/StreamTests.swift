@@ -195,3 +195,24 @@ func runStream(_ rig: MPURig, profile: MotionProfile, config: IMUConfiguration, 
         if mode == .pulsed { #expect(stream.statistics.edges > 2000) } else { #expect(stream.statistics.edges < 400) }
     }
 }
+
+@Suite struct SMBusOnlyBusTests {
+    /// On an SMBus-only adapter (i2c-stub) reads stop at 32 bytes: the FIFO burst is split into
+    /// reads that each re-address FIFO_R_W, and nothing is lost or misaligned.
+    @Test func streamsThroughThirtyTwoByteReads() throws {
+        let profile = MotionProfile.slowRotation()
+        let rig = MPURig("mpu6050", profile: profile, errorModel: nil)
+        rig.bus.maximumReadLength = 32
+        let config = IMUConfiguration(outputDataRate: 1000, accelerometerRange: 4, gyroscopeRange: 500, fifoWatermark: 16)
+        var check = TruthCheck(rig: rig, profile: profile, config: config)
+        var gaps: [StreamGap] = []
+        rig.bus.trace = []
+        try runStream(rig, profile: profile, config: config, seconds: 2, check: &check, gaps: &gaps)
+        #expect(gaps.isEmpty)
+        #expect(check.failures.isEmpty)
+        #expect(check.checked > 1900)
+        let reads = rig.bus.trace!.flatMap(\.operations).filter { $0.direction == .read }
+        #expect(reads.allSatisfy { $0.bytes.count <= 32 })
+        #expect(reads.contains { $0.bytes.count == 32 })
+    }
+}
