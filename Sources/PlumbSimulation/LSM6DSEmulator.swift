@@ -505,10 +505,16 @@ public final class LSM6DSEmulator: RegisterTarget {
 extension LSM6DSEmulator: EmulatedIMU {}
 
 extension SimulatedChips {
-    /// Every LSM6DS row of the driver's variant table, at 0x6A.
+    /// Every LSM6DS row of the driver's variant table, at 0x6A: a typical part (datasheet noise,
+    /// bias and scale error drawn at a quarter of the tolerance); DSO-generation parts have an
+    /// oscillator 0.45 % fast with the matching factory trim in INTERNAL_FREQ_FINE.
     public static let lsm6ds: [SimulatedChipModel] = LSM6DS.Variant.all.map { v in
         SimulatedChipModel(key: v.key, part: v.name, address: I2CAddress(UInt8(0x6A))) { seed in
-            LSM6DSEmulator(variant: v, seed: seed)
+            let figures: SensorErrorModel.Figures = v.generation == .ds3 ? .lsm6ds3 : .lsm6dso
+            let chip = LSM6DSEmulator(variant: v, errorModel: .part(figures, seed: seed), seed: seed)
+            if v.generation == .dso { chip.frequencyFine = 3 }
+            chip.temperature = 28.5
+            return chip
         }
     }
 }
