@@ -19,7 +19,7 @@ extension LSM6DS {
         try writeRegister(Register.control2G, p.control2G)
         expectedControl = [p.control1XL, p.control2G, p.control3C]
         var fine: Int8 = 0
-        if let a = v.frequenceFineAddress { fine = Int8(bitPattern: try readRegister(a)) }
+        if let a = v.frequencyFineAddress { fine = Int8(bitPattern: try readRegister(a)) }
         try writeRegister(Register.timestamp2, Self.timestampResetValue)
         // Anchor the counter to the host clock from its value now, so the mapping holds even on a
         // part that ignores the reset write.
@@ -175,15 +175,6 @@ extension LSM6DS {
         }
         a.lostSlots += a.consume(words, into: &samples)
         return overflow
-    }
-
-    /// FIFO to bypass and back to continuous: empties it at once.
-    func flush(_ a: inout SampleAssembler) throws(IMUError) {
-        guard let p = plan else { return }
-        try writeRegister(Register.fifoModeControl, p.fifoModeControl)
-        try writeRegister(Register.fifoModeControl, p.fifoModeControl | FIFOMode.continuous.rawValue)
-        a.markDiscontinuity()
-        patternPosition = 0
     }
 
     /// Reads `count` FIFO bytes into `fifoBytes`: one transfer when the bus allows, else chunks of

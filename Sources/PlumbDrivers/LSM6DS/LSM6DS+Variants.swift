@@ -172,7 +172,7 @@ extension LSM6DS {
         public var timestampBits: Int { generation == .dso ? 32 : 24 }
 
         /// INTERNAL_FREQ_FINE (0x63), the factory trim of the 25 µs tick; DSO generation only.
-        public var frequenceFineAddress: UInt8? { generation == .dso ? 0x63 : nil }
+        public var frequencyFineAddress: UInt8? { generation == .dso ? 0x63 : nil }
 
         /// CTRL9_XL (0x18) bit 1, I3C_DISABLE; DSO generation only.
         public var i3cDisable: RegisterField? {
