@@ -6,7 +6,13 @@ extension PlumbTool {
         Probe.command,
         Read.command,
         Calibrate.command,
-        Bench.command,
+        Boards.command,
+        Config.command,
+        Run.command,
         Version.command,
+        Fuse.command,
+        Watch.command,
+        Level.command,
+        Bench.command,
     ]
 }

@@ -1,7 +1,11 @@
-/// `plumb bench`: measurements in a release build, each against a reference in the same run.
+/// `plumb bench`: speed and bus-use measurements, each against a reference run in the same process.
 enum Bench {
-    static let command = Command(group: CommandSpec(name: "bench", abstract: "Measure Plumb's speed and bus use (build with -c release)."),
-                                 subcommands: [
-                                     BenchDrivers.command,
-                                 ])
+    static let command = Command(
+        group: CommandSpec(name: "bench", abstract: "Measure speed against a reference in the same run (use a release build)."),
+        subcommands: [
+            BenchDrivers.command,
+            BenchRender.command,
+            BenchFusion.command,
+            BenchEnergy.command,
+        ])
 }

@@ -1,0 +1,38 @@
+import PlumbDrivers
+import PlumbHAL
+import PlumbOrientation
+import PlumbSimulation
+
+/// The simulated sensor behind `plumb watch --simulate` and `plumb bench energy`: the real
+/// MPU-6050 driver and streaming engine against the register-level emulator, in virtual time.
+enum SimulatedIMU {
+    /// The chips `--chip` accepts.
+    static var chipKeys: [String] { SimulatedChips.all.map(\.key) }
+
+    /// A source reading `profile` through the emulated `chip` until `duration` seconds of profile
+    /// time have passed; also returns the parts for counting (bus bytes, wakeups).
+    static func source(chip key: String, profile: MotionProfile, duration: Double?, seed: UInt64 = 1)
+        throws(CLIError) -> (source: IMUStreamSource, sensor: SimulatedSensor) {
+        guard let model = SimulatedChips.model(key) else {
+            throw CLIError.usage("The value '\(key)' is invalid for '--chip': expected one of \(chipKeys.joined(separator: ", ")).")
+        }
+        let sensor = SimulatedSensor(model: model, profile: profile, seed: seed)
+        let imu: MPU6050
+        do {
+            imu = try MPU6050(bus: sensor.bus, address: model.address, clock: sensor.clock)
+        } catch {
+            throw CLIError.failure("simulated \(model.part): \(error)", fix: nil)
+        }
+        let stream = IMUStream(imu: imu, line: sensor.line, clock: sensor.clock)
+        let end = duration.map { sensor.chip.profileStart + Nanoseconds.seconds($0) }
+        return (IMUStreamSource(stream: stream, name: "simulated \(model.part) (\(profile.name))", endNanoseconds: end), sensor)
+    }
+
+    /// The named built-in motion profile.
+    static func profile(_ name: String) throws(CLIError) -> MotionProfile {
+        guard let profile = MotionProfile.named(name) else {
+            throw CLIError.usage("The value '\(name)' is invalid for '--profile': expected one of \(MotionProfile.builtInNames.joined(separator: ", ")).")
+        }
+        return profile
+    }
+}
