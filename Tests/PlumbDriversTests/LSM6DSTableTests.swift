@@ -56,6 +56,10 @@ import PlumbHAL
 
     @Test func lsm6dsvIsRefusedByName() {
         #expect(throws: IMUError.self) { try LSM6DS.identity(whoAmI: 0x70, address: I2CAddress(UInt8(0x6B)), bus: "/dev/i2c-1") }
+        // Even a forced part does not drive it with the wrong map.
+        #expect(throws: IMUError.self) {
+            try LSM6DS.identity(whoAmI: 0x70, address: I2CAddress(UInt8(0x6B)), bus: "/dev/i2c-1", override: .lsm6dso)
+        }
         do {
             _ = try LSM6DS.identity(whoAmI: 0x70, address: I2CAddress(UInt8(0x6B)), bus: "/dev/i2c-1")
         } catch {
