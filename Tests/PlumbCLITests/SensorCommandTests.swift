@@ -25,8 +25,7 @@ private func run(_ arguments: [String]) -> (status: Int32, out: String, err: Str
     @Test func unknownChipIsAUsageError() {
         let r = run(["probe", "--simulate", "--chip", "mpu1234"])
         #expect(r.status == 64)
-        #expect(r.err.hasPrefix("Error: The value 'mpu1234' is invalid for '--chip': expected one of mpu6050, mpu6000, mpu9150, mpu6500, mpu9250, mpu9255, mpu6515, icm20602, icm20608, icm20689"))
-        #expect(r.err.contains(".\nUsage: plumb probe"))
+        #expect(r.err.hasPrefix("Error: The value 'mpu1234' is invalid for '--chip': expected one of mpu6050, mpu6000, mpu9150, mpu6500, mpu9250, mpu9255, mpu6515, icm20602, icm20608, icm20689, lsm6ds3, lsm6ds3h, lsm6ds33, lsm6ds3trc, lsm6dsl, lsm6dsm, ism330dlc, lsm6dso, lsm6dsox, lsm6dso32, lsm6dsr, ism330dhcx.\nUsage: plumb probe"))
     }
 }
 

@@ -10,11 +10,12 @@ import PlumbSimulation
 enum BenchDrivers {
     static let spec = CommandSpec(
         name: "drivers",
-        abstract: "Bus bytes, transactions and wakeups per sample, and decode time, for the MPU-6050 driver.",
+        abstract: "Bus bytes, transactions and wakeups per sample, and decode time, for the MPU-6050 and LSM6DSO drivers.",
         discussion: """
         Runs the emulated MPU-6050 at 1 kHz (400 kHz bus) for --seconds of virtual time per scenario and counts
         every byte on the wire (address bytes included). References in the same run: the 12-byte payload
         (accel + gyro), a 14-byte burst from ACCEL_XOUT_H per data-ready edge, and byte-by-byte reads.
+        Then the LSM6DSO at 833 Hz the same way, against a 12-byte burst from OUTX_L_G per data-ready edge.
         Decode time is wall-clock on this machine: build with 'swift build -c release'.
         """,
         options: [
@@ -68,6 +69,8 @@ enum BenchDrivers {
         let (ours, naive, checksum) = try decodeTiming(records: records)
         if !checksum.isFinite { context.err.line("plumb bench: decoded values were not finite") } // keeps the work observable
         context.out.line("decode: \(String(format: "%.1f", ours)) ns/sample (FIFODecoder); reference \(String(format: "%.1f", naive)) ns/sample (array slices per record); ratio \(String(format: "%.2f", ours / naive))")
+        context.out.line("")
+        for line in try LSM6DSOBench.report(seconds: seconds) { context.out.line(line) }
     }
 
     static func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
