@@ -39,20 +39,28 @@ extension MotionOrientation {
             let change = OrientationChange(deviceOrientation: device, previousDeviceOrientation: previous,
                                            interfaceOrientation: s.interface, interfaceOrientationChanged: interfaceChanged,
                                            gravity: gravity, sampleNanoseconds: sampleNanoseconds, publishedNanoseconds: nowNanoseconds)
-            return (change, s.queue, Array(s.subscribers.values))
+            return (change, s.queue, (Array(s.subscribers.values), Array(s.observers.values)))
         }
-        for continuation in subscribers { continuation.yield(change) }
+        for continuation in subscribers.0 { continuation.yield(change) }
+        for observer in subscribers.1 {
+            let handler = observer.handler
+            observer.queue.async { handler(.changed(change)) }
+        }
         postNotifications(for: change, on: queue)
     }
 
     /// The source ended: behave as if stopped, and end every subscriber's stream.
     func finishSession() {
-        let subscribers = state.withLock { s in
+        let (subscribers, observers) = state.withLock { s in
             s.enabled = false
-            defer { s.subscribers.removeAll() }
-            return Array(s.subscribers.values)
+            defer { s.subscribers.removeAll(); s.observers.removeAll() }
+            return (Array(s.subscribers.values), Array(s.observers.values))
         }
         for continuation in subscribers { continuation.finish() }
+        for observer in observers {
+            let handler = observer.handler
+            observer.queue.async { handler(.finished) }
+        }
     }
 
     func record(error message: String) {

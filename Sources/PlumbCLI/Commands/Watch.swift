@@ -95,16 +95,21 @@ enum Watch {
     /// Runs `motion` until its source ends (or `duration` seconds of sensor time pass) and prints
     /// each change.
     static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, printer: ChangePrinter) throws(CLIError) {
-        let stream = motion.orientationChanges(bufferingPolicy: .unbounded)
+        // An observer, not a stream: this runs in synchronous code, possibly on a thread of the
+        // cooperative pool, which must not block waiting for a task.
         let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            for await change in stream {
+        let queue = DispatchQueue(label: "plumb.watch")
+        let token = motion.addObserver(queue: queue) { event in
+            switch event {
+            case .changed(let change):
                 let t = Double(Int64(bitPattern: change.publishedNanoseconds &- origin)) / 1e9
-                if let duration, t > duration { break }
+                if let duration, t > duration { return }
                 printer.emit(t: t, device: change.deviceOrientation, interface: change.interfaceOrientation)
+            case .finished:
+                done.signal()
             }
-            done.signal()
         }
+        defer { motion.removeObserver(token) }
         motion.start()
         done.wait()
         motion.stop()
