@@ -30,8 +30,10 @@ let modules: [(name: String, dependencies: [String])] = [
     ("CImageIO", []),
     ("PlumbDisplay", ["PlumbHAL", "PlumbOrientation", "CImageIO"]),
     ("PlumbCLI", ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion",
-                  "PlumbOrientation", "PlumbDisplay", "CBench"]),
+                  "PlumbOrientation", "PlumbDisplay", "CBench", "PlumbDBus"]),
     ("CBench", []),
+    ("CSDBus", []),
+    ("PlumbDBus", ["PlumbHAL", "CSDBus", "PlumbOrientation"]),
 ]
 
 let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C"].filter { exists("Sources/\($0)") })
@@ -47,6 +49,8 @@ func linkerSettings(for name: String) -> [LinkerSetting] {
         var settings: [LinkerSetting] = [.linkedLibrary("gpiod")]
         if let prefix = gpiodPrefix { settings.insert(.unsafeFlags(["-L\(prefix)/lib", "-Xlinker", "-rpath", "-Xlinker", "\(prefix)/lib"]), at: 0) }
         return settings
+    case "CSDBus":
+        return [.linkedLibrary("systemd")]
     default:
         return []
     }
@@ -80,7 +84,7 @@ for module in modules where present.contains(module.name) {
 targets.append(.executableTarget(name: "plumb", dependencies: ["PlumbCLI"], swiftSettings: [.swiftLanguageMode(.v6)]))
 
 var products: [Product] = [.executable(name: "plumb", targets: ["plumb"])]
-for library in ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay"]
+for library in ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus"]
 where present.contains(library) {
     products.append(.library(name: library, targets: [library]))
 }
