@@ -84,6 +84,14 @@ for module in modules where present.contains(module.name) {
 targets.append(.executableTarget(name: "plumb", dependencies: ["PlumbCLI"], swiftSettings: [.swiftLanguageMode(.v6)]))
 
 var products: [Product] = [.executable(name: "plumb", targets: ["plumb"])]
+
+// The checks scripts/vm-test runs inside a QEMU guest against the real kernel (i2c-stub, gpio-sim,
+// vfb). Built release with --static-swift-stdlib; kept free of Foundation so the guest image stays small.
+if exists("Sources/PlumbVMTest") {
+    let dependencies = ["PlumbHAL", "PlumbLinux", "PlumbDrivers"].filter(present.contains).map { Target.Dependency(stringLiteral: $0) }
+    targets.append(.executableTarget(name: "PlumbVMTest", dependencies: dependencies, swiftSettings: [.swiftLanguageMode(.v6)]))
+    products.append(.executable(name: "plumb-vmtest", targets: ["PlumbVMTest"]))
+}
 for library in ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus"]
 where present.contains(library) {
     products.append(.library(name: library, targets: [library]))

@@ -4,5 +4,6 @@
 extension PlumbTool {
     public static let commands: [Command] = [
         Version.command,
+        Watch.command,
     ]
 }

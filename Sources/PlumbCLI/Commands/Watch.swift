@@ -1,0 +1,147 @@
+import Foundation
+import PlumbDrivers
+import PlumbFusion
+import PlumbOrientation
+
+/// `plumb watch`: prints every orientation change.
+enum Watch {
+    static let spec = CommandSpec(
+        name: "watch",
+        abstract: "Print every device and interface orientation change.",
+        discussion: """
+        Runs the orientation notifier (fusion, classifier with hysteresis and settle time) on the
+        simulated IMU (--simulate), or on a recording (--replay FILE.csv, BROAD CSV format, played
+        in virtual time as fast as possible, sensor frame = device frame), and prints one line per
+        change. JSON Lines: {"t_s": <seconds>, "deviceOrientation": "...", "interfaceOrientation": "..."}.
+        --exec runs CMD through /bin/sh for each change with PLUMB_DEVICE_ORIENTATION and
+        PLUMB_INTERFACE_ORIENTATION set.
+        """,
+        options: [
+            .flag("simulate", help: "Read the simulated IMU (see --profile)."),
+            .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
+            .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time."),
+            .option("duration", value: "SECONDS", help: "Stop after this much sensor time."),
+            .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
+            .option("exec", value: "CMD", help: "Run CMD for each change, with PLUMB_DEVICE_ORIENTATION and PLUMB_INTERFACE_ORIENTATION set."),
+            .option("rule", value: "RULE", help: "plumb (default) or seed: the seed library's rule, for comparison (--replay only)."),
+            .option("filter", value: "NAME", help: "Fusion filter: plumb (default), madgwick, complementary."),
+            .option("hysteresis", value: "DEGREES", help: "Degrees past the 45° boundary before a new face is proposed (default 7)."),
+            .option("settle", value: "SECONDS", help: "How long a new face must persist (default 0.08)."),
+            .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate)."),
+        ])
+
+    static let command = Command(spec) { args, context in
+        let format = try args.choice("format", ["jsonl", "text"]) ?? (context.outputIsTerminal ? "text" : "jsonl")
+        let rule = try args.choice("rule", ["plumb", "seed"]) ?? "plumb"
+        let filterName = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)) ?? FusionAlgorithm.default.rawValue
+        let algorithm = FusionAlgorithm(rawValue: filterName) ?? .default
+        var classifier = OrientationClassifier.Settings.default
+        if let h = try args.double("hysteresis", in: 0...44.9) { classifier.hysteresisDegrees = h }
+        if let s = try args.double("settle", in: 0...10) { classifier.settleTime = s }
+        let duration = try args.double("duration", in: 0...1e7)
+        let printer = ChangePrinter(format: format, command: args.string("exec"), context: context)
+
+        if let path = args.string("replay") {
+            if args.has("simulate") { throw CLIError.usage("--replay and --simulate cannot be combined.") }
+            let recording = try loadRecording(path)
+            if rule == "seed" {
+                runSeedRule(recording, duration: duration, printer: printer)
+                return
+            }
+            let name = URL(fileURLWithPath: path).lastPathComponent
+            let motion = MotionOrientation(source: { RecordingSource(recording: recording, name: name) },
+                                           estimator: { algorithm.makeGravityEstimator() }, classifier: classifier)
+            if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
+            try watch(motion, until: duration, printer: printer)
+            return
+        }
+        if rule == "seed" { throw CLIError.usage("--rule seed needs --replay FILE.") }
+        guard args.has("simulate") else {
+            throw CLIError.failure("no sensor given", fix: "use --simulate for the simulated IMU or --replay FILE.csv for a recording")
+        }
+        let profileName = args.string("profile") ?? "tour"
+        let motion = try SimulatedSensor.motionOrientation(profile: profileName, estimator: { algorithm.makeGravityEstimator() },
+                                                            classifier: classifier, duration: duration)
+        if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
+        try watch(motion, until: nil, printer: printer)
+    }
+
+    /// Reads a CSV recording.
+    static func loadRecording(_ path: String) throws(CLIError) -> IMURecording {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError.failure("cannot read \(path)", fix: "check that the file exists and is readable")
+        }
+        do {
+            return try IMURecording.parseCSV([UInt8](data), name: path)
+        } catch {
+            throw CLIError.failure(error.description, fix: "give a CSV with the columns t_s, gyr_x, gyr_y, gyr_z, acc_x, acc_y, acc_z")
+        }
+    }
+
+    /// Runs `motion` until its source ends (or `duration` seconds of sensor time pass) and prints
+    /// each change.
+    static func watch(_ motion: MotionOrientation, until duration: Double?, printer: ChangePrinter) throws(CLIError) {
+        let stream = motion.orientationChanges(bufferingPolicy: .unbounded)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            for await change in stream {
+                // Virtual sources (recordings, the simulator) start their clocks at 0.
+                let t = Double(change.publishedNanoseconds) / 1e9
+                if let duration, t > duration { break }
+                printer.emit(t: t, device: change.deviceOrientation, interface: change.interfaceOrientation)
+            }
+            done.signal()
+        }
+        motion.start()
+        done.wait()
+        motion.stop()
+        if let error = motion.lastError {
+            throw CLIError.failure(error, fix: nil)
+        }
+    }
+
+    /// The seed library's rule over a recording, for comparison with the notifier.
+    static func runSeedRule(_ recording: IMURecording, duration: Double?, printer: ChangePrinter) {
+        var rule = SeedOrientationRule()
+        var interface = InterfaceOrientation.portrait
+        for sample in recording.samples {
+            if let duration, sample.timeSeconds > duration { break }
+            guard let device = rule.update(acceleration: sample.acceleration, timeNanoseconds: sample.timestampNanoseconds) else { continue }
+            if let i = device.interfaceOrientation { interface = i }
+            printer.emit(t: sample.timeSeconds, device: device, interface: interface)
+        }
+    }
+}
+
+/// Writes one change as JSON Lines or text, and runs the --exec command.
+struct ChangePrinter: Sendable {
+    var format: String
+    var command: String?
+    var context: CommandContext
+
+    func emit(t: Double, device: DeviceOrientation, interface: InterfaceOrientation) {
+        if format == "jsonl" {
+            context.out.line("{\"t_s\": \(String(format: "%.6f", t)), \"deviceOrientation\": \"\(device.rawValue)\", \"interfaceOrientation\": \"\(interface.rawValue)\"}")
+        } else {
+            context.out.line("\(String(format: "%10.3f", t)) s  device \(device.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0)) interface \(interface.rawValue)")
+        }
+        context.out.flush()
+        guard let command else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        var environment = context.environment
+        environment["PLUMB_DEVICE_ORIENTATION"] = device.rawValue
+        environment["PLUMB_INTERFACE_ORIENTATION"] = interface.rawValue
+        process.environment = environment
+        do {
+            try process.run()
+            process.waitUntilExit()
+            if process.terminationStatus != 0 {
+                context.err.line("plumb watch: --exec command exited with status \(process.terminationStatus)")
+            }
+        } catch {
+            context.err.line("plumb watch: cannot run /bin/sh for --exec: \(error)")
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import PlumbHAL
+import CGPIOD
+
+/// Which GPIO line to request: a chip (by path, name, number or label) and a line (by offset or name).
+///
+/// Examples: `GPIOLineSelector(chip: "gpiochip0", line: .offset(17))`,
+/// `GPIOLineSelector(line: .name("GPIO17"))` (searches every chip),
+/// `GPIOLineSelector(chip: "pinctrl-rp1", line: .name("GPIO17"))` (a Pi 5 by label).
+public struct GPIOLineSelector: Sendable, Equatable, CustomStringConvertible {
+    public enum Line: Sendable, Equatable {
+        case offset(UInt32)
+        case name(String)
+    }
+
+    /// "/dev/gpiochip0", "gpiochip0", "0" or a label such as "pinctrl-bcm2711"; nil searches
+    /// every chip for a line name.
+    public var chip: String?
+    public var line: Line
+
+    public init(chip: String? = nil, line: Line) {
+        self.chip = chip
+        self.line = line
+    }
+
+    public var description: String {
+        let l: String
+        switch line {
+        case .offset(let o): l = "line \(o)"
+        case .name(let n): l = "line \"\(n)\""
+        }
+        return chip.map { "\($0) \(l)" } ?? l
+    }
+}
+
+/// A line's bias (pull resistor). Needs Linux 5.5 or later on uAPI v1.
+public enum GPIOBias: String, Sendable, Equatable, CaseIterable {
+    case asIs, disabled, pullUp, pullDown
+
+    var c: plumb_gpio_bias {
+        switch self {
+        case .asIs: return PLUMB_GPIO_BIAS_AS_IS
+        case .disabled: return PLUMB_GPIO_BIAS_DISABLED
+        case .pullUp: return PLUMB_GPIO_BIAS_PULL_UP
+        case .pullDown: return PLUMB_GPIO_BIAS_PULL_DOWN
+        }
+    }
+}
+
+/// The libgpiod this build is compiled against.
+public enum GPIOD {
+    /// 1 for libgpiod 1.6 (uAPI v1), 2 for libgpiod 2.x (uAPI v2).
+    public static var apiMajorVersion: Int { Sys.gpioAPIMajor }
+    /// The loaded library's version, such as "1.6.3" or "2.1.3".
+    public static var libraryVersion: String { Sys.gpioLibraryVersion }
+}
+
+/// A requested line: the libgpiod handle plus the names used in messages.
+final class GPIODRequest {
+    let handle: OpaquePointer
+    /// "gpiochip0 line 17 (GPIO17)".
+    let name: String
+    let chipName: String
+    let offset: UInt32
+
+    init(_ selector: GPIOLineSelector, output: Bool, edges: EdgeSelection?, bias: GPIOBias, activeLow: Bool,
+         initialValue: Bool, consumer: String) throws(GPIOError) {
+        var config = plumb_gpio_config()
+        var result = plumb_gpio_result()
+        let lineName: String?
+        switch selector.line {
+        case .offset(let o): config.offset = o; lineName = nil
+        case .name(let n): lineName = n
+        }
+        config.output = output ? 1 : 0
+        switch edges {
+        case .rising: config.edge = PLUMB_GPIO_EDGE_RISING
+        case .falling: config.edge = PLUMB_GPIO_EDGE_FALLING
+        case .both: config.edge = PLUMB_GPIO_EDGE_BOTH
+        case nil: config.edge = PLUMB_GPIO_EDGE_NONE
+        }
+        config.bias = bias.c
+        config.active_low = activeLow ? 1 : 0
+        config.initial_value = initialValue ? 1 : 0
+        let handle: OpaquePointer? = (selector.chip ?? "").withCString { chip in
+            (lineName ?? "").withCString { line in
+                consumer.withCString { consumer in
+                    config.chip = chip
+                    config.line_name = lineName == nil ? nil : line
+                    config.consumer = consumer
+                    return Sys.gpioRequest(&config, &result)
+                }
+            }
+        }
+        let chipName = Self.text(&result.chip_name)
+        let label = Self.text(&result.chip_label)
+        let foundLine = Self.text(&result.line_name)
+        let described = Self.describe(chip: chipName, offset: result.offset, lineName: foundLine)
+        guard let handle else {
+            throw Self.error(result, selector: selector, described: described, chip: chipName, label: label, consumer: consumer)
+        }
+        self.handle = handle
+        self.name = described
+        self.chipName = chipName
+        self.offset = result.offset
+    }
+
+    deinit { Sys.gpioRelease(handle) }
+
+    /// "gpiochip0 line 17 (GPIO17)".
+    static func describe(chip: String, offset: UInt32, lineName: String) -> String {
+        "\(chip) line \(offset)" + (lineName.isEmpty ? "" : " (\(lineName))")
+    }
+
+    static func error(_ result: plumb_gpio_result, selector: GPIOLineSelector, described: String, chip: String,
+                      label: String, consumer: String) -> GPIOError {
+        var result = result
+        let e = result.error_number
+        let reason = e != 0 ? Sys.describe(errno: e) : "unknown error"
+        switch result.status {
+        case PLUMB_GPIO_CHIP_NOT_FOUND:
+            let spec = selector.chip ?? ""
+            return GPIOError(.chipNotFound, errno: e,
+                             message: "no GPIO chip \"\(spec)\" (tried it as a path, /dev/\(spec), /dev/gpiochip\(spec) and as a label): \(reason); list chips with `gpiodetect`")
+        case PLUMB_GPIO_LINE_NOT_FOUND:
+            let chipText = chip.isEmpty ? "no GPIO chip" : "\(chip) [\(label)]"
+            switch selector.line {
+            case .name(let n):
+                return GPIOError(.lineNotFound, errno: e, message: "\(chipText) has no line named \"\(n)\"; list line names with `gpioinfo`")
+            case .offset(let o):
+                return GPIOError(.lineNotFound, errno: e, message: "\(chipText) has no line \(o); list lines with `gpioinfo \(chip)`")
+            }
+        case PLUMB_GPIO_LINE_BUSY:
+            let holder = text(&result.consumer)
+            let who = holder.isEmpty ? "another consumer (the kernel does not say which)" : "consumer \"\(holder)\""
+            return GPIOError(.lineBusy, errno: e,
+                             message: "\(described) is busy: held by \(who); stop that program or driver, or choose another line")
+        case PLUMB_GPIO_PERMISSION:
+            let node = chip.isEmpty ? "the GPIO chip" : "/dev/\(chip)"
+            return GPIOError(.permissionDenied, errno: e,
+                             message: "permission denied on \(node): run as root or grant access with a udev rule (group gpio)")
+        default:
+            return GPIOError(.requestFailed, errno: e,
+                             message: "requesting \(described) for \(consumer) failed: \(reason) (errno \(e))")
+        }
+    }
+
+    /// A NUL-terminated C char array as a String.
+    static func text<T>(_ tuple: inout T) -> String {
+        withUnsafeBytes(of: &tuple) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+}

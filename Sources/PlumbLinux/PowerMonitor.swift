@@ -1,0 +1,179 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Reads what Linux says about power saving, battery, heat, throttling and display blanking from
+/// sysfs (and power-profiles-daemon's state file), for the notifier's low-energy mode.
+///
+/// Every path lives under ``Settings/root`` (default "/"), so tests point it at a directory tree.
+/// A missing file means the condition is absent (no battery, no ACPI profile); a file that exists
+/// and cannot be read or parsed is an error naming it.
+///
+/// | condition | file | on when |
+/// |---|---|---|
+/// | power saver | `sys/firmware/acpi/platform_profile` | `low-power` (ABI: sysfs-platform_profile) |
+/// | power saver | `var/lib/power-profiles-daemon/state.ini` | `Profile=power-saver` (the daemon's saved choice) |
+/// | low battery | `sys/class/power_supply/*/{type,status,capacity}` | a `Battery` `Discharging` at or below the threshold (ABI: sysfs-class-power) |
+/// | hot | `sys/class/thermal/thermal_zone*/temp` | millidegrees Celsius at or above the threshold |
+/// | throttled | `sys/devices/platform/soc/soc:firmware/get_throttled` | any "now" bit 0–3 (under-voltage, ARM capped, throttled, soft temperature limit; Raspberry Pi firmware, raspberrypi/linux#2397) |
+/// | display blanked | `sys/class/graphics/fb*/blank` | a level above 0 (FB_BLANK_*); kernels before "fbdev: Track display blanking state" (2025) read empty, taken as unknown |
+/// | display blanked | `sys/class/drm/card*-*/{status,dpms}` | every connected connector's `dpms` other than `On` |
+///
+/// power-profiles-daemon's live `ActiveProfile` is a D-Bus property
+/// (`net.hadess.PowerProfiles`); this monitor reads only the state file the daemon saves.
+public final class SysfsPowerMonitor: Sendable {
+    /// Thresholds and where to look. Units per field.
+    public struct Settings: Sendable, Equatable {
+        /// The directory standing for "/". Default "/".
+        public var root: String
+        /// A discharging battery at or below this charge is low, in percent. Default 20.
+        public var lowBatteryPercent: Int
+        /// A thermal zone at or above this is hot, in degrees Celsius. Default 75 (the Raspberry
+        /// Pi 5's highest fan step, `fan_temp3` 75000 m°C).
+        public var hotCelsius: Double
+
+        public init(root: String = "/", lowBatteryPercent: Int = 20, hotCelsius: Double = 75) {
+            self.root = root; self.lowBatteryPercent = lowBatteryPercent; self.hotCelsius = hotCelsius
+        }
+    }
+
+    /// What one reading found.
+    public struct Reading: Sendable, Equatable {
+        public var powerSaver = false
+        public var lowBattery = false
+        public var hot = false
+        public var throttled = false
+        public var displayBlanked = false
+        /// Why each flag is set ("platform_profile low-power", "thermal_zone0 82.1 °C").
+        public var reasons: [String] = []
+
+        public init() {}
+    }
+
+    public let settings: Settings
+
+    public init(settings: Settings = Settings()) { self.settings = settings }
+
+    /// Reads every source once.
+    public func read() throws(SysfsError) -> Reading {
+        var r = Reading()
+        // Power saver.
+        if let profile = try text("sys/firmware/acpi/platform_profile"), profile == "low-power" {
+            r.powerSaver = true
+            r.reasons.append("platform_profile \(profile)")
+        }
+        if let state = try text("var/lib/power-profiles-daemon/state.ini") {
+            for line in state.split(separator: "\n") where line.hasPrefix("Profile=") {
+                if line.dropFirst("Profile=".count) == "power-saver" {
+                    r.powerSaver = true
+                    r.reasons.append("power-profiles-daemon power-saver")
+                }
+            }
+        }
+        // Battery.
+        for name in try names("sys/class/power_supply") {
+            let base = "sys/class/power_supply/\(name)"
+            guard try text("\(base)/type") == "Battery", try text("\(base)/status") == "Discharging",
+                  let capacityText = try text("\(base)/capacity") else { continue }
+            guard let capacity = Int(capacityText) else {
+                throw SysfsError(path: path("\(base)/capacity"), errno: 0, message: "'\(capacityText)' is not a percentage")
+            }
+            if capacity <= settings.lowBatteryPercent {
+                r.lowBattery = true
+                r.reasons.append("\(name) \(capacity) % discharging")
+            }
+        }
+        // Heat.
+        for name in try names("sys/class/thermal") where name.hasPrefix("thermal_zone") {
+            guard let milli = try text("sys/class/thermal/\(name)/temp") else { continue }
+            guard let value = Int(milli) else {
+                throw SysfsError(path: path("sys/class/thermal/\(name)/temp"), errno: 0, message: "'\(milli)' is not millidegrees Celsius")
+            }
+            let celsius = Double(value) / 1000
+            if celsius >= settings.hotCelsius {
+                r.hot = true
+                r.reasons.append("\(name) \(celsius) °C")
+            }
+        }
+        // Raspberry Pi firmware throttling.
+        if let flags = try text("sys/devices/platform/soc/soc:firmware/get_throttled") {
+            let digits = flags.hasPrefix("0x") ? String(flags.dropFirst(2)) : flags
+            guard let value = UInt32(digits, radix: 16) else {
+                throw SysfsError(path: path("sys/devices/platform/soc/soc:firmware/get_throttled"), errno: 0, message: "'\(flags)' is not hexadecimal")
+            }
+            if value & 0xF != 0 {
+                r.throttled = true
+                r.reasons.append("get_throttled 0x\(String(value, radix: 16))")
+            }
+        }
+        // Display: fbdev.
+        for name in try names("sys/class/graphics") where name.hasPrefix("fb") {
+            guard let level = try text("sys/class/graphics/\(name)/blank"), let value = Int(level) else { continue }
+            if value > 0 {
+                r.displayBlanked = true
+                r.reasons.append("\(name) blank \(value)")
+            }
+        }
+        // Display: DRM connectors.
+        var connected = 0, off = 0
+        for name in try names("sys/class/drm") where name.hasPrefix("card") && name.contains("-") {
+            guard try text("sys/class/drm/\(name)/status") == "connected", let dpms = try text("sys/class/drm/\(name)/dpms") else { continue }
+            connected += 1
+            if dpms != "On" { off += 1 }
+        }
+        if connected > 0, off == connected, !r.displayBlanked {
+            r.displayBlanked = true
+            r.reasons.append("DRM DPMS off on \(connected) connector\(connected == 1 ? "" : "s")")
+        }
+        return r
+    }
+
+    func path(_ relative: String) -> String {
+        settings.root.hasSuffix("/") ? settings.root + relative : settings.root + "/" + relative
+    }
+
+    /// The trimmed content of a file, or nil when it does not exist.
+    func text(_ relative: String) throws(SysfsError) -> String? {
+        var error: Int32 = 0
+        guard let content = Sys.readFile(path(relative), error: &error) else {
+            if error == ENOENT || error == ENOTDIR { return nil }
+            throw SysfsError(path: path(relative), errno: error, message: Sys.describe(errno: error))
+        }
+        return content.trimmingCharacters(in: " \n\t\r")
+    }
+
+    /// The entries of a directory, sorted; empty when it does not exist.
+    func names(_ relative: String) throws(SysfsError) -> [String] {
+        var error: Int32 = 0
+        guard let list = Sys.listDirectory(path(relative), error: &error) else {
+            if error == ENOENT || error == ENOTDIR { return [] }
+            throw SysfsError(path: path(relative), errno: error, message: Sys.describe(errno: error))
+        }
+        return list.sorted()
+    }
+}
+
+/// A sysfs (or state) file exists but could not be read or understood.
+public struct SysfsError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    /// The errno, or 0 for a parse failure.
+    public var errno: Int32
+    public var message: String
+
+    public init(path: String, errno: Int32, message: String) {
+        self.path = path; self.errno = errno; self.message = message
+    }
+
+    public var description: String { "\(path): \(message)" }
+}
+
+extension String {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s.removeFirst() }
+        while let l = s.last, set.contains(l) { s.removeLast() }
+        return String(s)
+    }
+}

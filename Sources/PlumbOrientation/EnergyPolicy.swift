@@ -1,0 +1,77 @@
+import PlumbDrivers
+
+/// What the system says about power, heat and the display, read by a ``PowerStateMonitor``.
+///
+/// The Linux counterparts of iOS's `isLowPowerModeEnabled`, `thermalState` and the app going to
+/// the background (reference/platform.md §4.9, §4.10).
+public struct PowerState: Sendable, Equatable {
+    /// The system asks to save power: ACPI `platform_profile` `low-power`, or
+    /// power-profiles-daemon's `power-saver`.
+    public var powerSaver: Bool
+    /// Running on battery with the charge at or below the monitor's threshold.
+    public var lowBattery: Bool
+    /// A thermal zone is at or above the monitor's threshold.
+    public var hot: Bool
+    /// The firmware reports the CPU throttled or frequency-capped now (Raspberry Pi `get_throttled`).
+    public var throttled: Bool
+    /// The display is blanked (fbdev blank or DRM DPMS off).
+    public var displayBlanked: Bool
+    /// Why each flag is set, for logs ("platform_profile low-power", "thermal_zone0 82.1 °C").
+    public var reasons: [String]
+
+    public init(powerSaver: Bool = false, lowBattery: Bool = false, hot: Bool = false, throttled: Bool = false,
+                displayBlanked: Bool = false, reasons: [String] = []) {
+        self.powerSaver = powerSaver; self.lowBattery = lowBattery; self.hot = hot; self.throttled = throttled
+        self.displayBlanked = displayBlanked; self.reasons = reasons
+    }
+
+    /// True when any condition asks for the low-energy mode (the display is not one of them:
+    /// a blanked display stops the sensor instead).
+    public var wantsLowEnergy: Bool { powerSaver || lowBattery || hot || throttled }
+}
+
+/// Reads the system's ``PowerState``. `SysfsPowerMonitor` in PlumbLinux reads sysfs; tests and
+/// other platforms provide their own.
+public protocol PowerStateMonitor: AnyObject, Sendable {
+    /// Reads the current state. Absent files mean "condition absent", not an error.
+    func readPowerState() throws(PowerMonitorError) -> PowerState
+}
+
+/// A power or thermal file exists but could not be read or understood.
+public struct PowerMonitorError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file.
+    public var path: String
+    /// What went wrong, and the fix.
+    public var message: String
+
+    public init(path: String, message: String) { self.path = path; self.message = message }
+
+    public var description: String { "\(path): \(message)" }
+}
+
+/// The sensor settings of the two energy modes, and how often the system is asked.
+public struct EnergySettings: Sendable, Equatable {
+    /// Normal mode: gyroscope and accelerometer at 100 Hz, woken every 5 samples (50 ms).
+    public var normal: IMUConfiguration
+    /// Low-energy mode: accelerometer only (the chip's low-power mode), 12.5 Hz, woken every
+    /// 8 samples (0.64 s).
+    public var lowEnergy: IMUConfiguration
+    /// How often the ``PowerStateMonitor`` is read, in seconds. Default 2 (the Raspberry Pi
+    /// firmware's `get_throttled_poll_ms` default is 2000 ms).
+    public var pollInterval: Double
+    /// Stop the sensor while the display is blanked and restart it on unblank. Default true.
+    public var pausesWhileDisplayBlanked: Bool
+
+    public init(normal: IMUConfiguration = EnergySettings.defaultNormal,
+                lowEnergy: IMUConfiguration = EnergySettings.defaultLowEnergy,
+                pollInterval: Double = 2, pausesWhileDisplayBlanked: Bool = true) {
+        precondition(pollInterval > 0, "poll interval must be positive")
+        self.normal = normal; self.lowEnergy = lowEnergy
+        self.pollInterval = pollInterval; self.pausesWhileDisplayBlanked = pausesWhileDisplayBlanked
+    }
+
+    public static let defaultNormal = IMUConfiguration(outputDataRate: 100, fifoWatermark: 5, gyroscopeEnabled: true)
+    public static let defaultLowEnergy = IMUConfiguration(outputDataRate: 12.5, fifoWatermark: 8, gyroscopeEnabled: false)
+
+    public static let `default` = EnergySettings()
+}

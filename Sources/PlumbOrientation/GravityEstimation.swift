@@ -1,0 +1,91 @@
+import PlumbDrivers
+
+/// Something that turns IMU samples into the direction of gravity.
+///
+/// Implementations: ``AccelerometerGravity`` (accelerometer only, for the low-energy mode) and
+/// ``FusedGravity`` (gyroscope and accelerometer through PlumbFusion).
+public protocol GravityEstimator {
+    /// Feeds one sample (sensor frame, SI units).
+    ///
+    /// - Returns: the unit vector towards the earth in the sensor frame.
+    mutating func update(_ sample: IMUSample) -> SIMD3<Double>
+    /// Forgets the state (after a gap or a restart): the next sample starts afresh.
+    mutating func reset()
+}
+
+/// Gravity from the accelerometer alone: a first-order low-pass filter on specific force.
+///
+/// The time constant trades noise and hand shake against lag; Android's `WindowOrientationListener`
+/// uses 200 ms ("100ms seems to be too small and 500ms is too large", reference/fusion.md §1.5),
+/// and so does this filter by default. It restarts from the raw reading after a gap longer than
+/// ``resetGap`` or a zero reading. Used in low-energy mode, where the gyroscope is off.
+public struct AccelerometerGravity: GravityEstimator, Sendable {
+    /// The low-pass time constant, in seconds. Default 0.2.
+    public var timeConstant: Double
+    /// A gap between samples after which the filter restarts, in seconds. Default 1.
+    public var resetGap: Double
+    private var filtered: SIMD3<Double> = .zero
+    private var lastTime: UInt64?
+
+    public init(timeConstant: Double = 0.2, resetGap: Double = 1) {
+        precondition(timeConstant >= 0, "time constant must not be negative")
+        self.timeConstant = timeConstant
+        self.resetGap = resetGap
+    }
+
+    public mutating func update(_ sample: IMUSample) -> SIMD3<Double> {
+        let f = sample.acceleration
+        let magnitude = (f * f).sum().squareRoot()
+        if let last = lastTime, sample.timestampNanoseconds > last, magnitude > 0, filtered != .zero {
+            let dt = Double(sample.timestampNanoseconds - last) / 1e9
+            if dt > resetGap {
+                filtered = f
+            } else {
+                let alpha = dt / (timeConstant + dt)
+                filtered += alpha * (f - filtered)
+            }
+        } else if magnitude > 0, lastTime == nil || filtered == .zero {
+            filtered = f
+        }
+        lastTime = sample.timestampNanoseconds
+        let n = (filtered * filtered).sum().squareRoot()
+        return n > 0 ? -filtered / n : .zero
+    }
+
+    public mutating func reset() {
+        filtered = .zero
+        lastTime = nil
+    }
+}
+
+import PlumbFusion
+
+/// Gravity from a PlumbFusion attitude filter (gyroscope and accelerometer).
+///
+/// Until the filter has seen its first usable accelerometer sample it returns zero, which the
+/// classifier ignores.
+public struct FusedGravity<Filter: AttitudeFilter>: GravityEstimator {
+    public private(set) var filter: Filter
+
+    public init(_ filter: Filter) { self.filter = filter }
+
+    @inline(__always)
+    public mutating func update(_ sample: IMUSample) -> SIMD3<Double> {
+        let state = filter.update(gyroscope: sample.angularRate, accelerometer: sample.acceleration,
+                                  timestamp: Double(sample.timestampNanoseconds) / 1e9)
+        return state.isInitialized ? state.gravity : .zero
+    }
+
+    public mutating func reset() { filter.reset() }
+}
+
+extension FusionAlgorithm {
+    /// A fresh estimator running this algorithm with its default settings.
+    public func makeGravityEstimator() -> any GravityEstimator {
+        switch self {
+        case .plumb: FusedGravity(PlumbFilter())
+        case .madgwick: FusedGravity(MadgwickFilter())
+        case .complementary: FusedGravity(ComplementaryFilter())
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import PlumbDrivers
+import PlumbHAL
+
+extension MotionOrientation {
+    /// What the reader needs from the shared state, copied once per wakeup.
+    struct Control {
+        var factory: SourceFactory
+        var generation: Int
+        var estimator: EstimatorFactory
+        var classifier: OrientationClassifier.Settings
+        var energy: EnergySettings
+        var monitor: (any PowerStateMonitor)?
+        var lowEnergy: Bool
+        var paused: Bool
+    }
+
+    /// The control for the next wakeup, or `nil` when the sensor should not run.
+    func control() -> Control? {
+        state.withLock { s in
+            guard s.shouldRun, let factory = s.factory else { return nil }
+            return Control(factory: factory, generation: s.sourceGeneration, estimator: s.estimator,
+                           classifier: s.classifier, energy: s.energy, monitor: s.monitor,
+                           lowEnergy: s.wantsLowEnergy, paused: s.paused)
+        }
+    }
+
+    /// Records a change and hands it to the notification queue and every subscriber.
+    func publish(_ device: DeviceOrientation, gravity: SIMD3<Double>, sampleNanoseconds: UInt64, nowNanoseconds: UInt64) {
+        let (change, queue, subscribers) = state.withLock { s in
+            let previous = s.device
+            var interfaceChanged = false
+            if let i = device.interfaceOrientation, i != s.interface {
+                s.interface = i
+                interfaceChanged = true
+            }
+            s.device = device
+            s.gravity = gravity
+            let change = OrientationChange(deviceOrientation: device, previousDeviceOrientation: previous,
+                                           interfaceOrientation: s.interface, interfaceOrientationChanged: interfaceChanged,
+                                           gravity: gravity, sampleNanoseconds: sampleNanoseconds, publishedNanoseconds: nowNanoseconds)
+            return (change, s.queue, Array(s.subscribers.values))
+        }
+        for continuation in subscribers { continuation.yield(change) }
+        postNotifications(for: change, on: queue)
+    }
+
+    /// The source ended: behave as if stopped, and end every subscriber's stream.
+    func finishSession() {
+        let subscribers = state.withLock { s in
+            s.enabled = false
+            defer { s.subscribers.removeAll() }
+            return Array(s.subscribers.values)
+        }
+        for continuation in subscribers { continuation.finish() }
+    }
+
+    func record(error message: String) {
+        state.withLock { $0.lastError = message }
+    }
+
+    /// The reader thread's loop: one per instance at a time, owning the source and the pipeline.
+    struct Reader {
+        let owner: MotionOrientation
+        var source: (any MotionSampleSource)?
+        var generation = -1
+        var pipeline: OrientationPipeline?
+        var streaming = false
+        var appliedLowEnergy: Bool?
+        var nextPoll: UInt64 = 0
+        var samples: [IMUSample] = []
+
+        /// How long one read may block, so that stop() and mode changes are seen quickly (ns).
+        static let readTimeout: UInt64 = 100 * Nanoseconds.perMillisecond
+        /// The pause before a failed live source is tried again, in seconds.
+        static let retryInterval = 1.0
+
+        init(owner: MotionOrientation) {
+            self.owner = owner
+            samples.reserveCapacity(4096)
+        }
+
+        mutating func run() {
+            while true {
+                while let control = owner.control() {
+                    do throws(MotionSourceError) {
+                        try step(control)
+                    } catch {
+                        owner.record(error: "\(source?.name ?? "sensor source"): \(error)")
+                        shutDownSource()
+                        if case .recording = error {
+                            owner.finishSession()
+                        } else {
+                            Thread.sleep(forTimeInterval: Self.retryInterval)
+                        }
+                    }
+                }
+                shutDownSource()
+                // Leave only if nobody asked to run again while the source was stopping, so two
+                // readers never hold the sensor at once.
+                let leave = owner.state.withLock { s -> Bool in
+                    if s.shouldRun { return false }
+                    s.readerRunning = false
+                    s.sensorRunning = false
+                    return true
+                }
+                if leave { return }
+            }
+        }
+
+        mutating func shutDownSource() {
+            guard let current = source else { return }
+            if streaming {
+                do throws(MotionSourceError) {
+                    try current.stop()
+                } catch {
+                    owner.record(error: "\(current.name): stopping: \(error)")
+                }
+            }
+            streaming = false
+            source = nil
+            owner.state.withLock { $0.sensorRunning = false; $0.configuration = nil; $0.lowEnergyActive = false }
+        }
+
+        mutating func step(_ control: Control) throws(MotionSourceError) {
+            if source == nil || generation != control.generation {
+                shutDownSource()
+                source = try control.factory()
+                generation = control.generation
+                let orientation = pipeline?.orientation ?? owner.deviceOrientation
+                pipeline = OrientationPipeline(fused: control.estimator(), classifier: control.classifier)
+                pipeline?.resume(from: orientation)
+                appliedLowEnergy = nil
+                nextPoll = 0
+            }
+            guard let source, var pipeline else { return }
+            defer { self.pipeline = pipeline }
+            let clock = source.clock
+
+            if let monitor = control.monitor, clock.nowNanoseconds >= nextPoll {
+                do throws(PowerMonitorError) {
+                    let power = try monitor.readPowerState()
+                    owner.state.withLock { $0.power = power }
+                } catch {
+                    owner.record(error: "power monitor: \(error)")
+                }
+                nextPoll = clock.nowNanoseconds &+ Nanoseconds.seconds(control.energy.pollInterval)
+                return
+            }
+
+            if control.paused {
+                if streaming {
+                    try source.stop()
+                    streaming = false
+                    pipeline.restartEstimation()
+                    owner.state.withLock { $0.sensorRunning = false; $0.configuration = nil }
+                }
+                let now = clock.nowNanoseconds
+                clock.sleep(nanoseconds: min(Self.readTimeout, nextPoll > now ? nextPoll - now : 0))
+                return
+            }
+
+            if !streaming || appliedLowEnergy != control.lowEnergy {
+                let configuration = control.lowEnergy ? control.energy.lowEnergy : control.energy.normal
+                let effective = try source.start(configuration)
+                streaming = true
+                appliedLowEnergy = control.lowEnergy
+                pipeline.useGyroscope(effective.gyroscopeEnabled)
+                owner.state.withLock { s in
+                    s.sensorRunning = true
+                    s.configuration = effective
+                    s.lowEnergyActive = control.lowEnergy
+                }
+            }
+
+            samples.removeAll(keepingCapacity: true)
+            switch try source.read(into: &samples, timeoutNanoseconds: Self.readTimeout) {
+            case .finished:
+                owner.finishSession()
+                return
+            case .timedOut:
+                return
+            case .samples:
+                guard !samples.isEmpty else { return }
+                for sample in samples {
+                    if let device = pipeline.process(sample) {
+                        owner.publish(device, gravity: pipeline.gravity, sampleNanoseconds: sample.timestampNanoseconds,
+                                      nowNanoseconds: clock.nowNanoseconds)
+                    }
+                }
+                let gravity = pipeline.gravity
+                owner.state.withLock { $0.gravity = gravity }
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import PlumbDrivers
+import PlumbHAL
+
+/// Where ``MotionOrientation`` gets its samples: a live IMU, the simulator or a recording.
+///
+/// One reader thread uses a source at a time, from ``start(_:)`` to ``stop()``, so a source need
+/// not be thread-safe. ``MotionOrientation`` makes it with a factory closure on that thread.
+public protocol MotionSampleSource: AnyObject {
+    /// A name for messages ("MPU-6050 at 0x68 on /dev/i2c-1", "simulated MPU-6050", "trial.csv").
+    var name: String { get }
+    /// The clock of the samples' timestamps, used for every wait and poll of the reader.
+    var clock: any MonotonicClock { get }
+    /// Starts the sensor with `configuration`, or changes it while running.
+    ///
+    /// - Returns: the configuration the sensor really runs (a chip picks its nearest rate).
+    func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration
+    /// Waits up to `timeoutNanoseconds` for the sensor's next wakeup and appends its samples,
+    /// oldest first.
+    func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead
+    /// Stops the sensor (it may sleep); ``start(_:)`` may follow.
+    func stop() throws(MotionSourceError)
+}
+
+/// What one ``MotionSampleSource/read(into:timeoutNanoseconds:)`` did.
+public enum MotionSourceRead: Sendable, Equatable {
+    /// Samples were appended (possibly zero after a spurious wakeup).
+    case samples
+    /// Nothing came in time.
+    case timedOut
+    /// The source has no more data (a recording ended).
+    case finished
+}
+
+/// A sensor source failed.
+public enum MotionSourceError: Error, Sendable, Equatable, CustomStringConvertible {
+    case imu(IMUError)
+    case gpio(GPIOError)
+    case bus(I2CError)
+    /// A recording could not be read: the file, line and reason.
+    case recording(String)
+    /// Anything else, with a message naming the device and the fix.
+    case other(String)
+
+    public var description: String {
+        switch self {
+        case .imu(let e): e.description
+        case .gpio(let e): e.description
+        case .bus(let e): e.description
+        case .recording(let s): s
+        case .other(let s): s
+        }
+    }
+}
+
+/// A recording played back as a sensor source in virtual time, as fast as the reader takes it.
+///
+/// Each read delivers the next `configuration.fifoWatermark` samples (one FIFO batch) and moves
+/// the virtual clock to the last one's timestamp, so the reader sees the wakeups the chip would
+/// have made. A rate below the recording's keeps every k-th sample (k = recording rate / rate,
+/// rounded); a configuration without the gyroscope delivers zero angular rate.
+public final class RecordingSource: MotionSampleSource {
+    public let name: String
+    public let recording: IMURecording
+    private let virtualClock: VirtualClock
+    public var clock: any MonotonicClock { virtualClock }
+    private var position = 0
+    private var batch = 1
+    private var stride = 1
+    private var gyroscope = true
+    /// The number of reads that delivered samples: the wakeups the chip would have made.
+    public private(set) var wakeups = 0
+
+    public init(recording: IMURecording, name: String) {
+        self.recording = recording
+        self.name = name
+        self.virtualClock = VirtualClock(startNanoseconds: recording.samples.first?.timestampNanoseconds ?? 0)
+    }
+
+    public func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+        batch = max(1, configuration.fifoWatermark)
+        gyroscope = configuration.gyroscopeEnabled
+        let rate = recording.sampleRate
+        stride = rate > 0 && configuration.outputDataRate > 0 ? max(1, Int((rate / configuration.outputDataRate).rounded())) : 1
+        var effective = configuration
+        effective.outputDataRate = rate / Double(stride)
+        return effective
+    }
+
+    public func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+        let all = recording.samples
+        guard position < all.count else { return .finished }
+        var last = position
+        for _ in 0..<batch where position < all.count {
+            var sample = all[position]
+            if !gyroscope { sample.angularRate = .zero }
+            samples.append(sample)
+            last = position
+            position += stride
+        }
+        wakeups += 1
+        virtualClock.advance(to: all[last].timestampNanoseconds)
+        return .samples
+    }
+
+    public func stop() throws(MotionSourceError) {}
+}

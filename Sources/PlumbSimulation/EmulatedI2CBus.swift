@@ -1,0 +1,155 @@
+import PlumbHAL
+
+/// An I2C bus whose targets are emulated chips, running in virtual time.
+///
+/// It routes each transfer by address to an attached ``I2CTarget`` (nothing there: ENXIO, as
+/// the kernel reports an unacknowledged address), brings every target up to the current virtual
+/// time first, charges the transfer's duration on the bus to the ``VirtualClock`` (9 bit-times a
+/// byte plus START/STOP at `bitsPerSecond`), applies ``FaultRule``s, and counts transactions
+/// and bytes so a benchmark can compare what drivers put on the wire.
+///
+/// Set ``maximumReadLength`` to 32 to behave like an SMBus-only adapter such as `i2c-stub`:
+/// longer reads are refused with EOPNOTSUPP, as `LinuxI2CBus` would, so the driver must chunk.
+public final class EmulatedI2CBus: I2CBus {
+    /// Counts of what crossed the bus.
+    public struct Counters: Sendable, Equatable {
+        /// Combined transfers attempted (each START … STOP).
+        public var transactions = 0
+        /// Transfers that failed (injected faults and NACKs).
+        public var failures = 0
+        /// Data bytes written, register-pointer bytes included (address bytes excluded).
+        public var bytesWritten = 0
+        /// Data bytes read.
+        public var bytesRead = 0
+        /// Address bytes (one per START or repeated START).
+        public var addressBytes = 0
+        /// Data bytes in both directions.
+        public var bytes: Int { bytesWritten + bytesRead }
+        public init() {}
+    }
+
+    public let path: String
+    public let clock: VirtualClock
+    /// The longest read the bus does in one transfer (32 for SMBus-only), or `nil`.
+    public var maximumReadLength: Int?
+    /// The bus clock in bits per second used to charge transfer time, or `nil` for instant
+    /// transfers. Default 400 kHz (the Raspberry Pi's `i2c_arm_baudrate=400000`).
+    public var bitsPerSecond: Double?
+    /// How long a stuck bus holds a transfer before the adapter gives up, in nanoseconds.
+    /// Default 25 ms.
+    public var stuckTimeoutNanoseconds: UInt64 = 25 * Nanoseconds.perMillisecond
+    /// Fault rules, tried in order; the first that matches decides.
+    public var faults: [FaultRule] = []
+    public private(set) var counters = Counters()
+    private var targets: [UInt8: any I2CTarget] = [:]
+    private var random: SeededRandom
+
+    /// - Parameters:
+    ///   - path: the name in messages. Default "simulated bus".
+    ///   - clock: the virtual clock every target and the interrupt line share.
+    ///   - seed: seeds the generator used by `.rate` fault rules.
+    public init(path: String = "simulated bus", clock: VirtualClock, bitsPerSecond: Double? = 400_000,
+                maximumReadLength: Int? = nil, seed: UInt64 = 1) {
+        self.path = path
+        self.clock = clock
+        self.bitsPerSecond = bitsPerSecond
+        self.maximumReadLength = maximumReadLength
+        self.random = SeededRandom(seed: seed)
+    }
+
+    /// Puts `target` on the bus at `address` (replacing whatever was there).
+    public func attach(_ target: any I2CTarget, at address: I2CAddress) {
+        targets[address.rawValue] = target
+    }
+
+    /// Removes the target at `address` (a chip that lost power).
+    public func detach(at address: I2CAddress) {
+        targets[address.rawValue] = nil
+    }
+
+    /// The attached addresses, in order.
+    public var addresses: [I2CAddress] { targets.keys.sorted().map { I2CAddress($0) } }
+
+    /// The target at `address`, if any.
+    public func target(at address: I2CAddress) -> (any I2CTarget)? { targets[address.rawValue] }
+
+    public func resetCounters() { counters = Counters() }
+
+    public func transfer(_ operations: inout [I2COperation], address: I2CAddress) throws(I2CError) {
+        counters.transactions += 1
+        for target in targets.values { target.advance(to: clock.nowNanoseconds) }
+
+        if let limit = maximumReadLength, operations.contains(where: { $0.direction == .read && $0.bytes.count > limit }) {
+            counters.failures += 1
+            throw I2CError(errno: Errno.EOPNOTSUPP, bus: path, address: address,
+                           detail: "\(path) reads at most \(limit) bytes per transfer (SMBus I2C block)")
+        }
+        if let effect = matchFault(operations, address: address) {
+            counters.failures += 1
+            chargeTime(for: operations, completed: false)
+            switch effect {
+            case .errno(let e): throw I2CError(errno: e, bus: path, address: address)
+            case .noAcknowledge: throw I2CError(errno: Errno.ENXIO, bus: path, address: address)
+            case .stuck:
+                clock.advance(by: stuckTimeoutNanoseconds)
+                throw I2CError(errno: Errno.ETIMEDOUT, bus: path, address: address)
+            }
+        }
+        guard let target = targets[address.rawValue] else {
+            counters.failures += 1
+            counters.addressBytes += 1
+            chargeBits(9 + 2)
+            throw I2CError(errno: Errno.ENXIO, bus: path, address: address)
+        }
+        do {
+            try target.handle(&operations)
+        } catch {
+            counters.failures += 1
+            var e = error
+            e.bus = path
+            e.address = address
+            throw e
+        }
+        chargeTime(for: operations, completed: true)
+    }
+
+    private func matchFault(_ operations: [I2COperation], address: I2CAddress) -> FaultRule.Effect? {
+        for i in faults.indices {
+            if let c = faults[i].count, c <= 0 { continue }
+            let matched: Bool
+            switch faults[i].trigger {
+            case .always: matched = true
+            case .rate(let p): matched = random.chance(p)
+            case .register(let r): matched = FaultRule.touches(operations, register: r, reads: true, writes: true)
+            case .readOf(let r): matched = FaultRule.touches(operations, register: r, reads: true, writes: false)
+            case .writeOf(let r): matched = FaultRule.touches(operations, register: r, reads: false, writes: true)
+            case .address(let a): matched = a == address
+            case .during(let window): matched = window.contains(clock.nowNanoseconds)
+            case .transaction(let n): matched = counters.transactions == n
+            }
+            if matched {
+                if let c = faults[i].count { faults[i].count = c - 1 }
+                return faults[i].effect
+            }
+        }
+        return nil
+    }
+
+    private func chargeTime(for operations: [I2COperation], completed: Bool) {
+        var bits = 2 // START and STOP
+        for op in operations {
+            counters.addressBytes += 1
+            bits += 9 + 1
+            if completed {
+                if op.direction == .write { counters.bytesWritten += op.bytes.count } else { counters.bytesRead += op.bytes.count }
+                bits += 9 * op.bytes.count
+            }
+        }
+        chargeBits(bits)
+    }
+
+    private func chargeBits(_ bits: Int) {
+        guard let rate = bitsPerSecond, rate > 0 else { return }
+        clock.advance(by: UInt64((Double(bits) / rate * 1e9).rounded()))
+    }
+}

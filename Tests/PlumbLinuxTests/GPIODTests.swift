@@ -1,0 +1,58 @@
+import Testing
+import Foundation
+import PlumbHAL
+@testable import PlumbLinux
+
+/// Host-side libgpiod checks (no GPIO chip is needed); the kernel paths run in the VM test.
+@Suite struct GPIODTests {
+    /// scripts/test.d/20-libgpiod-v2 sets PLUMB_LIBGPIOD_PREFIX to a libgpiod 2.1.3 prefix.
+    static let expectsV2 = !(ProcessInfo.processInfo.environment["PLUMB_LIBGPIOD_PREFIX"] ?? "").isEmpty
+
+    @Test func compiledAgainstTheExpectedLibgpiod() {
+        #expect(GPIOD.apiMajorVersion == (Self.expectsV2 ? 2 : 1))
+        #expect(GPIOD.libraryVersion.hasPrefix(Self.expectsV2 ? "2." : "1."))
+    }
+
+    @Test func missingChipNamesWhatWasTried() {
+        do {
+            _ = try GPIODInterruptLine(GPIOLineSelector(chip: "no-such-chip-label", line: .offset(1)), edges: .both)
+            Issue.record("a chip that does not exist was opened")
+        } catch {
+            #expect(error.kind == .chipNotFound)
+            #expect(error.message.hasPrefix("no GPIO chip \"no-such-chip-label\" (tried it as a path, /dev/no-such-chip-label, /dev/gpiochipno-such-chip-label and as a label)"))
+            #expect(error.message.hasSuffix("list chips with `gpiodetect`"))
+        }
+    }
+
+    @Test func missingChipPath() {
+        #expect(throws: GPIOError.self) {
+            try GPIODOutput(GPIOLineSelector(chip: "/nonexistent/gpiochip9", line: .offset(0)))
+        }
+    }
+
+    @Test func lineNameSearchAcrossChipsReportsLineNotFound() throws {
+        // On a host with GPIO chips a name this odd still matches nothing.
+        do {
+            _ = try GPIODInterruptLine(GPIOLineSelector(line: .name("PLUMB-NO-SUCH-LINE-\(UInt32.random(in: 0...UInt32.max))")), edges: .rising)
+            Issue.record("a line that does not exist was requested")
+        } catch {
+            #expect(error.kind == .lineNotFound)
+            #expect(error.message.contains("has no line named \"PLUMB-NO-SUCH-LINE-"))
+        }
+    }
+
+    @Test func selectorDescriptions() {
+        #expect(GPIOLineSelector(chip: "gpiochip0", line: .offset(17)).description == "gpiochip0 line 17")
+        #expect(GPIOLineSelector(line: .name("GPIO17")).description == "line \"GPIO17\"")
+    }
+}
+
+@Suite struct SystemClockTests {
+    @Test func monotonicAndSleepsAtLeastAsLongAsAsked() {
+        let clock = SystemClock()
+        let a = clock.nowNanoseconds
+        clock.sleep(nanoseconds: 2_000_000)
+        let b = clock.nowNanoseconds
+        #expect(b >= a + 2_000_000)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+@testable import PlumbOrientation
+
+/// Gravity (towards the earth) for "up" turned `degrees` from +y towards +x, in the screen plane.
+func gravityInPlane(_ degrees: Double) -> SIMD3<Double> {
+    let r = degrees * .pi / 180
+    return -SIMD3(sin(r), cos(r), 0)
+}
+
+/// Gravity for up tilted `degrees` from +y towards +z (the screen leaning back).
+func gravityTiltedBack(_ degrees: Double) -> SIMD3<Double> {
+    let r = degrees * .pi / 180
+    return -SIMD3(0, cos(r), sin(r))
+}
+
+/// A timeline: each step holds a gravity for a duration, sampled every 10 ms; returns the changes
+/// with the time (in seconds) they were reported.
+func run(_ classifier: inout OrientationClassifier, _ steps: [(seconds: Double, gravity: SIMD3<Double>)],
+         start: Double = 0) -> [(Double, DeviceOrientation)] {
+    var changes: [(Double, DeviceOrientation)] = []
+    var t = start
+    for step in steps {
+        let end = t + step.seconds
+        while t < end - 1e-9 {
+            let ns = UInt64((t * 1e9).rounded())
+            if let c = classifier.update(gravity: step.gravity, timeNanoseconds: ns) { changes.append((t, c)) }
+            t += 0.01
+        }
+    }
+    return changes
+}
+
+@Suite("Classifier timelines (virtual clock)")
+struct ClassifierTimelineTests {
+    let settings = OrientationClassifier.Settings(hysteresisDegrees: 7, settleTime: 0.08)
+
+    @Test func firstFaceSettlesAfterTheSettleTime() {
+        var c = OrientationClassifier(settings: settings)
+        let changes = run(&c, [(1, gravityInPlane(0))])
+        #expect(changes.count == 1)
+        #expect(changes.first?.1 == .portrait)
+        #expect(abs((changes.first?.0 ?? -1) - 0.08) < 1e-6)
+    }
+
+    @Test func insideTheDeadBandNothingChanges() {
+        var c = OrientationClassifier(settings: settings, initial: .portrait)
+        // 51° is 6° past the boundary: inside the 7° hysteresis.
+        let changes = run(&c, [(0.5, gravityInPlane(0)), (10, gravityInPlane(51)), (1, gravityInPlane(-51))])
+        #expect(changes.isEmpty)
+        #expect(c.orientation == .portrait)
+    }
+
+    @Test func pastTheDeadBandTheNewFaceSettles() {
+        var c = OrientationClassifier(settings: settings, initial: .portrait)
+        let changes = run(&c, [(0.5, gravityInPlane(0)), (1, gravityInPlane(53))])
+        #expect(changes.map(\.1) == [.landscapeLeft])
+        // Proposed at 0.5 s, accepted one settle time later.
+        #expect(abs((changes.first?.0 ?? -1) - 0.58) < 1e-6)
+    }
+
+    @Test func comingBackStopsShortOfTheBoundary() {
+        var c = OrientationClassifier(settings: settings, initial: .landscapeLeft)
+        // Up 39° from +y: 6° on the portrait side of the boundary, still in the band.
+        var changes = run(&c, [(2, gravityInPlane(39))])
+        #expect(changes.isEmpty)
+        changes = run(&c, [(1, gravityInPlane(37))], start: 2)
+        #expect(changes.map(\.1) == [.portrait])
+    }
+
+    @Test func aCandidateThatFlickersNeverSettles() {
+        var c = OrientationClassifier(settings: settings, initial: .portrait)
+        var steps: [(seconds: Double, gravity: SIMD3<Double>)] = []
+        for _ in 0..<50 { steps += [(0.05, gravityInPlane(60)), (0.03, gravityInPlane(10))] }
+        #expect(run(&c, steps).isEmpty)
+        #expect(c.orientation == .portrait)
+    }
+
+    @Test func aThirdFaceRestartsTheTimer() {
+        var c = OrientationClassifier(settings: settings, initial: .portrait)
+        let changes = run(&c, [(0.05, gravityInPlane(90)), (0.05, gravityInPlane(-90)), (0.2, gravityInPlane(-90))])
+        #expect(changes.map(\.1) == [.landscapeRight])
+        #expect(abs((changes.first?.0 ?? -1) - 0.13) < 1e-6)
+    }
+
+    @Test func lyingBackPastTheBoundaryIsFaceUp() {
+        var c = OrientationClassifier(settings: settings, initial: .portrait)
+        #expect(run(&c, [(1, gravityTiltedBack(50))]).isEmpty)
+        #expect(run(&c, [(1, gravityTiltedBack(60))], start: 1).map(\.1) == [.faceUp])
+        #expect(run(&c, [(1, -SIMD3(0, 0, -1))], start: 2).map(\.1) == [.faceDown])
+    }
+
+    @Test func zeroAndNonFiniteGravityAreIgnored() {
+        var c = OrientationClassifier(settings: settings, initial: .portrait)
+        #expect(run(&c, [(1, .zero), (1, SIMD3(.nan, 0, 0))]).isEmpty)
+        #expect(c.orientation == .portrait)
+    }
+
+    @Test func zeroSettleTimeChangesOnTheFirstSample() {
+        var c = OrientationClassifier(settings: .init(hysteresisDegrees: 0, settleTime: 0), initial: .portrait)
+        let changes = run(&c, [(0.01, gravityInPlane(46))])
+        #expect(changes.map(\.1) == [.landscapeLeft])
+    }
+}
+
+@Suite("The seed's rule (baseline)")
+struct SeedRuleTests {
+    func force(up degrees: Double) -> SIMD3<Double> { -gravityInPlane(degrees) * 9.80665 }
+
+    @Test func thresholdsMatchTheSeed() {
+        #expect(SeedOrientationRule.estimate(acceleration: force(up: 0)) == .portrait)
+        #expect(SeedOrientationRule.estimate(acceleration: force(up: 20)) == .portrait)
+        // 25° from portrait: |y| = 0.906 < 0.92 and |x| = 0.42 < 0.95: the seed's dead band.
+        #expect(SeedOrientationRule.estimate(acceleration: force(up: 25)) == .unknown)
+        #expect(SeedOrientationRule.estimate(acceleration: force(up: 90)) == .landscapeLeft)
+        #expect(SeedOrientationRule.estimate(acceleration: force(up: -90)) == .landscapeRight)
+        #expect(SeedOrientationRule.estimate(acceleration: force(up: 180)) == .portraitUpsideDown)
+        #expect(SeedOrientationRule.estimate(acceleration: SIMD3(0, 0, 9.80665)) == .faceUp)
+        #expect(SeedOrientationRule.estimate(acceleration: SIMD3(0, 0, -9.80665)) == .faceDown)
+        // 32° from flat: |z| = 0.848 below its threshold 0.852, xy = 0.53 below portrait's 0.564.
+        let r = 58.0 * .pi / 180
+        #expect(SeedOrientationRule.estimate(acceleration: SIMD3(0, cos(r), sin(r)) * 9.80665) == .unknown)
+    }
+
+    @Test func threeReadingsAt150msThenAChange() {
+        var rule = SeedOrientationRule()
+        var changes: [(Double, DeviceOrientation)] = []
+        var t = 0.0
+        while t < 1 {
+            if let c = rule.update(acceleration: force(up: 90), timeNanoseconds: UInt64((t * 1e9).rounded())) { changes.append((t, c)) }
+            t += 0.005
+        }
+        // Readings at 0, 0.15 and 0.30 s: accepted on the third.
+        #expect(changes.map(\.1) == [.landscapeLeft])
+        #expect(abs((changes.first?.0 ?? -1) - 0.30) < 1e-6)
+    }
+
+    @Test func twoReadingsInLowEnergyMode() {
+        var rule = SeedOrientationRule(interval: SeedOrientationRule.lowEnergyInterval)
+        var changes: [Double] = []
+        var t = 0.0
+        while t < 2 {
+            if rule.update(acceleration: force(up: 180), timeNanoseconds: UInt64((t * 1e9).rounded())) != nil { changes.append(t) }
+            t += 0.01
+        }
+        #expect(changes.count == 1)
+        #expect(abs((changes.first ?? -1) - 0.5) < 1e-6)
+    }
+
+    @Test func unknownReadingsChangeNothing() {
+        var rule = SeedOrientationRule()
+        var t = 0.0
+        var changed = false
+        while t < 3 {
+            changed = changed || rule.update(acceleration: force(up: 25), timeNanoseconds: UInt64((t * 1e9).rounded())) != nil
+            t += 0.01
+        }
+        #expect(!changed)
+        #expect(rule.orientation == .portrait)
+    }
+}

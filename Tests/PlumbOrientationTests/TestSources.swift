@@ -1,0 +1,103 @@
+import Foundation
+import PlumbDrivers
+import PlumbHAL
+import PlumbSimulation
+import Synchronization
+@testable import PlumbOrientation
+
+/// What a test source saw, shared with the test.
+final class SourceLog: Sendable {
+    struct Entries { var made = 0; var starts: [IMUConfiguration] = []; var stops = 0; var reads = 0 }
+    let entries = Mutex(Entries())
+    var made: Int { entries.withLock { $0.made } }
+    var starts: [IMUConfiguration] { entries.withLock { $0.starts } }
+    var stops: Int { entries.withLock { $0.stops } }
+    var reads: Int { entries.withLock { $0.reads } }
+}
+
+/// A source that samples a motion profile in virtual time at the configured rate and batch size,
+/// pausing a little real time per batch so a reader does not spin.
+final class ProfileSource: MotionSampleSource {
+    let name = "profile source"
+    let virtualClock = VirtualClock()
+    var clock: any MonotonicClock { virtualClock }
+    let profile: MotionProfile
+    let log: SourceLog
+    let end: Double?
+    let realPause: Double
+    var period: UInt64 = 10_000_000
+    var batch = 5
+    var next: UInt64 = 0
+    var gyroscope = true
+
+    init(_ profile: MotionProfile, log: SourceLog, end: Double? = nil, realPause: Double = 0.0002) {
+        self.profile = profile; self.log = log; self.end = end; self.realPause = realPause
+        log.entries.withLock { $0.made += 1 }
+    }
+
+    func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+        log.entries.withLock { $0.starts.append(configuration) }
+        period = UInt64((1e9 / configuration.outputDataRate).rounded())
+        batch = max(1, configuration.fifoWatermark)
+        gyroscope = configuration.gyroscopeEnabled
+        next = max(next, virtualClock.nowNanoseconds)
+        return configuration
+    }
+
+    func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+        log.entries.withLock { $0.reads += 1 }
+        if let end, Double(next) / 1e9 > end { return .finished }
+        for _ in 0..<batch {
+            let state = profile.state(at: Double(next) / 1e9)
+            samples.append(IMUSample(timestampNanoseconds: next, acceleration: state.specificForce,
+                                     angularRate: gyroscope ? state.angularRate : .zero))
+            next += period
+        }
+        virtualClock.advance(to: next - period)
+        if realPause > 0 { Thread.sleep(forTimeInterval: realPause) }
+        return .samples
+    }
+
+    func stop() throws(MotionSourceError) {
+        log.entries.withLock { $0.stops += 1 }
+    }
+}
+
+/// Up along `up` (device frame), still.
+func still(up: SIMD3<Double>) -> MotionState {
+    MotionState(angularRate: .zero, specificForce: up / length(up) * 9.80665, attitude: nil)
+}
+
+func length(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
+
+/// Portrait until `turnAt`, then a 1-second quarter turn about the screen normal to
+/// landscapeLeft (up +x), held.
+func portraitThenLandscapeLeft(turnAt: Double = 2) -> MotionProfile {
+    MotionProfile(name: "portrait-then-landscape") { t in
+        let s = min(max((t - turnAt) / 1, 0), 1)
+        let theta = (.pi / 2) * (1 - cos(.pi * s)) / 2
+        let rate = (t > turnAt && t < turnAt + 1) ? (.pi / 2) * .pi / 2 * sin(.pi * s) : 0
+        return MotionState(angularRate: SIMD3(0, 0, rate), specificForce: SIMD3(sin(theta), cos(theta), 0) * 9.80665, attitude: nil)
+    }
+}
+
+/// A power monitor the test sets.
+final class TestPowerMonitor: PowerStateMonitor {
+    let current = Mutex(PowerState())
+    let reads = Mutex(0)
+    func readPowerState() throws(PowerMonitorError) -> PowerState {
+        reads.withLock { $0 += 1 }
+        return current.withLock { $0 }
+    }
+    func set(_ state: PowerState) { current.withLock { $0 = state } }
+}
+
+/// Polls `condition` every 2 ms for up to `seconds` of real time.
+func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
+}
