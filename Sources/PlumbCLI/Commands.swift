@@ -5,5 +5,6 @@ extension PlumbTool {
     public static let commands: [Command] = [
         Version.command,
         Watch.command,
+        DBus.command,
     ]
 }

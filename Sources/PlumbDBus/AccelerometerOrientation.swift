@@ -37,3 +37,33 @@ public enum AccelerometerOrientation: String, Sendable, CaseIterable, Equatable 
         }
     }
 }
+
+import PlumbOrientation
+
+extension AccelerometerOrientation {
+    /// The property value for an interface orientation.
+    ///
+    /// Interface orientation follows UIKit: interface landscapeLeft is what the device shows when
+    /// it is turned a quarter clockwise, its left edge up (device landscapeRight, the home button on
+    /// the left), and the content turns 90° counter-clockwise (``InterfaceOrientation/rotationDegrees``).
+    /// iio-sensor-proxy calls that position "left-up", and mutter turns the desktop 90° for it. So:
+    ///
+    /// | interface orientation | property | mutter |
+    /// |---|---|---|
+    /// | portrait | normal | 0° |
+    /// | landscapeLeft | left-up | 90° |
+    /// | portraitUpsideDown | bottom-up | 180° |
+    /// | landscapeRight | right-up | 270° |
+    ///
+    /// Sources: Apple UIKit `UIInterfaceOrientation.landscapeLeft` / `UIDeviceOrientation.landscapeRight`;
+    /// iio-sensor-proxy `src/orientation.c` (x axis down → left-up); GNOME/mutter
+    /// `src/backends/meta-orientation-manager.c` (left-up → `MTK_MONITOR_TRANSFORM_90`).
+    public init(_ interface: InterfaceOrientation) {
+        switch interface {
+        case .portrait: self = .normal
+        case .portraitUpsideDown: self = .bottomUp
+        case .landscapeLeft: self = .leftUp
+        case .landscapeRight: self = .rightUp
+        }
+    }
+}
