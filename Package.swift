@@ -42,10 +42,13 @@ let modules: [(name: String, dependencies: [String])] = [
         "CBench",
         "CFusionReference",
         "CPixman",
+        "PlumbDBus",
     ]),
     ("CBench", []),
     // The C speed reference of `plumb bench fusion` (Madgwick's equations, compiled with -O2).
     ("CFusionReference", []),
+    ("CSDBus", []),
+    ("PlumbDBus", ["PlumbHAL", "CSDBus", "PlumbOrientation"]),
 ]
 
 let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman", "CSystemd"].filter { exists("Sources/\($0)") })
@@ -64,6 +67,8 @@ func linkerSettings(for name: String) -> [LinkerSetting] {
         return settings
     case "CImageIO":
         return [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+    case "CSDBus":
+        return [.linkedLibrary("systemd")]
     default:
         return []
     }
@@ -112,7 +117,7 @@ if exists("Sources/PlumbVMTest") {
     targets.append(.executableTarget(name: "PlumbVMTest", dependencies: dependencies, swiftSettings: [.swiftLanguageMode(.v6)]))
     products.append(.executable(name: "plumb-vmtest", targets: ["PlumbVMTest"]))
 }
-for library in ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay"]
+for library in ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus"]
 where present.contains(library) {
     products.append(.library(name: library, targets: [library]))
 }

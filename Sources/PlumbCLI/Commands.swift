@@ -11,5 +11,6 @@ extension PlumbTool {
         Watch.command,
         Level.command,
         Bench.command,
+        DBus.command,
     ]
 }
