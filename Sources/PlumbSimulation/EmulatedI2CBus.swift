@@ -139,6 +139,7 @@ public final class EmulatedI2CBus: I2CBus {
     private func matchFault(_ operations: [I2COperation], address: I2CAddress) -> FaultRule.Effect? {
         for i in faults.indices {
             if let c = faults[i].count, c <= 0 { continue }
+            if let w = faults[i].window, !w.contains(clock.nowNanoseconds) { continue }
             let matched: Bool
             switch faults[i].trigger {
             case .always: matched = true

@@ -49,9 +49,11 @@ public struct FaultRule: Sendable, Equatable {
     public var effect: Effect
     /// Fire at most this many times; `nil` means without limit.
     public var count: Int?
+    /// Only while the virtual clock is inside this window (nanoseconds); `nil` means always.
+    public var window: ClosedRange<UInt64>?
 
-    public init(_ trigger: Trigger, effect: Effect, count: Int? = nil) {
-        self.trigger = trigger; self.effect = effect; self.count = count
+    public init(_ trigger: Trigger, effect: Effect, count: Int? = nil, window: ClosedRange<UInt64>? = nil) {
+        self.trigger = trigger; self.effect = effect; self.count = count; self.window = window
     }
 
     /// Whether the transfer's operations touch `register` (considering auto-increment).

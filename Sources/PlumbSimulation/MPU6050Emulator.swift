@@ -137,41 +137,52 @@ public final class MPU6050Emulator: RegisterTarget {
         return 1e9 * (1 + Double(registers[MPU6050.Register.sampleRateDivider])) / base
     }
 
+    private var samplePeriod = 1e6
+
     private func restartSampling() {
-        nextSample = isSampling ? Double(now) + nominalPeriod / (1 + clockError) : nil
+        samplePeriod = nominalPeriod / (1 + clockError)
+        nextSample = isSampling ? Double(now) + samplePeriod : nil
     }
 
     public func advance(to nanoseconds: UInt64) {
         guard nanoseconds > now else { return }
         while true {
-            let resetDue = scheduledResets.first
-            let busyDue = resetBusyUntil
-            let sampleDue = nextSample.map { UInt64($0.rounded(.up)) }
-            let next = [resetDue, busyDue, sampleDue].compactMap { $0 }.min()
-            guard let t = next, t <= nanoseconds else { break }
+            var t = UInt64.max
+            var what = 0
+            if let r = scheduledResets.first, r < t { t = r; what = 1 }
+            if let b = resetBusyUntil, b < t { t = b; what = 2 }
+            if let s = nextSample {
+                let due = UInt64(s.rounded(.up))
+                if due < t { t = due; what = 3 }
+            }
+            guard what != 0, t <= nanoseconds else { break }
             now = max(now, t)
-            if let r = resetDue, r == t {
+            switch what {
+            case 1:
                 scheduledResets.removeFirst()
                 powerOnReset()
-                continue
-            }
-            if let b = busyDue, b == t {
+            case 2:
                 resetBusyUntil = nil
                 registers[MPU6050.Register.powerManagement1] &= ~MPU6050.Bits.deviceReset
                 restartSampling()
-                continue
-            }
-            if let s = nextSample {
+            default:
+                let s = nextSample!
                 produceSample(at: t)
-                nextSample = s + nominalPeriod / (1 + clockError)
+                nextSample = s + samplePeriod
             }
         }
         now = nanoseconds
     }
 
     public func nextEventNanoseconds(after nanoseconds: UInt64) -> UInt64? {
-        [scheduledResets.first, resetBusyUntil, nextSample.map { UInt64($0.rounded(.up)) }]
-            .compactMap { $0 }.filter { $0 > nanoseconds }.min()
+        var t = UInt64.max
+        if let r = scheduledResets.first, r > nanoseconds { t = min(t, r) }
+        if let b = resetBusyUntil, b > nanoseconds { t = min(t, b) }
+        if let s = nextSample {
+            let due = UInt64(s.rounded(.up))
+            if due > nanoseconds { t = min(t, due) }
+        }
+        return t == .max ? nil : t
     }
 
     // MARK: Sampling
@@ -182,48 +193,54 @@ public final class MPU6050Emulator: RegisterTarget {
         counters.samples += 1
         let seconds = Double(Int64(bitPattern: t &- profileStart)) / 1e9
         let state = profile.state(at: seconds)
-        let bandwidth = MPU6050Emulator.dlpfBandwidth[Int(registers[MPU6050.Register.config] & 0x07)]
+        let config = registers[MPU6050.Register.config]
+        let bandwidth = MPU6050Emulator.dlpfBandwidth[Int(config & 0x07)]
         var (rate, force) = errorModel.measure(state, bandwidth: bandwidth, random: &random)
 
         let gyroConfig = registers[MPU6050.Register.gyroConfig], accelConfig = registers[MPU6050.Register.accelConfig]
         let gyroRange = MPU6050.gyroscopeRanges[Int((gyroConfig >> 3) & 3)]
         let accelRange = MPU6050.accelerometerRanges[Int((accelConfig >> 3) & 3)]
         let g = MotionConstants.standardGravity, degree = MotionConstants.radiansPerDegree
-        let trim = factoryTrim()
-        let accelTestLSBPerG = variant.generation == .mpu6050 ? 4096.0 : 16384.0
+        if (gyroConfig | accelConfig) & MPU6050.Bits.selfTestXYZ != 0 {
+            let trim = factoryTrim()
+            let accelTestLSBPerG = variant.generation == .mpu6050 ? 4096.0 : 16384.0
+            for i in 0..<3 {
+                let bit = UInt8(0x80) >> UInt8(i)
+                if gyroConfig & bit != 0, let ft = trim.gyroscope[i] { rate[i] += ft * (1 + selfTestDeviation) / 131 * degree }
+                if accelConfig & bit != 0, let ft = trim.accelerometer[i] { force[i] += ft * (1 + selfTestDeviation) / accelTestLSBPerG * g }
+            }
+        }
+        var accelLSB = force / g * accelRange.lsbPerG
+        var gyroLSB = rate / degree * gyroRange.lsbPerDegree
         for i in 0..<3 {
-            let bit = UInt8(0x80) >> UInt8(i)
-            if gyroConfig & bit != 0, let ft = trim.gyroscope[i] { rate[i] += ft * (1 + selfTestDeviation) / 131 * degree }
-            if accelConfig & bit != 0, let ft = trim.accelerometer[i] { force[i] += ft * (1 + selfTestDeviation) / accelTestLSBPerG * g }
+            let go = word(MPU6050.Register.gyroOffset + UInt8(2 * i))
+            let ao = word(variant.accelerometerOffsetRegister + UInt8(i) * variant.accelerometerOffsetStride) & ~1
+            if ao != 0 { accelLSB[i] += Double(ao) / 2048 * accelRange.lsbPerG }
+            if go != 0 { gyroLSB[i] += Double(go) / MPU6050.Offsets.gyroscopeCountsPerDegree * gyroRange.lsbPerDegree }
         }
-        let offsets = currentOffsets()
-        var raw = [Int16](repeating: 0, count: 7)
+        let temperatureRaw = MPU6050Emulator.quantise((temperature - variant.temperatureOffset) * variant.temperatureSensitivity)
         for i in 0..<3 {
-            let accelLSB = force[i] / g * accelRange.lsbPerG + Double(offsets.accel[i]) / 2048 * accelRange.lsbPerG
-            let gyroLSB = rate[i] / degree * gyroRange.lsbPerDegree + Double(offsets.gyro[i]) / MPU6050.Offsets.gyroscopeCountsPerDegree * gyroRange.lsbPerDegree
-            raw[i] = MPU6050Emulator.quantise(accelLSB)
-            raw[4 + i] = MPU6050Emulator.quantise(gyroLSB)
+            store(MPU6050Emulator.quantise(accelLSB[i]), at: MPU6050.Register.accelXOutH + UInt8(2 * i))
+            store(MPU6050Emulator.quantise(gyroLSB[i]), at: MPU6050.Register.gyroXOutH + UInt8(2 * i))
         }
-        raw[3] = MPU6050Emulator.quantise((temperature - variant.temperatureOffset) * variant.temperatureSensitivity)
-        for (i, v) in raw.enumerated() {
-            let u = UInt16(bitPattern: v)
-            registers[MPU6050.Register.accelXOutH + UInt8(2 * i)] = UInt8(u >> 8)
-            registers[MPU6050.Register.accelXOutH + UInt8(2 * i + 1)] = UInt8(u & 0xFF)
-        }
+        store(temperatureRaw, at: MPU6050.Register.tempOutH)
         if registers[MPU6050.Register.userControl] & MPU6050.Bits.userFIFOEnable != 0 { pushRecord() }
         registers[MPU6050.Register.intStatus] |= MPU6050.Bits.dataReady
         if registers[MPU6050.Register.intEnable] & MPU6050.Bits.dataReady != 0 { assertInterrupt(at: t) }
     }
 
-    static func quantise(_ lsb: Double) -> Int16 {
-        Int16(max(-32768, min(32767, lsb.rounded())))
+    @inline(__always) private func word(_ a: UInt8) -> Int16 {
+        Int16(bitPattern: UInt16(registers[a]) << 8 | UInt16(registers[a &+ 1]))
     }
 
-    private func currentOffsets() -> (gyro: [Int16], accel: [Int16]) {
-        func word(_ a: UInt8) -> Int16 { Int16(bitPattern: UInt16(registers[a]) << 8 | UInt16(registers[a &+ 1])) }
-        let gyro = (0..<3).map { word(MPU6050.Register.gyroOffset + UInt8(2 * $0)) }
-        let accel = (0..<3).map { word(variant.accelerometerOffsetRegister + UInt8($0) * variant.accelerometerOffsetStride) & ~1 }
-        return (gyro, accel)
+    @inline(__always) private func store(_ v: Int16, at a: UInt8) {
+        let u = UInt16(bitPattern: v)
+        registers[a] = UInt8(u >> 8)
+        registers[a &+ 1] = UInt8(u & 0xFF)
+    }
+
+    static func quantise(_ lsb: Double) -> Int16 {
+        Int16(max(-32768, min(32767, lsb.rounded())))
     }
 
     private func factoryTrim() -> MPU6050.FactoryTrim {
@@ -236,28 +253,31 @@ public final class MPU6050Emulator: RegisterTarget {
 
     private func pushRecord() {
         let enable = registers[MPU6050.Register.fifoEnable]
-        var record: [UInt8] = []
-        if enable & MPU6050.Bits.fifoAccel != 0 { for a in 0x3B...0x40 { record.append(registers[UInt8(a)]) } }
-        if enable & MPU6050.Bits.fifoTemperature != 0 { record += [registers[0x41], registers[0x42]] }
-        for (axis, bit) in [(0x43, UInt8(0x40)), (0x45, UInt8(0x20)), (0x47, UInt8(0x10))] where enable & bit != 0 {
-            record += [registers[UInt8(axis)], registers[UInt8(axis + 1)]]
-        }
-        guard !record.isEmpty else { return }
+        var size = 0
+        if enable & MPU6050.Bits.fifoAccel != 0 { size += 6 }
+        if enable & MPU6050.Bits.fifoTemperature != 0 { size += 2 }
+        size += 2 * (enable & MPU6050.Bits.fifoGyro).nonzeroBitCount
+        guard size > 0 else { return }
         let capacity = fifo.count
-        if fifoCount + record.count > capacity {
+        if fifoCount + size > capacity {
             counters.fifoOverflows += 1
             registers[MPU6050.Register.intStatus] |= MPU6050.Bits.fifoOverflow
             if registers[MPU6050.Register.intEnable] & MPU6050.Bits.fifoOverflow != 0 { assertInterrupt(at: now) }
             let stopWhenFull = variant.generation != .mpu6050 && registers[MPU6050.Register.config] & MPU6050.Bits.fifoModeStopWhenFull != 0
             if stopWhenFull { return }
-            let drop = fifoCount + record.count - capacity
+            let drop = fifoCount + size - capacity
             fifoHead = (fifoHead + drop) % capacity
             fifoCount -= drop
         }
-        for b in record {
-            fifo[(fifoHead + fifoCount) % capacity] = b
+        @inline(__always) func put(_ register: Int) {
+            fifo[(fifoHead + fifoCount) % capacity] = registers[UInt8(register)]
             fifoCount += 1
         }
+        if enable & MPU6050.Bits.fifoAccel != 0 { for a in 0x3B...0x40 { put(a) } }
+        if enable & MPU6050.Bits.fifoTemperature != 0 { put(0x41); put(0x42) }
+        if enable & 0x40 != 0 { put(0x43); put(0x44) }
+        if enable & 0x20 != 0 { put(0x45); put(0x46) }
+        if enable & 0x10 != 0 { put(0x47); put(0x48) }
     }
 
     // MARK: Interrupt pin

@@ -49,7 +49,7 @@ public enum SimulatedChips {
     }
 
     /// Every chip, in `--chip` order. Other families append their rows here.
-    public static var all: [SimulatedChipModel] { mpu }
+    public static var all: [SimulatedChipModel] { mpu + lsm6ds }
 
     /// The row for `key`, or `nil`.
     public static func model(_ key: String) -> SimulatedChipModel? {

@@ -3,6 +3,8 @@ enum Bench {
     static let command = Command(
         group: CommandSpec(name: "bench", abstract: "Measure speed against a reference in the same run (use a release build)."),
         subcommands: [
+            BenchRender.command,
+            BenchFusion.command,
             BenchEnergy.command,
         ])
 }

@@ -76,6 +76,8 @@ public final class IMUStream {
     private var lastDataTime: UInt64 = 0
     private var stallReported = false
     private var started = false
+    /// A re-initialisation failed; the next step tries again instead of draining.
+    private var needsReinitialise: StreamGap.Reason?
 
     /// - Parameters:
     ///   - imu: the driver; the stream owns it while running.
@@ -135,6 +137,12 @@ public final class IMUStream {
         statistics.edges += edges.count
 
         let before = samples.count
+        if let reason = needsReinitialise {
+            if let gap = reinitialise(reason: reason) { gaps.append(gap) }
+            statistics.gaps += gaps.count
+            statistics.lostSamples += gaps.reduce(0) { $0 + ($1.lostSamples ?? 0) }
+            return gaps
+        }
         do {
             let result = try imu.drain(into: &samples, edges: edges)
             statistics.drains += 1
@@ -274,9 +282,13 @@ public final class IMUStream {
             try imu.startStreaming()
             discardQueuedEdges()
         } catch {
-            notice("re-initialising failed: \(error)")
+            if needsReinitialise == nil { notice("re-initialising failed: \(error); trying again") }
+            needsReinitialise = reason
+            let backoff = min(options.maximumBackoffNanoseconds, 10 * Nanoseconds.perMillisecond)
+            clock.sleep(nanoseconds: backoff)
             return nil
         }
+        needsReinitialise = nil
         statistics.reinitialisations += 1
         consecutiveFailures = 0
         let now = clock.nowNanoseconds

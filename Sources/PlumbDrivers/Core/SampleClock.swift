@@ -48,28 +48,24 @@ public struct SampleClock: Sendable, Equatable {
         isAnchored = true
     }
 
-    /// Takes one edge timestamp.
+    /// Fixes the time of record `index` from an edge known to belong to it (the driver knows
+    /// which edge came first after its last status read).
+    public mutating func anchor(edge: UInt64, index: Int) {
+        anchorTime = Double(edge); anchorIndex = Double(index)
+        firstTime = anchorTime; firstIndex = anchorIndex
+        isAnchored = true
+        hasEdgeAnchor = true
+    }
+
+    /// Takes one edge timestamp once anchored: matches it to the nearest record index, moves the
+    /// anchor there and refines the period.
     ///
-    /// - Parameters:
-    ///   - edge: the kernel timestamp of a data-ready edge, nanoseconds.
-    ///   - newestIndex: the index of the newest record in the FIFO when it was counted.
-    ///   - countTime: when the FIFO was counted (edges after it are ignored by the caller).
-    /// - Returns: the index matched to the edge, or `nil` when the edge did not fit.
+    /// - Parameter newestIndex: the index of the newest record counted so far.
+    /// - Returns: the index matched, or `nil` when the edge fits no record (ignored).
     @discardableResult
-    public mutating func observe(edge: UInt64, newestIndex: Int, countTime: UInt64) -> Int? {
+    public mutating func observe(edge: UInt64, newestIndex: Int) -> Int? {
+        guard hasEdgeAnchor else { return nil }
         let te = Double(edge)
-        if !hasEdgeAnchor {
-            // The newest record is the last sample at or before the count; the edge is a sample
-            // instant, so floor((count − edge) / period) samples followed it.
-            let behind = ((Double(countTime) - te) / period + 1e-6).rounded(.down)
-            guard behind >= 0 else { return nil }
-            let k = Double(newestIndex) - behind
-            anchorTime = te; anchorIndex = k
-            firstTime = te; firstIndex = k
-            isAnchored = true
-            hasEdgeAnchor = true
-            return Int(k)
-        }
         let position = (te - anchorTime) / period + anchorIndex
         let k = position.rounded()
         guard abs(position - k) < 0.35, k <= Double(newestIndex) + 1 else { return nil }

@@ -20,6 +20,7 @@ extension MPU6050 {
         let record = s.recordSize
         pendingEdges.append(contentsOf: edges)
 
+        let statusTime = clock.nowNanoseconds
         let status = try readRegister(Register.intStatus)
         let countTime = clock.nowNanoseconds
         let countBytes = try readRegisters(Register.fifoCountH, count: 2)
@@ -34,19 +35,14 @@ extension MPU6050 {
         }
         let records = count / record
         let newest = fifoIndex + records - 1
-        // Edges up to the count belong to records already in the FIFO (or drained before).
-        var keep = 0
-        for edge in pendingEdges {
-            if edge.timestampNanoseconds <= countTime {
-                sampleClock.observe(edge: edge.timestampNanoseconds, newestIndex: newest, countTime: countTime)
-            } else {
-                pendingEdges[keep] = edge
-                keep += 1
-            }
-        }
-        pendingEdges.removeSubrange(keep...)
+        timeSamples(newest: newest, countTime: countTime)
+        previousStatusTime = statusTime
+        previousCountTime = countTime
+        previousNewest = newest
         guard records > 0 else { return DrainResult() }
         if !sampleClock.isAnchored { sampleClock.guess(newestIndex: newest, readTime: countTime) }
+        // Before the burst: a failure here loses nothing.
+        if s.fifoEnable & Bits.fifoTemperature == 0 { try refreshTemperature(variant: v) }
 
         do {
             fifoBuffer = try bus.readRegisters(Register.fifoData, count: records * record, autoIncrement: false, address: address)
@@ -57,7 +53,6 @@ extension MPU6050 {
             return DrainResult(sampleCount: 0, gaps: [gap])
         }
 
-        if s.fifoEnable & Bits.fifoTemperature == 0 { try refreshTemperature(variant: v) }
         let accelScale = MotionConstants.standardGravity / MPU6050.accelerometerRanges[Int(s.accelerometerRangeCode)].lsbPerG
         let gyroScale = MotionConstants.radiansPerDegree / MPU6050.gyroscopeRanges[Int(s.gyroscopeRangeCode)].lsbPerDegree
         let hasGyro = s.fifoEnable & Bits.fifoGyro != 0
@@ -103,6 +98,39 @@ extension MPU6050 {
         fifoIndex = 0
         pendingEdges.removeAll(keepingCapacity: true)
         sampleClock.restart()
+        previousStatusTime = clock.nowNanoseconds
+        previousCountTime = previousStatusTime
+        previousNewest = -1
+    }
+
+    /// Feeds the edges up to the FIFO count into the sample clock.
+    ///
+    /// Anchoring: the first edge after the previous INT_STATUS read belongs to the first sample
+    /// after it. If it came before the previous count, that sample was the newest counted then;
+    /// otherwise it is the next one (plus whole periods, for an edge well after the count). With
+    /// a latched pin this is the only edge per drain; with pulses it is the first of several.
+    func timeSamples(newest: Int, countTime: UInt64) {
+        var keep = 0
+        for edge in pendingEdges {
+            let te = edge.timestampNanoseconds
+            if te > countTime {
+                pendingEdges[keep] = edge
+                keep += 1
+                continue
+            }
+            if sampleClock.hasEdgeAnchor {
+                sampleClock.observe(edge: te, newestIndex: newest)
+            } else if te > previousStatusTime {
+                let index: Int
+                if te <= previousCountTime {
+                    index = previousNewest
+                } else {
+                    index = previousNewest + 1 + Int(Double(te - previousCountTime) / sampleClock.period)
+                }
+                if index >= 0, index <= newest { sampleClock.anchor(edge: te, index: index) }
+            }
+        }
+        pendingEdges.removeSubrange(keep...)
     }
 
     /// Reads TEMP_OUT (0x41) when the last reading is a second old.

@@ -53,6 +53,11 @@ public final class MPU6050: IMU {
     var lastTemperature: Double?
     var lastTemperatureRead: UInt64?
     var fifoBuffer: [UInt8] = []
+    /// When the last INT_STATUS read and FIFO count of this FIFO run happened, and the newest
+    /// record index then (−1 after a FIFO reset).
+    var previousStatusTime: UInt64 = 0
+    var previousCountTime: UInt64 = 0
+    var previousNewest = -1
 
     /// - Parameters:
     ///   - bus: the bus the chip is on; the driver owns it from now on.
@@ -110,6 +115,7 @@ public final class MPU6050: IMU {
     public func reset() throws(IMUError) {
         let v = try requireVariant()
         isStreaming = false
+        restartFIFORun() // whatever was counted belongs to the chip before the reset
         try writeRegister(Register.powerManagement1, Bits.deviceReset)
         clock.sleep(nanoseconds: 100 * Nanoseconds.perMillisecond)
         var cleared = false
@@ -154,6 +160,8 @@ public final class MPU6050: IMU {
 
     public func startStreaming() throws(IMUError) {
         let s = try requireSettings()
+        isStreaming = false
+        restartFIFORun()
         try writeRegister(Register.intEnable, 0)
         try writeRegister(Register.fifoEnable, 0)
         try writeRegister(Register.userControl, Bits.userFIFOReset)
