@@ -36,3 +36,48 @@ enum SimulatedIMU {
         return profile
     }
 }
+
+/// Samples a motion profile directly at the configured rate and FIFO batch in virtual time, with
+/// the MPU-6050's datasheet noise, until `end` seconds: the simulator without the chip
+/// emulation, for sources that pace it in real time (`plumb dbus --simulate`).
+final class ProfileSampleSource: MotionSampleSource {
+    let name: String
+    private let virtualClock = VirtualClock()
+    var clock: any MonotonicClock { virtualClock }
+    private let profile: MotionProfile
+    private let end: Double
+    private let errors = SensorErrorModel.part(.mpu6050)
+    private var random = SeededRandom(seed: 11)
+    private var period: UInt64 = 10_000_000
+    private var batch = 1
+    private var gyroscope = true
+    private var next: UInt64 = 0
+
+    init(profile: MotionProfile, end: Double) {
+        self.profile = profile
+        self.end = end
+        self.name = "simulated IMU (\(profile.name))"
+    }
+
+    func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+        period = UInt64((1e9 / configuration.outputDataRate).rounded())
+        batch = max(1, configuration.fifoWatermark)
+        gyroscope = configuration.gyroscopeEnabled
+        return configuration
+    }
+
+    func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+        guard Double(next) / 1e9 <= end else { return .finished }
+        for _ in 0..<batch {
+            let state = profile.state(at: Double(next) / 1e9)
+            // The chip's low-pass runs at about half the output rate.
+            let (rate, force) = errors.measure(state, bandwidth: 5e8 / Double(period), random: &random)
+            samples.append(IMUSample(timestampNanoseconds: next, acceleration: force, angularRate: gyroscope ? rate : .zero))
+            next += period
+        }
+        virtualClock.advance(to: next - period)
+        return .samples
+    }
+
+    func stop() throws(MotionSourceError) {}
+}
