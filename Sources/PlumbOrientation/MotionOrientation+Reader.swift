@@ -166,6 +166,10 @@ extension MotionOrientation {
                     pipeline.restartEstimation()
                     owner.state.withLock { $0.sensorRunning = false; $0.configuration = nil }
                 }
+                if source.isExhausted {
+                    owner.finishSession()
+                    return
+                }
                 let now = clock.nowNanoseconds
                 clock.sleep(nanoseconds: min(Self.readTimeout, nextPoll > now ? nextPoll - now : 0))
                 return

@@ -96,3 +96,43 @@ struct WatchTests {
         #expect(r.err.hasPrefix("Error: The value 'jogging' is invalid for '--profile'"))
     }
 }
+
+@Suite("plumb watch with a power monitor")
+struct WatchPowerTests {
+    func run(_ args: [String]) -> (status: Int32, out: String, err: String) {
+        let context = CommandContext.capturing()
+        let status = PlumbTool.main(args, context: context)
+        return (status, context.out.captured, context.err.captured)
+    }
+
+    func tree(_ files: [String: String]) throws -> String {
+        let root = NSTemporaryDirectory() + "plumb-sys-\(UUID().uuidString)"
+        for (path, text) in files {
+            let url = URL(fileURLWithPath: root + "/" + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+        }
+        return root
+    }
+
+    @Test func aBlankedDisplayPausesTheSensorUnlessTold() throws {
+        let root = try tree(["sys/class/graphics/fb0/blank": "4\n"])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let paused = run(["watch", "--simulate", "--duration", "20", "--power-root", root])
+        #expect(paused.status == 0)
+        #expect(paused.out == "", "no changes while blanked")
+        let running = run(["watch", "--simulate", "--duration", "20", "--power-root", root, "--no-blank-pause"])
+        #expect(running.out.split(separator: "\n").count >= 3)
+    }
+
+    @Test func heatSlowsTheSensorButEveryFaceStillComes() throws {
+        let root = try tree(["sys/class/thermal/thermal_zone0/temp": "90000\n"])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let hot = run(["watch", "--simulate", "--duration", "35", "--power-root", root, "--format", "text"])
+        let cool = run(["watch", "--simulate", "--duration", "35", "--format", "text"])
+        #expect(hot.status == 0)
+        let faces = { (out: String) in out.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true)[3] } }
+        #expect(faces(hot.out) == faces(cool.out))
+        #expect(hot.out != cool.out, "low-energy timing differs")
+    }
+}
