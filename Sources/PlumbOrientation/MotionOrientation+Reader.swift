@@ -80,7 +80,8 @@ extension MotionOrientation {
 
         /// How long one read may block, so that stop() and mode changes are seen quickly (ns).
         static let readTimeout: UInt64 = 100 * Nanoseconds.perMillisecond
-        /// The pause before a failed live source is tried again, in seconds.
+        /// The pause before a failed live source is tried again, in seconds (on the source's clock;
+        /// wall time when the source could not even be made).
         static let retryInterval = 1.0
 
         init(owner: MotionOrientation) {
@@ -95,10 +96,14 @@ extension MotionOrientation {
                         try step(control)
                     } catch {
                         owner.record(error: "\(source?.name ?? "sensor source"): \(error)")
+                        let clock = source?.clock
                         shutDownSource()
                         if case .recording = error {
                             owner.finishSession()
+                        } else if let clock {
+                            clock.sleep(nanoseconds: Nanoseconds.seconds(Self.retryInterval))
                         } else {
+                            // The factory itself failed: there is no sensor clock yet.
                             Thread.sleep(forTimeInterval: Self.retryInterval)
                         }
                     }
