@@ -3,12 +3,15 @@
 /// A command lives in its own file under Commands/ and adds one line here.
 extension PlumbTool {
     public static let commands: [Command] = [
+        Probe.command,
+        Read.command,
+        Calibrate.command,
+        Watch.command,
+        Level.command,
         Boards.command,
         Config.command,
         Run.command,
         Version.command,
-        Watch.command,
-        Level.command,
         Bench.command,
     ]
 }

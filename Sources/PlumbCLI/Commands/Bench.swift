@@ -3,6 +3,7 @@ enum Bench {
     static let command = Command(
         group: CommandSpec(name: "bench", abstract: "Measure speed against a reference in the same run (use a release build)."),
         subcommands: [
+            BenchDrivers.command,
             BenchRender.command,
             BenchEnergy.command,
         ])
