@@ -13,10 +13,13 @@ protocol DaemonOutput: AnyObject {
     func gravityUpdated(_ gravity: SIMD3<Double>) throws
     /// Puts the output back as it was before the daemon touched it.
     func restore() throws
+    /// What the output did worth logging since the last call.
+    func takeEvents() -> [DaemonEvent]
 }
 
 extension DaemonOutput {
     func gravityUpdated(_ gravity: SIMD3<Double>) throws {}
+    func takeEvents() -> [DaemonEvent] { [] }
 }
 
 /// The daemon's one sensor session: samples from a source, corrected, through the orientation
@@ -118,6 +121,7 @@ final class SensorPipeline: DaemonPipeline {
         if !samples.isEmpty {
             for output in outputs { try output.gravityUpdated(orientation.gravity) }
         }
+        for output in outputs { events += output.takeEvents() }
         try followPowerState(now: now, events: &events)
         pace()
         return events
