@@ -30,14 +30,28 @@ let modules: [(name: String, dependencies: [String])] = [
     ("PlumbOrientation", ["PlumbHAL", "PlumbDrivers", "PlumbFusion"]),
     ("CImageIO", []),
     ("PlumbDisplay", ["PlumbHAL", "PlumbOrientation", "CImageIO"]),
-    ("PlumbCLI", ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion",
-                  "PlumbOrientation", "PlumbDisplay", "PlumbConfiguration", "CBench", "CPixman"]),
+    ("PlumbCLI", [
+        "PlumbHAL",
+        "PlumbLinux",
+        "PlumbDrivers",
+        "PlumbSimulation",
+        "PlumbFusion",
+        "PlumbOrientation",
+        "PlumbDisplay",
+        "PlumbConfiguration",
+        "CBench",
+        "CFusionReference",
+        "CPixman",
+    ]),
     ("CBench", []),
+    // The C speed reference of `plumb bench fusion` (Madgwick's equations, compiled with -O2).
+    ("CFusionReference", []),
 ]
 
 let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman", "CSystemd"].filter { exists("Sources/\($0)") })
 
 func cSettings(for name: String) -> [CSetting] {
+    if name == "CFusionReference" { return [.unsafeFlags(["-O2"])] }
     guard name == "CGPIOD", let prefix = gpiodPrefix else { return [] }
     return [.unsafeFlags(["-I\(prefix)/include"])]
 }

@@ -6,6 +6,7 @@ extension PlumbTool {
         Probe.command,
         Read.command,
         Calibrate.command,
+        Fuse.command,
         Watch.command,
         Level.command,
         Boards.command,

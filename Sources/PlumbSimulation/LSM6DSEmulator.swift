@@ -151,6 +151,7 @@ public final class LSM6DSEmulator: RegisterTarget {
         bootDoneAt = nil
         fifoClear()
         fifoEnabled = false
+        updatePattern()
         timerRunning = false
         dataFlags = 0
         counters.resets += 1
@@ -257,7 +258,9 @@ public final class LSM6DSEmulator: RegisterTarget {
     }
 
     private func store(_ v: SIMD3<Int16>, at address: UInt8) {
-        for (i, b) in LSM6DS.bytes(of: v).enumerated() { registers[address + UInt8(i)] = b }
+        registers[address] = UInt8(truncatingIfNeeded: v.x); registers[address + 1] = UInt8(truncatingIfNeeded: v.x >> 8)
+        registers[address + 2] = UInt8(truncatingIfNeeded: v.y); registers[address + 3] = UInt8(truncatingIfNeeded: v.y >> 8)
+        registers[address + 4] = UInt8(truncatingIfNeeded: v.z); registers[address + 5] = UInt8(truncatingIfNeeded: v.z >> 8)
     }
 
     // MARK: - FIFO
@@ -280,6 +283,14 @@ public final class LSM6DSEmulator: RegisterTarget {
         patternPosition = 0; overrun = false; overrunLatched = false
     }
 
+    /// Words per pattern of the current FIFO configuration (pattern FIFO only), kept current on
+    /// writes to FIFO_CTRL2–5.
+    private var patternWords = 0
+
+    private func updatePattern() {
+        patternWords = variant.generation.hasPatternFIFO ? (pattern?.wordsPerPattern ?? 0) : 0
+    }
+
     private var pattern: LSM6DS.PatternFIFO? {
         let c3 = registers[0x08], c4 = registers[0x09]
         let ts = registers[0x07] & 0x80 != 0 ? Self.decimation(c4 >> 3) : 0
@@ -288,27 +299,44 @@ public final class LSM6DSEmulator: RegisterTarget {
         return LSM6DS.PatternFIFO(gyroscopeDecimation: g, accelerometerDecimation: xl, timestampDecimation: ts)
     }
 
-    private func push(_ bytes: [UInt8]) {
-        precondition(bytes.count % unit == 0)
-        if fifoCount + bytes.count > fifo.count {
-            if fifoMode == LSM6DS.FIFOMode.fifo.rawValue {
-                counters.fifoWordsLost += bytes.count / unit
-                return
-            }
-            while fifoCount + bytes.count > fifo.count {
-                fifoHead = (fifoHead + unit) % fifo.count
-                fifoCount -= unit
-                counters.fifoWordsLost += 1
-                if let p = pattern { patternPosition = (patternPosition + 1) % p.wordsPerPattern }
-            }
-            overrun = true
-            overrunLatched = true
+    /// Makes room for `count` bytes; false when the FIFO is full in FIFO mode (the data is lost).
+    private func reserve(_ count: Int) -> Bool {
+        guard fifoCount + count > fifo.count else { return true }
+        if fifoMode == LSM6DS.FIFOMode.fifo.rawValue {
+            counters.fifoWordsLost += count / unit
+            return false
         }
-        for b in bytes {
-            fifo[(fifoHead + fifoCount) % fifo.count] = b
-            fifoCount += 1
+        while fifoCount + count > fifo.count {
+            fifoHead = (fifoHead + unit) % fifo.count
+            fifoCount -= unit
+            counters.fifoWordsLost += 1
+            if patternWords > 0 { patternPosition = (patternPosition + 1) % patternWords }
         }
-        counters.fifoWordsWritten += bytes.count / unit
+        overrun = true
+        overrunLatched = true
+        return true
+    }
+
+    @inline(__always)
+    private func put(_ b: UInt8) {
+        var i = fifoHead + fifoCount
+        if i >= fifo.count { i -= fifo.count }
+        fifo[i] = b
+        fifoCount += 1
+    }
+
+    /// Stores one data set or tagged word: an optional tag byte, then six data bytes.
+    private func push(tag: UInt8?, _ b0: UInt8, _ b1: UInt8, _ b2: UInt8, _ b3: UInt8, _ b4: UInt8, _ b5: UInt8) {
+        guard reserve(tag == nil ? 6 : 7) else { return }
+        if let tag { put(tag) }
+        put(b0); put(b1); put(b2); put(b3); put(b4); put(b5)
+        counters.fifoWordsWritten += tag == nil ? 3 : 1
+    }
+
+    private func push(tag: UInt8?, _ v: SIMD3<Int16>) {
+        push(tag: tag, UInt8(truncatingIfNeeded: v.x), UInt8(truncatingIfNeeded: v.x >> 8),
+             UInt8(truncatingIfNeeded: v.y), UInt8(truncatingIfNeeded: v.y >> 8),
+             UInt8(truncatingIfNeeded: v.z), UInt8(truncatingIfNeeded: v.z >> 8))
     }
 
     private func batch(at t: UInt64, xl: SIMD3<Int16>?, g: SIMD3<Int16>?, temperature: Int16) {
@@ -319,10 +347,13 @@ public final class LSM6DSEmulator: RegisterTarget {
             let decG = Self.decimation(c3 >> 3), decXL = Self.decimation(c3)
             let decTS = registers[0x07] & 0x80 != 0 ? Self.decimation(c4 >> 3) : 0
             let j = fifoInstant
-            if decG > 0, let g, j % decG == 0 { push(LSM6DS.bytes(of: g)) }
-            if decXL > 0, let xl, j % decXL == 0 { push(LSM6DS.bytes(of: xl)) }
+            if decG > 0, let g, j % decG == 0 { push(tag: nil, g) }
+            if decXL > 0, let xl, j % decXL == 0 { push(tag: nil, xl) }
             if decTS > 0, j % decTS == 0 {
-                push(LSM6DS.PatternFIFO.encode(.timestamp, timestamp: UInt32(truncatingIfNeeded: ticks(at: t) & 0xFF_FFFF)))
+                // The fourth data set: B0 = ts[15:8], B1 = ts[23:16], B3 = ts[7:0].
+                let ts = ticks(at: t)
+                push(tag: nil, UInt8(truncatingIfNeeded: ts >> 8), UInt8(truncatingIfNeeded: ts >> 16), 0,
+                     UInt8(truncatingIfNeeded: ts), 0, 0)
             }
             return
         }
@@ -336,17 +367,17 @@ public final class LSM6DSEmulator: RegisterTarget {
         let decTS = [0, 1, 8, 32][Int(c4 >> 6)]
         if decTS > 0, fifoInstant % decTS == 0 {
             let ts = UInt32(truncatingIfNeeded: ticks(at: t))
-            push([LSM6DS.TaggedFIFO.tagByte(.timestamp, slot: slot), UInt8(truncatingIfNeeded: ts), UInt8(truncatingIfNeeded: ts >> 8),
-                  UInt8(truncatingIfNeeded: ts >> 16), UInt8(truncatingIfNeeded: ts >> 24), 0, 0])
+            push(tag: LSM6DS.TaggedFIFO.tagByte(.timestamp, slot: slot), UInt8(truncatingIfNeeded: ts), UInt8(truncatingIfNeeded: ts >> 8),
+                 UInt8(truncatingIfNeeded: ts >> 16), UInt8(truncatingIfNeeded: ts >> 24), 0, 0)
         }
         let tRate = [0, 1.6, 12.5, 52][Int(c4 >> 4 & 0x03)]
         if tRate > 0, t >= nextTemperatureBatch {
             nextTemperatureBatch = t + UInt64(1e9 / tRate)
-            push([LSM6DS.TaggedFIFO.tagByte(.temperature, slot: slot), UInt8(truncatingIfNeeded: temperature),
-                  UInt8(truncatingIfNeeded: temperature >> 8), 0, 0, 0, 0])
+            push(tag: LSM6DS.TaggedFIFO.tagByte(.temperature, slot: slot), UInt8(truncatingIfNeeded: temperature),
+                 UInt8(truncatingIfNeeded: temperature >> 8), 0, 0, 0, 0)
         }
-        if batchG, let g { push([LSM6DS.TaggedFIFO.tagByte(.gyroscope, slot: slot)] + LSM6DS.bytes(of: g)) }
-        if batchXL, let xl { push([LSM6DS.TaggedFIFO.tagByte(.accelerometer, slot: slot)] + LSM6DS.bytes(of: xl)) }
+        if batchG, let g { push(tag: LSM6DS.TaggedFIFO.tagByte(.gyroscope, slot: slot), g) }
+        if batchXL, let xl { push(tag: LSM6DS.TaggedFIFO.tagByte(.accelerometer, slot: slot), xl) }
     }
 
     /// Pops the next FIFO word into the output latch (zeros when empty).
@@ -359,7 +390,7 @@ public final class LSM6DSEmulator: RegisterTarget {
         fifoHead = (fifoHead + unit) % fifo.count
         fifoCount -= unit
         overrun = false
-        if let p = pattern, variant.generation.hasPatternFIFO { patternPosition = (patternPosition + 1) % p.wordsPerPattern }
+        if patternWords > 0 { patternPosition = (patternPosition + 1) % patternWords }
         updatePin(at: now)
     }
 
@@ -456,9 +487,11 @@ public final class LSM6DSEmulator: RegisterTarget {
             if !enabled { fifoClear() }
             if enabled && !fifoEnabled { fifoInstant = 0; fifoSlot = 0; nextTemperatureBatch = now }
             fifoEnabled = enabled
+            updatePattern()
             updatePin(at: now)
         default:
             registers.hostWrite(address, value)
+            if variant.generation.hasPatternFIFO, (0x07...0x09).contains(address) { updatePattern() }
             if address == variant.timerEnable.address {
                 let running = value & variant.timerEnable.mask != 0
                 if running && !timerRunning { timerOrigin = now }

@@ -22,12 +22,13 @@ private final class RecordingOutput: DaemonOutput {
     func restore() throws { restored = true }
 }
 
-/// 100 Hz samples holding each specific force (m/s², sensor frame) for five seconds (the complementary filter trusts the gyroscope for about a second).
+/// 100 Hz samples holding each specific force (m/s², sensor frame) for twenty seconds: with no
+/// rotation measured, the complementary filter's 5 s time constant needs several of them to follow.
 private func recording(_ phases: [SIMD3<Double>]) -> IMURecording {
     var samples: [IMUSample] = []
     var t: UInt64 = 1_000_000_000
     for force in phases {
-        for _ in 0..<500 {
+        for _ in 0..<2000 {
             samples.append(IMUSample(timestampNanoseconds: t, acceleration: force, angularRate: .zero))
             t += 10_000_000
         }

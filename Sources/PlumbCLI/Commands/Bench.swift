@@ -5,6 +5,7 @@ enum Bench {
         subcommands: [
             BenchDrivers.command,
             BenchRender.command,
+            BenchFusion.command,
             BenchEnergy.command,
         ])
 }
