@@ -59,9 +59,10 @@ func cSettings(for name: String) -> [CSetting] {
 func linkerSettings(for name: String) -> [LinkerSetting] {
     switch name {
     case "CGPIOD":
-        var settings: [LinkerSetting] = [.linkedLibrary("gpiod")]
-        if let prefix = gpiodPrefix { settings.insert(.unsafeFlags(["-L\(prefix)/lib", "-Xlinker", "-rpath", "-Xlinker", "\(prefix)/lib"]), at: 0) }
-        return settings
+        // The prefix's library is linked by path: a -L from another target's pkg-config
+        // (e.g. -L/usr/lib/x86_64-linux-gnu) could otherwise put the system's libgpiod 1.6 first.
+        guard let prefix = gpiodPrefix else { return [.linkedLibrary("gpiod")] }
+        return [.unsafeFlags(["-Xlinker", "\(prefix)/lib/libgpiod.so", "-Xlinker", "-rpath", "-Xlinker", "\(prefix)/lib"])]
     case "CImageIO":
         return [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
     default:
