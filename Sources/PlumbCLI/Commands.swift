@@ -13,6 +13,10 @@ extension PlumbTool {
         Fuse.command,
         Watch.command,
         Level.command,
+        Boards.command,
+        Config.command,
+        Run.command,
+        Version.command,
         Bench.command,
         DBus.command,
     ]
