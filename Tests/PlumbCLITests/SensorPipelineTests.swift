@@ -265,3 +265,43 @@ private final class RecordingRunner: RotationActionRunner {
         }
     }
 }
+
+@Suite struct LEDDaemonOutputTests {
+    func makeLEDs(_ dir: String) throws {
+        for (led, trigger, brightness) in [("ACT", "none [mmc0] timer heartbeat", "0"), ("PWR", "[none] default-on", "255")] {
+            try FileManager.default.createDirectory(atPath: "\(dir)/\(led)", withIntermediateDirectories: true)
+            try "\(trigger)\n".write(toFile: "\(dir)/\(led)/trigger", atomically: false, encoding: .utf8)
+            try "\(brightness)\n".write(toFile: "\(dir)/\(led)/brightness", atomically: false, encoding: .utf8)
+            try "255\n".write(toFile: "\(dir)/\(led)/max_brightness", atomically: false, encoding: .utf8)
+        }
+    }
+
+    func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+    @Test func lightsTheMappedLEDAndRestoresTriggers() throws {
+        let dir = NSTemporaryDirectory() + "plumb-leds-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try makeLEDs(dir)
+        let output = try LEDDaemonOutput(map: [.faceUp: "ACT", .portrait: "PWR"], directory: dir)
+        #expect(output.name == "LEDs ACT, PWR")
+        try output.orientationChanged(.faceUp, interface: .portrait)
+        #expect(try read("\(dir)/ACT/brightness") == "255\n")
+        #expect(try read("\(dir)/PWR/brightness") == "0\n")
+        try output.orientationChanged(.landscapeLeft, interface: .landscapeRight)
+        #expect(try read("\(dir)/ACT/brightness") == "0\n")
+        try output.restore()
+        #expect(try read("\(dir)/ACT/trigger") == "mmc0\n")       // the SD-card trigger again
+        #expect(try read("\(dir)/PWR/brightness") == "255\n")     // no trigger: the old brightness
+    }
+
+    @Test func anUnknownLEDNamesTheOnesPresent() throws {
+        let dir = NSTemporaryDirectory() + "plumb-leds2-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try makeLEDs(dir)
+        #expect(throws: CLIError.failure("no LED led0 in \(dir) (present: ACT, PWR)", fix: "Name LEDs that 'ls \(dir)' lists in outputs.leds.map.")) {
+            try LEDDaemonOutput(map: [.faceUp: "led0"], directory: dir)
+        }
+        #expect(LEDDaemonOutput.selectedTrigger("none [mmc0] timer") == "mmc0")
+        #expect(LEDDaemonOutput.selectedTrigger("none timer") == nil)
+    }
+}

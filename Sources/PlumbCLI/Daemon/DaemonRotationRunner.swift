@@ -15,15 +15,10 @@ final class DaemonRotationRunner: RotationActionRunner {
     func perform(_ action: RotationAction) throws {
         switch action {
         case .write(let path, let contents):
-            guard let handle = FileHandle(forWritingAtPath: path) else {
-                throw CLIError.failure("cannot open \(path) for writing (\(String(cString: strerror(errno))))",
+            // Like `echo contents > path`: open with O_TRUNC, one write.
+            do { try Data((contents + "\n").utf8).write(to: URL(fileURLWithPath: path)) } catch {
+                throw CLIError.failure("cannot write \(contents) to \(path): \(error.localizedDescription)",
                                        fix: "The fbcon kiosk needs the udev rule from scripts/install (video group) or root.")
-            }
-            do {
-                try handle.write(contentsOf: Data((contents + "\n").utf8))
-                try handle.close()
-            } catch {
-                throw CLIError.failure("cannot write \(contents) to \(path): \(error.localizedDescription)", fix: nil)
             }
         case .run(let program, let arguments, let extra):
             try run(executable: resolve(program), arguments: arguments, extra: extra, display: ([program] + arguments).joined(separator: " "))
