@@ -42,10 +42,13 @@ let modules: [(name: String, dependencies: [String])] = [
         "CBench",
         "CFusionReference",
         "CPixman",
+        "PlumbDBus",
     ]),
     ("CBench", []),
     // The C speed reference of `plumb bench fusion` (Madgwick's equations, compiled with -O2).
     ("CFusionReference", []),
+    ("CSDBus", []),
+    ("PlumbDBus", ["PlumbHAL", "CSDBus", "PlumbOrientation"]),
 ]
 
 let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman", "CSystemd"].filter { exists("Sources/\($0)") })
@@ -59,12 +62,14 @@ func cSettings(for name: String) -> [CSetting] {
 func linkerSettings(for name: String) -> [LinkerSetting] {
     switch name {
     case "CGPIOD":
-        // The prefix's library is linked by path: a -L from another target's pkg-config
-        // (e.g. -L/usr/lib/x86_64-linux-gnu) could otherwise put the system's libgpiod 1.6 first.
         guard let prefix = gpiodPrefix else { return [.linkedLibrary("gpiod")] }
+        // The library file by path: a -L for the prefix can lose to a system -L that another
+        // target's pkg-config flags put earlier on the link line, which would link v1 silently.
         return [.unsafeFlags(["-Xlinker", "\(prefix)/lib/libgpiod.so", "-Xlinker", "-rpath", "-Xlinker", "\(prefix)/lib"])]
     case "CImageIO":
         return [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+    case "CSDBus":
+        return [.linkedLibrary("systemd")]
     default:
         return []
     }
@@ -113,7 +118,7 @@ if exists("Sources/PlumbVMTest") {
     targets.append(.executableTarget(name: "PlumbVMTest", dependencies: dependencies, swiftSettings: [.swiftLanguageMode(.v6)]))
     products.append(.executable(name: "plumb-vmtest", targets: ["PlumbVMTest"]))
 }
-for library in ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay"]
+for library in ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus"]
 where present.contains(library) {
     products.append(.library(name: library, targets: [library]))
 }

@@ -6,6 +6,10 @@ extension PlumbTool {
         Probe.command,
         Read.command,
         Calibrate.command,
+        Boards.command,
+        Config.command,
+        Run.command,
+        Version.command,
         Fuse.command,
         Watch.command,
         Level.command,
@@ -14,5 +18,6 @@ extension PlumbTool {
         Run.command,
         Version.command,
         Bench.command,
+        DBus.command,
     ]
 }

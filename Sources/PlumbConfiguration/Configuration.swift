@@ -122,7 +122,7 @@ public struct FilterSettings: Sendable, Equatable {
     public var beta: Double?
     /// How long the gyroscope is trusted over the accelerometer, in seconds: the complementary
     /// filter's time constant, or the plumb filter's accelerometer time constant. Not for
-    /// madgwick. Default `nil` (the filter's own: 1 s complementary, 3 s plumb).
+    /// madgwick. Default `nil` (the filter's own: 5 s complementary, 3 s plumb).
     public var timeConstant: Double?
 
     public init() {}

@@ -48,7 +48,7 @@ extension Configuration {
         calibration                    an absolute path                                  default none
         filter.kind                    plumb, madgwick, complementary                    default plumb
         filter.beta                    0...2 rad/s (madgwick only)                       default 0.033
-        filter.timeConstant            0.01...60 s (plumb, complementary)                default 3 (plumb), 1 (complementary)
+        filter.timeConstant            0.01...60 s (plumb, complementary)                default 3 (plumb), 5 (complementary)
         orientation.settleTime         0...10 s                                          default 0.08
         orientation.hysteresis         0...30 degrees                                    default 7
         orientation.lowEnergy          auto, on, off                                     default auto

@@ -1,3 +1,4 @@
+/// `plumb bench`: speed and bus-use measurements, each against a reference run in the same process.
 /// `plumb bench`: speed measurements, each against a reference run in the same process.
 enum Bench {
     static let command = Command(

@@ -51,9 +51,12 @@ enum Probe {
             let sensor = try SensorOptions.simulation(args)
             adapters.append(try probe(bus: sensor.bus, name: "emulated \(sensor.model.part)", functionality: ["I2C"]))
         } else {
-            var list: [I2CAdapter]
+            var list: [I2CAdapter] = []
             do { list = try I2CAdapter.list() } catch {
-                throw CLIError.failure("\(error)", fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in /boot/firmware/config.txt) and load i2c-dev")
+                // With --bus the node is opened directly below; without it there is nothing to probe.
+                if args.string("bus") == nil {
+                    throw CLIError.failure("\(error)", fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in /boot/firmware/config.txt) and load i2c-dev")
+                }
             }
             if let path = args.string("bus") {
                 list = list.filter { $0.devicePath == path }
@@ -87,6 +90,9 @@ enum Probe {
             context.out.line(String(decoding: data, as: UTF8.self))
         default:
             for a in adapters { context.out.write(text(a)) }
+        }
+        if adapters.allSatisfy({ $0.error != nil }) {
+            throw CLIError.failure("no I2C bus could be probed", fix: "see the error under each bus above")
         }
     }
 

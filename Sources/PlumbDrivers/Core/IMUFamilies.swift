@@ -52,7 +52,7 @@ public struct ProbeFinding: Sendable, Equatable {
 /// The table of driver families.
 public enum IMUFamilies {
     /// Every family, in probing order.
-    public static var all: [IMUFamily] { [MPU6050.family] }
+    public static var all: [IMUFamily] { [MPU6050.family, LSM6DS.family] }
 
     /// The family that drives `partKey`, or `nil`.
     public static func family(forPart partKey: String) -> IMUFamily? {

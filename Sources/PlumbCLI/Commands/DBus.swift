@@ -1,0 +1,178 @@
+import Foundation
+import PlumbDBus
+import PlumbFusion
+import PlumbHAL
+import PlumbLinux
+import PlumbOrientation
+import PlumbSimulation
+
+/// `plumb dbus`: serves iio-sensor-proxy's `net.hadess.SensorProxy` so desktops rotate the screen.
+enum DBus {
+    static let spec = CommandSpec(
+        name: "dbus",
+        abstract: "Serve iio-sensor-proxy's net.hadess.SensorProxy D-Bus interface (screen auto-rotation).",
+        discussion: """
+        Owns net.hadess.SensorProxy on the system bus (or the bus at --bus-address) and serves its
+        accelerometer part, so GNOME, KDE and Phosh rotate the screen: HasAccelerometer,
+        AccelerometerOrientation (normal, left-up, bottom-up, right-up, undefined) and
+        Claim/ReleaseAccelerometer. The sensor runs only while a client holds a claim. Light and
+        proximity are reported absent. Stop iio-sensor-proxy first: only one service can own the name.
+        Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
+        """,
+        options: [
+            .option("bus-address", value: "ADDRESS", help: "A D-Bus address (unix:path=/run/x) instead of the system bus."),
+            .flag("simulate", help: "Read the simulated IMU (see --profile)."),
+            .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
+            .option("script", value: "STEPS", help: "Play orientations instead of a sensor: normal:3,left-up:3,... (seconds each)."),
+            .flag("repeat", help: "Start the --script over after its last step."),
+            .option("speed", value: "FACTOR", help: "Play --simulate or --script this many times faster than real time (default 1)."),
+            .option("filter", value: "NAME", help: "Fusion filter: plumb (default), madgwick, complementary."),
+            .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
+        ])
+
+    static let command = Command(spec) { args, context in
+        let format = try args.choice("format", ["jsonl", "text"]) ?? (context.outputIsTerminal ? "text" : "jsonl")
+        let speed = try args.double("speed", in: 0.001...1000) ?? 1
+        let address = args.string("bus-address")
+        let counters = SensorCounters()
+        let simulated = args.has("simulate")
+
+        let source: any OrientationSource
+        if let script = args.string("script") {
+            if simulated { throw CLIError.usage("--script and --simulate cannot be combined.") }
+            let steps: [ScriptedOrientationSource.Step]
+            do throws(ScriptedOrientationSource.ParseError) {
+                steps = try ScriptedOrientationSource.parse(script)
+            } catch {
+                throw CLIError.usage("The value '\(script)' is invalid for '--script': \(error.description).")
+            }
+            source = ScriptedOrientationSource(steps: steps.map { .init($0.orientation, for: $0.duration / speed) },
+                                               repeats: args.has("repeat"), clock: SystemClock())
+        } else if simulated {
+            let name = args.string("profile") ?? "tour"
+            guard let profile = MotionProfile.named(name) else {
+                throw CLIError.usage("The value '\(name)' is invalid for '--profile': expected one of \(MotionProfile.builtInNames.joined(separator: ", ")).")
+            }
+            let filterName = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)) ?? FusionAlgorithm.default.rawValue
+            let algorithm = FusionAlgorithm(rawValue: filterName) ?? .default
+            source = MotionOrientationSource(motion: simulatedMotion(profile: profile, speed: speed, algorithm: algorithm, counters: counters))
+        } else {
+            throw CLIError.failure("no sensor given",
+                                   fix: "use --simulate (the simulated IMU) or --script STEPS; a live IMU is served by 'plumb run' with the dbus output")
+        }
+
+        let printer = EventPrinter(format: format, bus: address ?? SensorProxyError.systemBus,
+                                   counters: simulated ? counters : nil, context: context)
+        let service = SensorProxyService(source: source, busAddress: address) { printer.print($0) }
+        do throws(SensorProxyError) {
+            try service.runUntilSignalled()
+        } catch {
+            throw CLIError.failure(error.description, fix: error.fix)
+        }
+        printer.printExit()
+    }
+
+    /// The notifier on the simulated IMU playing `profile` (held at its last state when it ends)
+    /// at `speed` × real time; each claim session starts the profile over.
+    static func simulatedMotion(profile: MotionProfile, speed: Double, algorithm: FusionAlgorithm,
+                                counters: SensorCounters) -> MotionOrientation {
+        let wall = SystemClock()
+        return MotionOrientation(source: {
+            PacedSampleSource(ProfileSampleSource(profile: profile, end: .infinity), speed: speed, wall: wall, counters: counters)
+        }, estimator: { algorithm.makeGravityEstimator() })
+    }
+}
+
+/// Writes `plumb dbus` events as JSON Lines or text, flushed line by line.
+struct EventPrinter: Sendable {
+    var format: String
+    var bus: String
+    /// The simulated sensor's counters, printed with sensor events when present.
+    var counters: SensorCounters?
+    var context: CommandContext
+
+    func print(_ event: SensorProxyService.Event) {
+        switch event {
+        case .ready(let name):
+            emit(["event": .string("ready"), "bus": .string(bus), "name": .string(name)],
+                 text: "serving net.hadess.SensorProxy on \(bus) as \(name)")
+        case .claimed(let sensor, let client):
+            emit(["event": .string("claimed"), "sensor": .string(sensor.rawValue), "client": .string(client)],
+                 text: "\(client) claimed the \(sensor.rawValue)")
+        case .released(let sensor, let client, let left):
+            emit(["event": .string("released"), "sensor": .string(sensor.rawValue), "client": .string(client),
+                  "reason": .string(left ? "client-left" : "released")],
+                 text: "\(client) \(left ? "left the bus, releasing" : "released") the \(sensor.rawValue)")
+        case .sensorStarted:
+            emitSensor("started")
+        case .sensorStopped:
+            emitSensor("stopped")
+        case .sensorFailed(let message):
+            emit(["event": .string("sensor"), "state": .string("failed"), "message": .string(message)],
+                 text: "sensor failed: \(message)")
+        case .orientationChanged(let orientation):
+            emit(["event": .string("orientation"), "value": .string(orientation.rawValue)],
+                 text: "AccelerometerOrientation = \(orientation.rawValue)")
+        }
+    }
+
+    /// The last line, after the service stopped: the simulated sensor's totals.
+    func printExit() {
+        var fields: [String: JSONValue] = ["event": .string("exit")]
+        var text = "stopped"
+        if let values = counters?.snapshot {
+            fields["sensorStarts"] = .number(values.starts)
+            fields["sensorStops"] = .number(values.stops)
+            fields["samples"] = .number(values.samples)
+            text += " (simulated sensor: \(values.starts) starts, \(values.stops) stops, \(values.samples) samples)"
+        }
+        emit(fields, text: text)
+    }
+
+    private func emitSensor(_ state: String) {
+        var fields: [String: JSONValue] = ["event": .string("sensor"), "state": .string(state)]
+        var text = "sensor \(state)"
+        if let values = counters?.snapshot {
+            fields["sensorStarts"] = .number(values.starts)
+            fields["sensorStops"] = .number(values.stops)
+            fields["samples"] = .number(values.samples)
+            text += " (simulated sensor so far: \(values.samples) samples)"
+        }
+        emit(fields, text: text)
+    }
+
+    enum JSONValue: Sendable {
+        case string(String)
+        case number(Int)
+
+        var json: String {
+            switch self {
+            case .number(let n): return String(n)
+            case .string(let s):
+                var out = "\""
+                for scalar in s.unicodeScalars {
+                    switch scalar {
+                    case "\"": out += "\\\""
+                    case "\\": out += "\\\\"
+                    case "\n": out += "\\n"
+                    case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+                    default: out.unicodeScalars.append(scalar)
+                    }
+                }
+                return out + "\""
+            }
+        }
+    }
+
+    private func emit(_ fields: [String: JSONValue], text: String) {
+        if format == "jsonl" {
+            let order = ["event", "state", "sensor", "client", "reason", "value", "bus", "name", "message",
+                         "sensorStarts", "sensorStops", "samples"]
+            let body = order.compactMap { key in fields[key].map { "\"\(key)\": \($0.json)" } }
+            context.out.line("{" + body.joined(separator: ", ") + "}")
+        } else {
+            context.out.line(text)
+        }
+        context.out.flush()
+    }
+}

@@ -1,0 +1,75 @@
+import PlumbDrivers
+import PlumbHAL
+import PlumbOrientation
+import Synchronization
+
+/// What a simulated sensor did, shared with the command that reports it: how often it was started
+/// and stopped and how many samples it delivered.
+final class SensorCounters: Sendable {
+    struct Values: Sendable, Equatable {
+        var starts = 0
+        var stops = 0
+        var samples = 0
+    }
+    private let values = Mutex(Values())
+
+    var snapshot: Values { values.withLock { $0 } }
+    func update(_ body: (inout Values) -> Void) { values.withLock { body(&$0) } }
+}
+
+/// A virtual-time sample source played at `speed` × real time, for a consumer that must see the
+/// motion as it happens (a desktop watching D-Bus) rather than as fast as it can be computed.
+///
+/// Each read is passed on to `inner`; then the wall clock is made to catch up with the samples'
+/// timestamps: the first read fixes the origin, and a read whose newest sample lies t seconds
+/// after it returns no earlier than t / speed seconds after the first. The reader still sees the
+/// inner source's clock, so the notifier's settle times and hysteresis run on sample time.
+final class PacedSampleSource: MotionSampleSource {
+    private let inner: any MotionSampleSource
+    private let wall: any MonotonicClock
+    private let speed: Double
+    private let counters: SensorCounters
+    private var origin: (wall: UInt64, sample: UInt64)?
+
+    /// - Parameters:
+    ///   - speed: sample seconds per wall-clock second (1: real time).
+    ///   - wall: the clock to pace against (SystemClock outside tests).
+    init(_ inner: any MotionSampleSource, speed: Double, wall: any MonotonicClock, counters: SensorCounters) {
+        precondition(speed > 0, "speed must be positive")
+        self.inner = inner
+        self.speed = speed
+        self.wall = wall
+        self.counters = counters
+    }
+
+    var name: String { inner.name }
+    var clock: any MonotonicClock { inner.clock }
+
+    func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+        let applied = try inner.start(configuration)
+        counters.update { $0.starts += 1 }
+        return applied
+    }
+
+    func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+        let before = samples.count
+        let result = try inner.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds)
+        let delivered = samples.count - before
+        guard delivered > 0, let newest = samples.last?.timestampNanoseconds else { return result }
+        counters.update { $0.samples += delivered }
+        let now = wall.nowNanoseconds
+        guard let origin, newest >= origin.sample else {
+            self.origin = (now, newest)
+            return result
+        }
+        let due = origin.wall &+ UInt64(Double(newest &- origin.sample) / speed)
+        if due > now { wall.sleep(nanoseconds: due - now) }
+        return result
+    }
+
+    func stop() throws(MotionSourceError) {
+        counters.update { $0.stops += 1 }
+        origin = nil
+        try inner.stop()
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import PlumbOrientation
+import Synchronization
+
+/// The orientation notifier as an ``OrientationSource``: starts and stops a ``MotionOrientation``
+/// and reports its interface orientation as iio-sensor-proxy's strings.
+///
+/// The property stays `undefined` until the notifier has settled on an upright face once, as
+/// iio-sensor-proxy's does until a reading passes its thresholds: a device lying flat since start
+/// has no interface orientation yet (the notifier's own value is then only its portrait default).
+/// Face up and face down afterwards leave it as it was.
+///
+/// Changes are taken from ``MotionOrientationChangedNotification`` (not from a stream, which
+/// would keep the sensor running), so stopping the source stops the sensor.
+public final class MotionOrientationSource: OrientationSource {
+    public let motion: MotionOrientation
+
+    private struct State {
+        var running = false
+        var generation: UInt64 = 0
+        var seenUpright = false
+        var observer: ObserverToken?
+        var last: AccelerometerOrientation?
+    }
+    private let state = Mutex(State())
+
+    public init(motion: MotionOrientation) {
+        self.motion = motion
+    }
+
+    public func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void) throws {
+        let generation: UInt64? = state.withLock { s in
+            guard !s.running else { return nil }
+            s.running = true
+            s.generation &+= 1
+            s.last = nil
+            return s.generation
+        }
+        guard let generation else { return }
+        let observer = NotificationCenter.default.addObserver(
+            forName: MotionOrientationChangedNotification, object: motion, queue: nil
+        ) { [weak self] notification in
+            guard let change = notification.userInfo?[MotionOrientation.UserInfoKey.change] as? OrientationChange else { return }
+            self?.deliver(device: change.deviceOrientation, interface: change.interfaceOrientation,
+                          generation: generation, report: report)
+        }
+        let token = ObserverToken(token: observer)
+        state.withLock { $0.observer = token }
+        motion.start()
+        deliver(device: motion.deviceOrientation, interface: motion.interfaceOrientation, generation: generation, report: report)
+    }
+
+    public func stop() {
+        let observer: ObserverToken? = state.withLock { s in
+            guard s.running else { return nil }
+            s.running = false
+            s.generation &+= 1
+            defer { s.observer = nil }
+            return s.observer
+        }
+        guard let observer else { return }
+        NotificationCenter.default.removeObserver(observer.token)
+        motion.stop()
+    }
+
+    private func deliver(device: DeviceOrientation, interface: InterfaceOrientation, generation: UInt64,
+                         report: @Sendable (AccelerometerOrientation) -> Void) {
+        let value: AccelerometerOrientation? = state.withLock { s in
+            guard s.running, s.generation == generation else { return nil }
+            if device.isUpright { s.seenUpright = true }
+            let value = s.seenUpright ? AccelerometerOrientation(interface) : .undefined
+            guard value != s.last else { return nil }
+            s.last = value
+            return value
+        }
+        if let value { report(value) }
+    }
+}
+
+/// A NotificationCenter observer token; NotificationCenter's add and remove are thread-safe.
+private struct ObserverToken: @unchecked Sendable {
+    let token: any NSObjectProtocol
+}
