@@ -24,7 +24,7 @@ extension Configuration {
           },
           "outputs": {
             "level": { "enabled": false, "image": "/usr/local/share/plumb/level.png" },
-            "kiosk": { "enabled": true, "method": "wlr-randr", "output": "HDMI-A-1" },
+            "kiosk": { "enabled": true, "method": "wlr-randr", "output": "HDMI-A-1", "holdOff": 1 },
             "leds": { "enabled": true, "map": { "faceUp": "ACT" } }
           },
           "logLevel": "info"
@@ -55,7 +55,8 @@ extension Configuration {
         orientation.interfaceOrientations  portrait, portraitUpsideDown, landscapeLeft, landscapeRight
                                                                                          default all four
         outputs.level                  {"enabled", "image" (required), "framebuffer"}    default off
-        outputs.kiosk                  {"enabled", "method": fbcon|wlr-randr|xrandr, "output"}  default off
+        outputs.kiosk                  {"enabled", "method": fbcon|wlr-randr|xrandr|command, "output", "command", "holdOff" (s, default 1)}
+                                                                                         default off
         outputs.leds                   {"enabled", "map": {ORIENTATION: LED name}}       default off
         logLevel                       debug, info, notice, warning, error               default info
 
