@@ -145,7 +145,7 @@ enum Watch {
     static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, wallClock: Bool = false,
                       printer: ChangePrinter) throws(CLIError) {
         if let root = printer.powerRoot {
-            motion.powerMonitor = SysfsPowerStateMonitor(settings: .init(root: root))
+            motion.powerMonitor = SysfsPowerStateMonitor(monitor: SysfsPowerMonitor(settings: .init(root: root)))
             var energy = motion.energySettings
             energy.pausesWhileDisplayBlanked = !printer.noBlankPause
             motion.energySettings = energy
