@@ -28,7 +28,7 @@ struct DaemonFactory {
     /// The LED class directory.
     var ledDirectory = "/sys/class/leds"
     /// Performs kiosk rotations; `nil` runs the real commands (tests substitute a recorder).
-    var rotationRunner: (any RotationActionRunner)?
+    var rotationRunner: (any RotationActionRunner & Sendable)?
     /// Where `lowEnergy: auto` reads the power state.
     var powerMonitor: any PowerStateMonitor = SysfsPowerStateMonitor()
 

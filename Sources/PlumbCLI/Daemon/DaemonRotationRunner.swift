@@ -4,7 +4,7 @@ import PlumbDisplay
 /// Performs the kiosk backend's actions for the daemon: runs wlr-randr, xrandr or the user's
 /// command and waits for it (they finish in milliseconds), or writes the fbcon rotation file.
 /// A failure names the command and its exit status and standard error.
-final class DaemonRotationRunner: RotationActionRunner {
+final class DaemonRotationRunner: RotationActionRunner, Sendable {
     /// The environment commands inherit (the daemon's), to which an action adds its own variables.
     let environment: [String: String]
     /// Where programs without a slash are looked up.
