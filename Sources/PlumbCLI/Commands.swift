@@ -6,6 +6,7 @@ extension PlumbTool {
         Version.command,
         Watch.command,
         Level.command,
+        Kiosk.command,
         Bench.command,
     ]
 }
