@@ -7,6 +7,7 @@ extension PlumbTool {
         Watch.command,
         Level.command,
         Kiosk.command,
+        LED.command,
         Bench.command,
     ]
 }

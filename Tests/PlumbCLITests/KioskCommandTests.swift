@@ -27,7 +27,7 @@ private struct FakeTools {
     func cleanUp() { try? FileManager.default.removeItem(atPath: directory) }
 }
 
-private func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: Int32, out: String, err: String) {
+func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: Int32, out: String, err: String) {
     let context = CommandContext.capturing(environment: environment)
     let status = PlumbTool.main(arguments, context: context)
     return (status, context.out.captured, context.err.captured)
@@ -108,5 +108,39 @@ private func runPlumb(_ arguments: [String], environment: [String: String]) -> (
         let result = runPlumb(["kiosk", "--simulate", "--backend", "command"], environment: [:])
         #expect(result.status == 64)
         #expect(result.err.hasPrefix("Error: '--backend command' needs '--command CMD'.\n"))
+    }
+}
+
+@Suite struct LEDCommandTests {
+    @Test func sysfsFacesFollowTheTour() throws {
+        let root = NSTemporaryDirectory() + "plumb-led-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for name in ["x1", "x2", "y1", "y2", "z1", "z2"] {
+            try FileManager.default.createDirectory(atPath: "\(root)/\(name)", withIntermediateDirectories: true)
+            try "1\n".write(toFile: "\(root)/\(name)/max_brightness", atomically: true, encoding: .utf8)
+            try "0\n".write(toFile: "\(root)/\(name)/brightness", atomically: true, encoding: .utf8)
+            try "none\n".write(toFile: "\(root)/\(name)/trigger", atomically: true, encoding: .utf8)
+        }
+        let result = runPlumb(["led", "--simulate", "--no-pacing", "--leds", "x1,x2,y1,y2,z1,z2", "--sysfs-root", root, "--duration", "12"],
+                              environment: [:])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.split(separator: "\n").map { $0.split(separator: " ").last.map(String.init) ?? "" } == ["+z", "+y", "-z"])
+        // Every LED is switched off at the end.
+        for name in ["x1", "x2", "y1", "y2", "z1", "z2"] {
+            #expect(try String(contentsOfFile: "\(root)/\(name)/brightness", encoding: .utf8) == "0\n")
+        }
+    }
+
+    @Test func senseHATArrowGoesToTheFramebufferFile() throws {
+        let path = NSTemporaryDirectory() + "plumb-sense-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = runPlumb(["led", "--backend", "sensehat", "--fb-file", path, "--angle", "0"], environment: [:])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out == "\(path): 1 frame of the arrow (turned 0.0°)\n")
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(data.count == 128)
+        func pixel(_ x: Int, _ y: Int) -> UInt16 { UInt16(data[2 * (y * 8 + x)]) | UInt16(data[2 * (y * 8 + x) + 1]) << 8 }
+        #expect(pixel(3, 6) != 0 && pixel(4, 6) != 0)  // the stem
+        #expect(pixel(0, 0) == 0 && pixel(7, 7) == 0)
     }
 }
