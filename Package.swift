@@ -21,24 +21,40 @@ let gpiodPrefix = ProcessInfo.processInfo.environment["PLUMB_LIBGPIOD_PREFIX"].f
 let modules: [(name: String, dependencies: [String])] = [
     ("PlumbHAL", []),
     ("CGPIOD", []),
-    ("PlumbLinux", ["PlumbHAL", "CI2C", "CGPIOD", "CPlumbLinux"]),
+    ("PlumbLinux", ["PlumbHAL", "CI2C", "CGPIOD", "CPlumbLinux", "CSystemd"]),
     ("CPlumbLinux", []),
     ("PlumbFusion", []),
+    ("PlumbConfiguration", ["PlumbHAL"]),
     ("PlumbDrivers", ["PlumbHAL"]),
     ("PlumbSimulation", ["PlumbHAL", "PlumbDrivers"]),
     ("PlumbOrientation", ["PlumbHAL", "PlumbDrivers", "PlumbFusion"]),
     ("CImageIO", []),
     ("PlumbDisplay", ["PlumbHAL", "PlumbOrientation", "CImageIO"]),
-    ("PlumbCLI", ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion",
-                  "PlumbOrientation", "PlumbDisplay", "CBench", "PlumbDBus"]),
+    ("PlumbCLI", [
+        "PlumbHAL",
+        "PlumbLinux",
+        "PlumbDrivers",
+        "PlumbSimulation",
+        "PlumbFusion",
+        "PlumbOrientation",
+        "PlumbDisplay",
+        "PlumbConfiguration",
+        "CBench",
+        "CFusionReference",
+        "CPixman",
+        "PlumbDBus",
+    ]),
     ("CBench", []),
+    // The C speed reference of `plumb bench fusion` (Madgwick's equations, compiled with -O2).
+    ("CFusionReference", []),
     ("CSDBus", []),
     ("PlumbDBus", ["PlumbHAL", "CSDBus", "PlumbOrientation"]),
 ]
 
-let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C"].filter { exists("Sources/\($0)") })
+let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman", "CSystemd"].filter { exists("Sources/\($0)") })
 
 func cSettings(for name: String) -> [CSetting] {
+    if name == "CFusionReference" { return [.unsafeFlags(["-O2"])] }
     guard name == "CGPIOD", let prefix = gpiodPrefix else { return [] }
     return [.unsafeFlags(["-I\(prefix)/include"])]
 }
@@ -51,6 +67,8 @@ func linkerSettings(for name: String) -> [LinkerSetting] {
         return settings
     case "CSDBus":
         return [.linkedLibrary("systemd")]
+    case "CImageIO":
+        return [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
     default:
         return []
     }
@@ -59,6 +77,13 @@ func linkerSettings(for name: String) -> [LinkerSetting] {
 var targets: [Target] = []
 if present.contains("CI2C") {
     targets.append(.systemLibrary(name: "CI2C", path: "Sources/CI2C", providers: [.apt(["libi2c-dev"])]))
+}
+if present.contains("CPixman") {
+    targets.append(.systemLibrary(name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]))
+}
+if present.contains("CSystemd") {
+    // sd_notify(3) for Type=notify readiness, reload and watchdog.
+    targets.append(.systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]))
 }
 for module in modules where present.contains(module.name) {
     let dependencies = module.dependencies.filter(present.contains).map { Target.Dependency(stringLiteral: $0) }

@@ -3,8 +3,14 @@
 /// A command lives in its own file under Commands/ and adds one line here.
 extension PlumbTool {
     public static let commands: [Command] = [
+        Boards.command,
+        Config.command,
+        Run.command,
         Version.command,
+        Fuse.command,
         Watch.command,
+        Level.command,
+        Bench.command,
         DBus.command,
     ]
 }

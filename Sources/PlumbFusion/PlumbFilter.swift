@@ -40,8 +40,17 @@ public struct PlumbFilter: AttitudeFilter {
         /// at rest. Default 3 s.
         public var restBiasTimeConstant: Double = 3
         /// s. Time constant with which the horizontal bias follows the tilt corrections during
-        /// motion; 0 turns motion bias estimation off. Default 40 s.
-        public var motionBiasTimeConstant: Double = 40
+        /// motion; 0 turns motion bias estimation off. Default 300 s.
+        public var motionBiasTimeConstant: Double = 300
+        /// Drift compensation, as a fraction of τ: the low-passed acceleration is extrapolated
+        /// along its own averaged rate of change by this many time constants, which removes the
+        /// low-pass's lag behind a steady drift of the almost-inertial frame (gyroscope bias,
+        /// scale and misalignment errors during sustained rotation). 0 turns it off. Default 1
+        /// (the 2nd-order Butterworth's group delay at 0 Hz is exactly τ).
+        public var driftCompensation: Double = 1
+        /// s. Averaging time of that rate of change; long enough that back-and-forth linear
+        /// accelerations cancel out. Default 10 s.
+        public var driftAveragingTime: Double = 10
         /// rad/s. Largest bias the estimate may reach on any axis. Default 2 °/s (VQF's `biasClip`).
         public var biasClip: Double = 2 * .pi / 180
         /// Rest detection.
@@ -64,11 +73,24 @@ public struct PlumbFilter: AttitudeFilter {
     private var bias: Vector3 = .zero
     private var lowPass = ButterworthLowPass()
     private var needsAlignment = true
+    /// Rate of change of the low-passed acceleration in I, m/s³, averaged.
+    private var drift: Vector3 = .zero
+    // Per-sample-period coefficients (refreshCoefficients) and constants from the settings.
+    private var coefficientsDt = 0.0
+    private var inverseDt = 0.0
+    private var restBiasAlpha = 0.0
+    private var driftAlpha = 0.0
+    private let driftGain: Double
+    private var pendingBias: Vector3 = .zero
+    private var pendingCount = 0
+    private let motionBiasGain: Double
 
     public init(settings: Settings = .default) {
         self.settings = settings
         self.gate = SampleGate(settings: settings.input)
         self.restDetector = RestDetector(settings: settings.rest)
+        self.driftGain = settings.driftCompensation * settings.accelerometerTimeConstant
+        self.motionBiasGain = settings.motionBiasTimeConstant > 0 ? 1 / settings.motionBiasTimeConstant : 0
     }
 
     public var skippedSampleCount: Int { gate.skipped }
@@ -97,11 +119,12 @@ public struct PlumbFilter: AttitudeFilter {
         if sample.skip { return state }
         if sample.restart { needsAlignment = true }
         let dt = sample.dt
+        if dt > 0 { refreshCoefficients(dt: dt) }
 
         // Rest: the bias follows the low-passed gyroscope.
         let atRest = restDetector.update(gyroscope: g, accelerometer: a, dt: dt)
-        if atRest {
-            bias = clipped(bias + (dt / (settings.restBiasTimeConstant + dt)) * (restDetector.gyroscopeMean - bias))
+        if atRest, dt > 0 {
+            bias = clipped(bias + restBiasAlpha * (restDetector.gyroscopeMean - bias))
         }
         state.isAtRest = atRest
 
@@ -112,6 +135,7 @@ public struct PlumbFilter: AttitudeFilter {
             qGyro = aligned
             qTilt = .identity
             lowPass.prime(with: aligned.rotate(a))
+            drift = .zero
             needsAlignment = false
             state.isInitialized = true
             return publish(accelerometer: a)
@@ -123,28 +147,62 @@ public struct PlumbFilter: AttitudeFilter {
 
         // 2. Low-pass of the accelerometer in I. An unusable reading feeds the filter its own
         //    last output, so it holds still.
-        lowPass.configure(timeConstant: settings.accelerometerTimeConstant, dt: dt)
-        let input = sample.accelerometerUsable ? qGyro.rotate(a) : lowPass.output
-        let filtered = lowPass.step(input)
+        let previous = lowPass.output
+        var filtered = lowPass.step(sample.accelerometerUsable ? qGyro.rotate(a) : previous)
+        if driftGain != 0 {
+            drift += driftAlpha * ((filtered - previous) * inverseDt - drift)
+            filtered += driftGain * drift
+        }
 
-        // 3. Tilt correction: the smallest rotation taking the filtered acceleration (in the earth
-        //    frame) to +z; its axis (a_y, −a_x, 0) is horizontal.
+        // 3. Tilt correction: the smallest rotation taking the filtered acceleration u (in the
+        //    earth frame) to +z, about the horizontal axis (u_y, −u_x, 0). After the first sample
+        //    u stays within a few thousandths of a degree of +z, where the half-angle form
+        //    (1, u_y/2u_z, −u_x/2u_z, 0) is exact to 1e-15 and needs one division; far from +z
+        //    (a saturated or corrupted history) the exact form is used.
         let up = qTilt.rotate(filtered)
-        let n = up.norm
-        if n > 0 {
-            let correction = Quaternion(w: n + up.z, x: up.y, y: -up.x, z: 0).normalized()
-            qTilt = (correction * qTilt).normalized()
+        var correction: Quaternion
+        let horizontal = up.x * up.x + up.y * up.y
+        if up.z > 0, horizontal < 1e-6 * up.z * up.z {
+            let h = 0.5 / up.z
+            correction = Quaternion(w: 1, x: up.y * h, y: -up.x * h, z: 0)
+        } else {
+            let n = up.norm
+            let w = n + up.z
+            let scale = w > 1e-300 ? 1 / (2 * n * w).squareRoot() : 0
+            correction = scale > 0 ? Quaternion(w: w * scale, x: up.y * scale, y: -up.x * scale, z: 0)
+                                   : Quaternion(w: 0, x: 1, y: 0, z: 0)   // u = −z: turn over about x
+        }
+        qTilt = (correction * qTilt).nearUnitNormalized()
+        if !qTilt.isFinite { qTilt = .identity; needsAlignment = true }
+        let attitude = qTilt * qGyro
 
-            // 4. Motion bias: a correction at rate c (earth frame) means the gyroscope turned the
-            //    sensor by −c too much, i.e. a residual bias of −Rᵀc (horizontal part only).
-            if !atRest, settings.motionBiasTimeConstant > 0 {
-                let angle = Vector3(correction.x, correction.y, 0) * 2   // rotation vector, small angle
-                let attitude = qTilt * qGyro
-                let residual = attitude.inverseRotate(angle)              // rad, sensor frame
-                bias = clipped(bias - residual / settings.motionBiasTimeConstant)
+        // 4. Motion bias: a correction by rotation vector c (earth frame) means the gyroscope
+        //    turned the sensor by −c too much: a residual bias of −Rᵀc/Δt, horizontal part
+        //    only. Collected every sample, applied every 16, which keeps the bias out of the
+        //    per-sample chain of dependent arithmetic; at this gain the delay is immaterial.
+        if !atRest, motionBiasGain > 0 {
+            let angle = Vector3(correction.x, correction.y, 0) * 2
+            pendingBias -= motionBiasGain * attitude.inverseRotate(angle)
+            pendingCount &+= 1
+            if pendingCount >= 16 {
+                bias = clipped(bias + pendingBias)
+                pendingBias = .zero
+                pendingCount = 0
             }
         }
-        return publish(accelerometer: a)
+        state.gyroscopeBias = bias
+        state.set(attitude: attitude, accelerometer: a)
+        return state
+    }
+
+    /// Recomputes what depends on the sample period, when it changed by more than 0.1 %.
+    private mutating func refreshCoefficients(dt: Double) {
+        lowPass.configure(timeConstant: settings.accelerometerTimeConstant, dt: dt)
+        if abs(dt - coefficientsDt) <= 1e-3 * coefficientsDt { return }
+        coefficientsDt = dt
+        inverseDt = 1 / dt
+        restBiasAlpha = dt / (settings.restBiasTimeConstant + dt)
+        driftAlpha = dt / (settings.driftAveragingTime + dt)
     }
 
     private mutating func publish(accelerometer a: Vector3) -> FusionState {
@@ -153,6 +211,7 @@ public struct PlumbFilter: AttitudeFilter {
         return state
     }
 
+    @inline(__always)
     private func clipped(_ b: Vector3) -> Vector3 {
         let c = settings.biasClip
         return b.clamped(lowerBound: Vector3(repeating: -c), upperBound: Vector3(repeating: c))
@@ -175,13 +234,14 @@ struct ButterworthLowPass: Sendable {
         if tau == configuredTau, abs(dt - configuredDt) <= 1e-3 * configuredDt { return }
         configuredDt = dt; configuredTau = tau
         let fc = 2.0.squareRoot() / (2 * .pi * tau)
-        let k = tan(.pi * fc * dt)
+        let x = .pi * fc * dt
+        let k = x < 0.01 ? x * (1 + x * x / 3) : tan(x)
         let k2 = k * k
         let norm = 1 / (1 + 2.0.squareRoot() * k + k2)
         b0 = k2 * norm; b1 = 2 * b0; b2 = b0
         a1 = 2 * (k2 - 1) * norm
         a2 = (1 - 2.0.squareRoot() * k + k2) * norm
-        // Keep the output where it is: re-prime the state for the new coefficients.
+        // New coefficients: re-prime the state for them at the current output.
         prime(with: output)
     }
 
@@ -192,6 +252,7 @@ struct ButterworthLowPass: Sendable {
         s2 = x * (b2 - a2)
     }
 
+    @inline(__always)
     mutating func step(_ x: Vector3) -> Vector3 {
         let y = b0 * x + s1
         s1 = b1 * x - a1 * y + s2

@@ -1,0 +1,37 @@
+#ifndef PLUMB_FBDEV_H
+#define PLUMB_FBDEV_H
+// The fbdev and virtual-terminal interfaces PlumbLinux's Framebuffer uses, and a small
+// signal-safe cleanup list that puts the console back when the process is interrupted.
+//
+// Ioctl numbers and structs come from linux-libc-dev's <linux/fb.h> (FBIOGET_VSCREENINFO 0x4600,
+// FBIOPUT_VSCREENINFO 0x4601, FBIOGET_FSCREENINFO 0x4602, FBIOPAN_DISPLAY 0x4606) and
+// <linux/kd.h> (KDGETMODE 0x4B3B, KDSETMODE 0x4B3A, KD_TEXT 0, KD_GRAPHICS 1).
+
+#include <linux/fb.h>
+#include <linux/kd.h>
+#include <stddef.h>
+
+/// Adds "ioctl(fd, KDSETMODE, mode)" to the actions run on cleanup. Returns 0, or -1 when the
+/// list (8 entries) is full.
+int plumb_cleanup_add_kd_mode(int fd, int mode);
+
+/// Adds "write(fd, bytes, length)" (at most 32 bytes, such as a terminal's show-cursor sequence).
+int plumb_cleanup_add_write(int fd, const void *bytes, size_t length);
+
+/// Installs handlers for SIGINT, SIGTERM and SIGHUP that run the actions, then die of the same
+/// signal with its default action (so the exit status still says which signal it was).
+void plumb_cleanup_install_signal_handlers(void);
+
+/// Runs every action now (a normal exit) and empties the list. Safe to call more than once.
+void plumb_cleanup_run(void);
+
+/// Removes every action without running it.
+void plumb_cleanup_clear(void);
+
+
+
+/// Installs a SIGUSR1 handler that counts the signals (for an orientation-lock toggle).
+void plumb_usr1_install(void);
+/// SIGUSR1 signals received since plumb_usr1_install.
+long plumb_usr1_count(void);
+#endif

@@ -1,0 +1,115 @@
+import PlumbOrientation
+
+/// One thing to do to rotate a screen: run a program, or write a file (sysfs).
+public enum RotationAction: Sendable, Equatable, CustomStringConvertible {
+    /// Runs `program` (looked up on PATH unless it contains a slash) with `arguments`, adding
+    /// `environment` to the inherited environment.
+    case run(program: String, arguments: [String], environment: [String: String])
+    /// Runs a shell command line with `/bin/sh -c`, adding `environment`.
+    case shell(command: String, environment: [String: String])
+    /// Writes `contents` to the file at `path`.
+    case write(path: String, contents: String)
+
+    public var description: String {
+        switch self {
+        case .run(let program, let arguments, _): return ([program] + arguments).joined(separator: " ")
+        case .shell(let command, _): return "sh -c \(command)"
+        case .write(let path, let contents): return "echo \(contents) > \(path)"
+        }
+    }
+}
+
+/// How a kiosk's screen is rotated.
+///
+/// Each backend maps the interface orientation's content rotation (counter-clockwise degrees,
+/// ``InterfaceOrientation/rotationDegrees``: portrait 0, landscapeLeft 90, portraitUpsideDown 180,
+/// landscapeRight 270) to its own vocabulary:
+///
+/// | content rotation (CCW) | wlr-randr `--transform` | xrandr `--rotate` | fbcon `rotate_all` |
+/// |---|---|---|---|
+/// | 0 | normal | normal | 0 |
+/// | 90 | 90 | left | 3 (counter-clockwise) |
+/// | 180 | 180 | inverted | 2 |
+/// | 270 | 270 | right | 1 (clockwise) |
+///
+/// wl_output's transform values are counter-clockwise (wayland.xml, "90 degrees counter-clockwise");
+/// xrandr's `left` turns the picture counter-clockwise; fbcon's 1 is clockwise and 3
+/// counter-clockwise (Documentation/fb/fbcon.rst). That wlr-randr 90 and xrandr left look the
+/// same on a Raspberry Pi has not been checked on hardware; ``quarterTurnsReversed`` swaps
+/// 90 and 270 for a setup where they come out the wrong way round.
+public struct KioskBackend: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case wlrRandr = "wlr-randr"
+        case xrandr
+        case fbcon
+        case command
+    }
+
+    public var kind: Kind
+    /// The output (connector) name for wlr-randr and xrandr, such as "HDMI-A-1" or "HDMI-1".
+    public var output: String?
+    /// The shell command for `.command`; it sees the orientation in its environment.
+    public var command: String?
+    /// The fbcon class directory (replaceable for tests). Default /sys/class/graphics/fbcon.
+    public var fbconDirectory: String = "/sys/class/graphics/fbcon"
+    /// Swap 90° and 270° (for a compositor or panel whose quarter turns come out reversed).
+    public var quarterTurnsReversed = false
+
+    public init(kind: Kind, output: String? = nil, command: String? = nil) {
+        self.kind = kind; self.output = output; self.command = command
+    }
+
+    /// Counter-clockwise degrees of content rotation for `orientation` (0, 90, 180, 270).
+    public func degrees(for orientation: InterfaceOrientation) -> Int {
+        let d = orientation.rotationDegrees
+        return quarterTurnsReversed && (d == 90 || d == 270) ? 360 - d : d
+    }
+
+    /// What to do to show `orientation`.
+    public func action(for orientation: InterfaceOrientation) -> RotationAction {
+        let d = degrees(for: orientation)
+        switch kind {
+        case .wlrRandr:
+            return .run(program: "wlr-randr", arguments: ["--output", output ?? "HDMI-A-1", "--transform", Self.wlrTransform(d)], environment: [:])
+        case .xrandr:
+            return .run(program: "xrandr", arguments: ["--output", output ?? "HDMI-1", "--rotate", Self.xrandrRotation(d)], environment: [:])
+        case .fbcon:
+            return .write(path: fbconDirectory + "/rotate_all", contents: String(Self.fbconRotate(d)))
+        case .command:
+            return .shell(command: command ?? "true", environment: environment(for: orientation))
+        }
+    }
+
+    /// The variables a `.command` backend's command sees.
+    public func environment(for orientation: InterfaceOrientation) -> [String: String] {
+        let d = degrees(for: orientation)
+        return [
+            "PLUMB_INTERFACE_ORIENTATION": orientation.rawValue,
+            "PLUMB_ROTATION_DEGREES": String(d),
+            "PLUMB_WLR_TRANSFORM": Self.wlrTransform(d),
+            "PLUMB_XRANDR_ROTATION": Self.xrandrRotation(d),
+            "PLUMB_FBCON_ROTATE": String(Self.fbconRotate(d)),
+        ]
+    }
+
+    static func wlrTransform(_ degrees: Int) -> String { degrees == 0 ? "normal" : String(degrees) }
+
+    static func xrandrRotation(_ degrees: Int) -> String {
+        switch degrees {
+        case 90: return "left"
+        case 180: return "inverted"
+        case 270: return "right"
+        default: return "normal"
+        }
+    }
+
+    /// FB_ROTATE_UR 0, FB_ROTATE_CW 1, FB_ROTATE_UD 2, FB_ROTATE_CCW 3 (<linux/fb.h>).
+    static func fbconRotate(_ degrees: Int) -> Int {
+        switch degrees {
+        case 90: return 3
+        case 180: return 2
+        case 270: return 1
+        default: return 0
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Testing
+@testable import PlumbCLI
+import PlumbDBus
+
+private func runPlumb(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
+    let context = CommandContext.capturing()
+    let status = PlumbTool.main(arguments, context: context)
+    return (status, context.out.captured, context.err.captured)
+}
+
+@Suite struct DBusCommandTests {
+    @Test func withoutASensorItSaysWhatToGive() {
+        let result = runPlumb(["dbus"])
+        #expect(result.status == 1)
+        #expect(result.out == "")
+        #expect(result.err == """
+            Error: no sensor given
+            Fix: use --simulate (the simulated IMU) or --script STEPS; a live IMU is served by 'plumb run' with the dbus output
+
+            """)
+    }
+
+    @Test func aBadScriptIsAUsageError() {
+        let result = runPlumb(["dbus", "--script", "normal:1,upside:2"])
+        #expect(result.status == 64)
+        #expect(result.err.hasPrefix("Error: The value 'normal:1,upside:2' is invalid for '--script': bad script step 'upside:2': orientation must be one of undefined, normal, bottom-up, left-up, right-up.\n"))
+    }
+
+    @Test func scriptAndSimulateDoNotMix() {
+        let result = runPlumb(["dbus", "--simulate", "--script", "normal:1"])
+        #expect(result.status == 64)
+        #expect(result.err.hasPrefix("Error: --script and --simulate cannot be combined.\n"))
+    }
+
+    @Test func anUnknownChipIsAUsageError() {
+        let result = runPlumb(["dbus", "--simulate", "--chip", "bmi160"])
+        #expect(result.status == 64)
+        #expect(result.err.hasPrefix("Error: The value 'bmi160' is invalid for '--chip'"))
+    }
+
+    @Test func aBusThatIsNotThereIsAFailureWithAFix() {
+        let result = runPlumb(["dbus", "--bus-address", "unix:path=/nonexistent/plumb.sock", "--script", "normal:1"])
+        #expect(result.status == 1)
+        #expect(result.err == """
+            Error: cannot connect to unix:path=/nonexistent/plumb.sock: No such file or directory
+            Fix: check the address (for example unix:path=/run/dbus/system_bus_socket) and that the bus is running
+
+            """)
+    }
+
+    @Test func eventsAreJSONLinesWithAFixedKeyOrder() {
+        let context = CommandContext.capturing()
+        let counters = SensorCounters()
+        counters.update { $0.starts = 2; $0.stops = 1; $0.samples = 300; $0.busTransactions = 75 }
+        let printer = EventPrinter(format: "jsonl", bus: "the system bus", counters: counters, context: context)
+        printer.print(.ready(uniqueName: ":1.4"))
+        printer.print(.claimed(.accelerometer, client: ":1.7"))
+        printer.print(.sensorStarted)
+        printer.print(.orientationChanged(.leftUp))
+        printer.print(.released(.accelerometer, client: ":1.7", clientLeft: true))
+        printer.print(.sensorFailed("no \"IMU\""))
+        printer.printExit()
+        #expect(context.out.captured == """
+            {"event": "ready", "bus": "the system bus", "name": ":1.4"}
+            {"event": "claimed", "sensor": "accelerometer", "client": ":1.7"}
+            {"event": "sensor", "state": "started", "sensorStarts": 2, "sensorStops": 1, "samples": 300, "busTransactions": 75}
+            {"event": "orientation", "value": "left-up"}
+            {"event": "released", "sensor": "accelerometer", "client": ":1.7", "reason": "client-left"}
+            {"event": "sensor", "state": "failed", "message": "no \\"IMU\\""}
+            {"event": "exit", "sensorStarts": 2, "sensorStops": 1, "samples": 300, "busTransactions": 75}
+
+            """)
+    }
+
+    @Test func eventsAsTextForATerminal() {
+        let context = CommandContext.capturing()
+        let printer = EventPrinter(format: "text", bus: "unix:path=/tmp/bus", counters: nil, context: context)
+        printer.print(.ready(uniqueName: ":1.0"))
+        printer.print(.released(.light, client: ":1.2", clientLeft: false))
+        printer.print(.orientationChanged(.bottomUp))
+        printer.printExit()
+        #expect(context.out.captured == """
+            serving net.hadess.SensorProxy on unix:path=/tmp/bus as :1.0
+            :1.2 released the light
+            AccelerometerOrientation = bottom-up
+            stopped
+
+            """)
+    }
+}
