@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PlumbCLI
 import PlumbDBus
@@ -8,14 +9,32 @@ private func runPlumb(_ arguments: [String]) -> (status: Int32, out: String, err
     return (status, context.out.captured, context.err.captured)
 }
 
+/// The repository's boards/ folder.
+private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../boards").standardized.path
+
 @Suite struct DBusCommandTests {
-    @Test func withoutASensorItSaysWhatToGive() {
-        let result = runPlumb(["dbus"])
+    @Test func withoutASimulationItReadsTheConfiguration() {
+        let result = runPlumb(["dbus", "--config", "/nonexistent/plumb.json", "--boards-dir", boards])
         #expect(result.status == 1)
         #expect(result.out == "")
         #expect(result.err == """
-            Error: no sensor given
-            Fix: use --simulate (the simulated IMU) or --script STEPS; a live IMU is served by 'plumb run' with the dbus output
+            Error: /nonexistent/plumb.json: cannot read the file (no such file)
+            Fix: Run 'plumb config check /nonexistent/plumb.json'; 'plumb config example --keys' lists every key.
+
+            """)
+    }
+
+    @Test func theConfiguredIMUIsOpenedAtStart() throws {
+        let path = NSTemporaryDirectory() + "plumb-dbus-\(UUID().uuidString).json"
+        try #"{ "board": "generic", "imu": { "rate": 100, "bus": "/dev/i2c-77" }, "outputs": {} }"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = runPlumb(["dbus", "--config", path, "--boards-dir", boards])
+        #expect(result.status == 1)
+        #expect(result.err == """
+            Error: no /dev/i2c-77: enable I2C (dtparam=i2c_arm=on in config.txt) and load i2c-dev (`modprobe i2c-dev`)
+            Fix: Enable I2C (dtparam=i2c_arm=on), check the bus with 'i2cdetect -l', or set imu.bus.
 
             """)
     }

@@ -21,6 +21,8 @@ enum DBus {
         """,
         options: [
             .option("bus-address", value: "ADDRESS", help: "A D-Bus address (unix:path=/run/x) instead of the system bus."),
+            .option("config", value: "FILE", help: "The configuration naming the IMU, mounting and calibration (default /etc/plumb/plumb.json)."),
+            BoardSupport.boardOption, BoardSupport.boardsDirectoryOption,
             .flag("simulate", help: "Read the simulated IMU (see --profile)."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
             .option("chip", value: "KEY", help: "Simulated chip (default mpu6050; see plumb watch --help)."),
@@ -58,8 +60,7 @@ enum DBus {
             source = MotionOrientationSource(motion: simulatedMotion(chip: chip, profile: profile, speed: speed,
                                                                      algorithm: algorithm, counters: counters))
         } else {
-            throw CLIError.failure("no sensor given",
-                                   fix: "use --simulate (the simulated IMU) or --script STEPS; a live IMU is served by 'plumb run' with the dbus output")
+            source = MotionOrientationSource(motion: try DBusLiveSensor.motion(args, context: context))
         }
 
         let printer = EventPrinter(format: format, bus: address ?? SensorProxyError.systemBus,
