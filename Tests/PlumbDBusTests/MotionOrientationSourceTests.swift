@@ -77,3 +77,22 @@ final class ProfileSource: MotionSampleSource {
         try waitUntil("the reader to stop the sensor") { !motion.isSensorRunning }
     }
 }
+
+@Suite struct OrientationRelayTests {
+    @Test func passesChangesOnOnlyWhileClaimed() throws {
+        let relay = OrientationRelay()
+        let seen = Reports()
+        relay.publish(device: .faceUp, interface: .portrait)          // no upright face yet
+        try relay.start { seen.append($0) }
+        #expect(seen.values == [.undefined])
+        relay.publish(device: .landscapeRight, interface: .landscapeLeft)
+        relay.publish(device: .faceDown, interface: .landscapeLeft)   // flat: unchanged
+        relay.stop()
+        #expect(!relay.isClaimed)
+        relay.publish(device: .portraitUpsideDown, interface: .portraitUpsideDown)
+        #expect(seen.values == [.undefined, .leftUp])
+        try relay.start { seen.append($0) }                           // a new claim gets the latest at once
+        #expect(seen.values == [.undefined, .leftUp, .bottomUp])
+        #expect(relay.current == .bottomUp)
+    }
+}
