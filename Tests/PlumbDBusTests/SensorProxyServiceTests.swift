@@ -74,12 +74,22 @@ final class PrivateBus {
     }
 }
 
-/// A source the test drives: counts starts and stops and reports what the test tells it to.
+/// A source the test drives: counts starts and stops and reports what the test tells it to; the
+/// first `failures` starts throw `failure`.
 final class ManualSource: OrientationSource {
-    private let state = Mutex<(starts: Int, stops: Int, report: (@Sendable (AccelerometerOrientation) -> Void)?)>((0, 0, nil))
-    let failure: String?
+    private struct State {
+        var starts = 0
+        var stops = 0
+        var failures: Int
+        var report: (@Sendable (AccelerometerOrientation) -> Void)?
+    }
+    private let state: Mutex<State>
+    let failure: String
 
-    init(failing failure: String? = nil) { self.failure = failure }
+    init(failing failure: String = "", times failures: Int = 0) {
+        self.failure = failure
+        state = Mutex(State(failures: failures))
+    }
 
     var starts: Int { state.withLock { $0.starts } }
     var stops: Int { state.withLock { $0.stops } }
@@ -88,8 +98,13 @@ final class ManualSource: OrientationSource {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void) throws {
-        if let failure { throw Failure(description: failure) }
-        state.withLock { $0.starts += 1; $0.report = report }
+        let fails = state.withLock { s in
+            guard s.failures == 0 else { s.failures -= 1; return true }
+            s.starts += 1
+            s.report = report
+            return false
+        }
+        if fails { throw Failure(description: failure) }
         report(.undefined)
     }
 
@@ -194,14 +209,21 @@ struct SensorProxyServiceTests {
         #expect(try client.stringProperty("LightLevelUnit") == "lux")
     }
 
-    @Test func aSourceThatCannotStartTurnsTheAccelerometerAbsent() throws {
+    @Test func aSourceThatCannotStartTurnsTheAccelerometerAbsentUntilItStarts() throws {
         let bus = try PrivateBus()
-        let running = try RunningService(source: ManualSource(failing: "no IMU at 0x68 on /dev/i2c-1"), address: bus.address)
+        let source = ManualSource(failing: "no IMU at 0x68 on /dev/i2c-1", times: 1)
+        let running = try RunningService(source: source, address: bus.address)
         defer { try? running.shutDown() }
         let client = try SensorProxyBus(address: bus.address)
         try client.call("ClaimAccelerometer")      // claiming still succeeds, as the interface allows
         try waitUntil("HasAccelerometer false") { !running.service.status.hasAccelerometer }
         #expect(running.recorded.contains(.sensorFailed("no IMU at 0x68 on /dev/i2c-1")))
+        #expect(!source.running)
+        // The failed start holds no sensor; the next first claim tries again, and succeeds.
+        try client.call("ReleaseAccelerometer")
+        try client.call("ClaimAccelerometer")
+        #expect(source.running)
+        try waitUntil("HasAccelerometer true again") { running.service.status.hasAccelerometer }
     }
 
     @Test func theNameCanBeOwnedOnce() throws {
