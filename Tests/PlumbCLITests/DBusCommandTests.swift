@@ -106,4 +106,40 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
             """)
     }
+
+    @Test func helpIsComplete() {
+        let result = runPlumb(["dbus", "--help"])
+        #expect(result.status == 0)
+        #expect(result.err == "")
+        #expect(result.out == """
+            OVERVIEW: Serve iio-sensor-proxy's net.hadess.SensorProxy D-Bus interface (screen auto-rotation).
+
+            Owns net.hadess.SensorProxy on the system bus (or the bus at --bus-address) and serves its
+            accelerometer part, so GNOME, KDE and Phosh rotate the screen: HasAccelerometer,
+            AccelerometerOrientation (normal, left-up, bottom-up, right-up, undefined) and
+            Claim/ReleaseAccelerometer. The sensor runs only while a client holds a claim. Light and
+            proximity are reported absent. Stop iio-sensor-proxy first: only one service can own the name.
+            Without --simulate or --script it reads the board's IMU as 'plumb run' does (--config), opening
+            it only while a client holds a claim.
+            Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
+
+            USAGE: plumb dbus [--bus-address <ADDRESS>] [--config <FILE>] [--board <ID>] [--boards-dir <DIR>] [--simulate] [--profile <NAME>] [--chip <KEY>] [--script <STEPS>] [--repeat] [--speed <FACTOR>] [--filter <NAME>] [--format <FORMAT>]
+
+            OPTIONS:
+              --bus-address <ADDRESS> A D-Bus address (unix:path=/run/x) instead of the system bus.
+              --config <FILE>         The configuration naming the IMU, mounting and calibration (default /etc/plumb/plumb.json).
+              --board <ID>            Use this board's bus and pins instead of detecting them (see 'plumb boards').
+              --boards-dir <DIR>      Read board files from DIR (default: $PLUMB_BOARDS_DIR, then the installed share/plumb/boards).
+              --simulate              Read the simulated IMU (see --profile).
+              --profile <NAME>        Simulated motion: rest, tour, rotation, shaking, tapping (default tour).
+              --chip <KEY>            Simulated chip (default mpu6050; see plumb watch --help).
+              --script <STEPS>        Play orientations instead of a sensor: normal:3,left-up:3,... (seconds each).
+              --repeat                Start the --script over after its last step.
+              --speed <FACTOR>        Play --simulate or --script this many times faster than real time (default 1).
+              --filter <NAME>         Fusion filter: plumb (default), madgwick, complementary.
+              --format <FORMAT>       jsonl or text (default: text on a terminal, jsonl otherwise).
+              -h, --help              Show help information.
+
+            """)
+    }
 }

@@ -17,6 +17,8 @@ enum DBus {
         AccelerometerOrientation (normal, left-up, bottom-up, right-up, undefined) and
         Claim/ReleaseAccelerometer. The sensor runs only while a client holds a claim. Light and
         proximity are reported absent. Stop iio-sensor-proxy first: only one service can own the name.
+        Without --simulate or --script it reads the board's IMU as 'plumb run' does (--config), opening
+        it only while a client holds a claim.
         Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
         """,
         options: [
