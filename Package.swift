@@ -62,13 +62,14 @@ func cSettings(for name: String) -> [CSetting] {
 func linkerSettings(for name: String) -> [LinkerSetting] {
     switch name {
     case "CGPIOD":
-        var settings: [LinkerSetting] = [.linkedLibrary("gpiod")]
-        if let prefix = gpiodPrefix { settings.insert(.unsafeFlags(["-L\(prefix)/lib", "-Xlinker", "-rpath", "-Xlinker", "\(prefix)/lib"]), at: 0) }
-        return settings
-    case "CSDBus":
-        return [.linkedLibrary("systemd")]
+        guard let prefix = gpiodPrefix else { return [.linkedLibrary("gpiod")] }
+        // The library file by path: a -L for the prefix can lose to a system -L that another
+        // target's pkg-config flags put earlier on the link line, which would link v1 silently.
+        return [.unsafeFlags(["-Xlinker", "\(prefix)/lib/libgpiod.so", "-Xlinker", "-rpath", "-Xlinker", "\(prefix)/lib"])]
     case "CImageIO":
         return [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+    case "CSDBus":
+        return [.linkedLibrary("systemd")]
     default:
         return []
     }

@@ -3,6 +3,9 @@
 /// A command lives in its own file under Commands/ and adds one line here.
 extension PlumbTool {
     public static let commands: [Command] = [
+        Probe.command,
+        Read.command,
+        Calibrate.command,
         Boards.command,
         Config.command,
         Run.command,
@@ -10,6 +13,10 @@ extension PlumbTool {
         Fuse.command,
         Watch.command,
         Level.command,
+        Boards.command,
+        Config.command,
+        Run.command,
+        Version.command,
         Bench.command,
         DBus.command,
     ]

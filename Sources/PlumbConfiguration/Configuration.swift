@@ -122,7 +122,7 @@ public struct FilterSettings: Sendable, Equatable {
     public var beta: Double?
     /// How long the gyroscope is trusted over the accelerometer, in seconds: the complementary
     /// filter's time constant, or the plumb filter's accelerometer time constant. Not for
-    /// madgwick. Default `nil` (the filter's own: 1 s complementary, 3 s plumb).
+    /// madgwick. Default `nil` (the filter's own: 5 s complementary, 3 s plumb).
     public var timeConstant: Double?
 
     public init() {}
@@ -194,11 +194,18 @@ public struct KioskOutput: Sendable, Equatable {
         case wlrRandr = "wlr-randr"
         /// An X11 session.
         case xrandr
+        /// A shell command of your own; it sees PLUMB_INTERFACE_ORIENTATION, PLUMB_ROTATION_DEGREES,
+        /// PLUMB_WLR_TRANSFORM, PLUMB_XRANDR_ROTATION and PLUMB_FBCON_ROTATE.
+        case command
     }
     /// Default `.wlrRandr`.
     public var method: Method = .wlrRandr
     /// The connector ("HDMI-A-1"), or `nil` for the board's. Default `nil`.
     public var output: String?
+    /// The command for `.command` (required then, refused otherwise).
+    public var command: String?
+    /// How long a new orientation must hold before the screen turns, in seconds. Default 1.
+    public var holdOff: Double = 1
 }
 
 /// LEDs that show the device orientation.

@@ -24,7 +24,7 @@ extension Configuration {
           },
           "outputs": {
             "level": { "enabled": false, "image": "/usr/local/share/plumb/level.png" },
-            "kiosk": { "enabled": true, "method": "wlr-randr", "output": "HDMI-A-1" },
+            "kiosk": { "enabled": true, "method": "wlr-randr", "output": "HDMI-A-1", "holdOff": 1 },
             "leds": { "enabled": true, "map": { "faceUp": "ACT" } }
           },
           "logLevel": "info"
@@ -48,14 +48,15 @@ extension Configuration {
         calibration                    an absolute path                                  default none
         filter.kind                    plumb, madgwick, complementary                    default plumb
         filter.beta                    0...2 rad/s (madgwick only)                       default 0.033
-        filter.timeConstant            0.01...60 s (plumb, complementary)                default 3 (plumb), 1 (complementary)
+        filter.timeConstant            0.01...60 s (plumb, complementary)                default 3 (plumb), 5 (complementary)
         orientation.settleTime         0...10 s                                          default 0.08
         orientation.hysteresis         0...30 degrees                                    default 7
         orientation.lowEnergy          auto, on, off                                     default auto
         orientation.interfaceOrientations  portrait, portraitUpsideDown, landscapeLeft, landscapeRight
                                                                                          default all four
         outputs.level                  {"enabled", "image" (required), "framebuffer"}    default off
-        outputs.kiosk                  {"enabled", "method": fbcon|wlr-randr|xrandr, "output"}  default off
+        outputs.kiosk                  {"enabled", "method": fbcon|wlr-randr|xrandr|command, "output", "command", "holdOff" (s, default 1)}
+                                                                                         default off
         outputs.leds                   {"enabled", "map": {ORIENTATION: LED name}}       default off
         logLevel                       debug, info, notice, warning, error               default info
 

@@ -144,10 +144,19 @@ extension Configuration {
             if let fb, !fb.hasPrefix("/dev/fb") { throw l.error("framebuffer", "\"\(fb)\" is not a framebuffer; allowed: /dev/fbN") }
             s.level = LevelOutput(image: image, framebuffer: fb)
         }
-        if let k = try r.object("kiosk", allowed: ["enabled", "method", "output"]), try k.bool("enabled") ?? true {
+        if let k = try r.object("kiosk", allowed: ["enabled", "method", "output", "command", "holdOff"]), try k.bool("enabled") ?? true {
             var kiosk = KioskOutput()
             if let m = try k.choice("method", KioskOutput.Method.allCases.map(\.rawValue)) { kiosk.method = KioskOutput.Method(rawValue: m)! }
             kiosk.output = try k.nonEmptyString("output")
+            kiosk.command = try k.nonEmptyString("command")
+            if let holdOff = try k.number("holdOff", in: 0...60, unit: "s") { kiosk.holdOff = holdOff }
+            if kiosk.method == .command, kiosk.command == nil {
+                throw ConfigurationError(file: k.file, position: k.node.position, keyPath: k.childPath("command"),
+                                         message: "missing; required when outputs.kiosk.method is \"command\"")
+            }
+            if kiosk.method != .command, kiosk.command != nil {
+                throw k.error("command", "applies only to \"method\": \"command\"; the \(kiosk.method.rawValue) method takes output")
+            }
             s.kiosk = kiosk
         }
         if let e = try r.object("leds", allowed: ["enabled", "map"]), try e.bool("enabled") ?? true {

@@ -45,6 +45,8 @@ public struct ComplementaryFilter: AttitudeFilter {
     private var needsAlignment = true
 
     public init(settings: Settings = .default) {
+        precondition(settings.timeConstant > 0 && settings.biasTimeConstant > 0 && settings.accelerationTolerance > 0,
+                     "ComplementaryFilter.Settings: time constants and tolerance must be positive")
         self.settings = settings
         self.gate = SampleGate(settings: settings.input)
         self.restDetector = RestDetector(settings: settings.rest)

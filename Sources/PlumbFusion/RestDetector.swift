@@ -3,8 +3,8 @@
 /// of that has lasted a minimum time.
 ///
 /// Method: D. Laidig and T. Seel, "VQF: Highly accurate IMU orientation estimation with bias
-/// estimation and magnetic disturbance rejection", Information Fusion 91 (2023), §3 (rest
-/// detection); thresholds are the paper's defaults. The low-pass here is first order (VQF uses a
+/// estimation and magnetic disturbance rejection", Information Fusion, 2023 (rest detection);
+/// the thresholds are the defaults VQF documents (see ../shared/reference/fusion.md, §1.4). The low-pass here is first order (VQF uses a
 /// second-order Butterworth); with these thresholds the difference only shifts the detection by
 /// a few samples.
 public struct RestDetector: Sendable {

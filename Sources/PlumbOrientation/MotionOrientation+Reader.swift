@@ -39,20 +39,28 @@ extension MotionOrientation {
             let change = OrientationChange(deviceOrientation: device, previousDeviceOrientation: previous,
                                            interfaceOrientation: s.interface, interfaceOrientationChanged: interfaceChanged,
                                            gravity: gravity, sampleNanoseconds: sampleNanoseconds, publishedNanoseconds: nowNanoseconds)
-            return (change, s.queue, Array(s.subscribers.values))
+            return (change, s.queue, (Array(s.subscribers.values), Array(s.observers.values)))
         }
-        for continuation in subscribers { continuation.yield(change) }
+        for continuation in subscribers.0 { continuation.yield(change) }
+        for observer in subscribers.1 {
+            let handler = observer.handler
+            observer.queue.async { handler(.changed(change)) }
+        }
         postNotifications(for: change, on: queue)
     }
 
     /// The source ended: behave as if stopped, and end every subscriber's stream.
     func finishSession() {
-        let subscribers = state.withLock { s in
+        let (subscribers, observers) = state.withLock { s in
             s.enabled = false
-            defer { s.subscribers.removeAll() }
-            return Array(s.subscribers.values)
+            defer { s.subscribers.removeAll(); s.observers.removeAll() }
+            return (Array(s.subscribers.values), Array(s.observers.values))
         }
         for continuation in subscribers { continuation.finish() }
+        for observer in observers {
+            let handler = observer.handler
+            observer.queue.async { handler(.finished) }
+        }
     }
 
     func record(error message: String) {
@@ -72,7 +80,8 @@ extension MotionOrientation {
 
         /// How long one read may block, so that stop() and mode changes are seen quickly (ns).
         static let readTimeout: UInt64 = 100 * Nanoseconds.perMillisecond
-        /// The pause before a failed live source is tried again, in seconds.
+        /// The pause before a failed live source is tried again, in seconds (on the source's clock;
+        /// wall time when the source could not even be made).
         static let retryInterval = 1.0
 
         init(owner: MotionOrientation) {
@@ -87,10 +96,14 @@ extension MotionOrientation {
                         try step(control)
                     } catch {
                         owner.record(error: "\(source?.name ?? "sensor source"): \(error)")
+                        let clock = source?.clock
                         shutDownSource()
                         if case .recording = error {
                             owner.finishSession()
+                        } else if let clock {
+                            clock.sleep(nanoseconds: Nanoseconds.seconds(Self.retryInterval))
                         } else {
+                            // The factory itself failed: there is no sensor clock yet.
                             Thread.sleep(forTimeInterval: Self.retryInterval)
                         }
                     }
@@ -157,6 +170,10 @@ extension MotionOrientation {
                     streaming = false
                     pipeline.restartEstimation()
                     owner.state.withLock { $0.sensorRunning = false; $0.configuration = nil }
+                }
+                if source.isExhausted {
+                    owner.finishSession()
+                    return
                 }
                 let now = clock.nowNanoseconds
                 clock.sleep(nanoseconds: min(Self.readTimeout, nextPoll > now ? nextPoll - now : 0))

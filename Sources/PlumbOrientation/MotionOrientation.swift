@@ -46,6 +46,7 @@ public final class MotionOrientation: Sendable {
         var monitor: (any PowerStateMonitor)?
         var enabled = false
         var subscribers: [Int: AsyncStream<OrientationChange>.Continuation] = [:]
+        var observers: [Int: (queue: DispatchQueue, handler: @Sendable (OrientationEvent) -> Void)] = [:]
         var nextSubscriber = 0
         var readerRunning = false
         var sensorRunning = false
@@ -60,7 +61,7 @@ public final class MotionOrientation: Sendable {
         var configuration: IMUConfiguration?
         var queue = DispatchQueue(label: "plumb.motion-orientation.notifications")
 
-        var shouldRun: Bool { factory != nil && (enabled || !subscribers.isEmpty) }
+        var shouldRun: Bool { factory != nil && (enabled || !subscribers.isEmpty || !observers.isEmpty) }
         var wantsLowEnergy: Bool { forcedLowEnergy || (automaticLowEnergy && power.wantsLowEnergy) }
         var paused: Bool { energy.pausesWhileDisplayBlanked && power.displayBlanked }
     }
@@ -222,8 +223,29 @@ public final class MotionOrientation: Sendable {
         return stream
     }
 
-    /// The number of live ``orientationChanges`` streams.
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    /// The number of live ``orientationChanges`` streams and observers.
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count + $0.observers.count } }
+
+    /// Calls `handler` on `queue` for every change, and with ``OrientationEvent/finished`` when
+    /// the source ends; the sensor runs while any observer exists. For code without an async
+    /// context (a command-line loop); async code uses ``orientationChanges``.
+    ///
+    /// - Returns: a token for ``removeObserver(_:)``.
+    public func addObserver(queue: DispatchQueue, _ handler: @escaping @Sendable (OrientationEvent) -> Void) -> ObserverToken {
+        let id = state.withLock { s in
+            s.nextSubscriber += 1
+            s.observers[s.nextSubscriber] = (queue, handler)
+            return s.nextSubscriber
+        }
+        reconcile()
+        return ObserverToken(id: id)
+    }
+
+    /// Stops calling an observer's handler.
+    public func removeObserver(_ token: ObserverToken) {
+        state.withLock { _ = $0.observers.removeValue(forKey: token.id) }
+        reconcile()
+    }
 
     // MARK: The reader
 
@@ -243,4 +265,17 @@ public final class MotionOrientation: Sendable {
         thread.name = "plumb.motion-orientation.reader"
         thread.start()
     }
+}
+
+/// What an observer added with ``MotionOrientation/addObserver(queue:_:)`` is told.
+public enum OrientationEvent: Sendable, Equatable {
+    /// The orientation changed.
+    case changed(OrientationChange)
+    /// The source ended (a recording played to its end); no more events follow.
+    case finished
+}
+
+/// Identifies an observer for ``MotionOrientation/removeObserver(_:)``.
+public struct ObserverToken: Sendable, Hashable {
+    let id: Int
 }

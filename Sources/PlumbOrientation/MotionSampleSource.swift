@@ -19,6 +19,13 @@ public protocol MotionSampleSource: AnyObject {
     func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead
     /// Stops the sensor (it may sleep); ``start(_:)`` may follow.
     func stop() throws(MotionSourceError)
+    /// True once the source has no more data even without being read (a bounded simulation whose
+    /// time ran out while the sensor was paused). Default false.
+    var isExhausted: Bool { get }
+}
+
+extension MotionSampleSource {
+    public var isExhausted: Bool { false }
 }
 
 /// What one ``MotionSampleSource/read(into:timeoutNanoseconds:)`` did.
@@ -136,8 +143,10 @@ public final class IMUStreamSource: MotionSampleSource {
         }
     }
 
+    public var isExhausted: Bool { end.map { stream.clock.nowNanoseconds >= $0 } ?? false }
+
     public func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
-        if let end, stream.clock.nowNanoseconds >= end { return .finished }
+        if isExhausted { return .finished }
         let found = stream.step(into: &samples)
         gapCount += found.count
         return .samples

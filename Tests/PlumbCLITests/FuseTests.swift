@@ -133,3 +133,29 @@ struct FuseTests {
         #expect(lines.last?.hasPrefix("399.99,") == true)
     }
 }
+
+/// `plumb bench fusion` runs every estimator and prints one row each. (Speed itself is measured
+/// only by running the command on a release build, never asserted in a test.)
+@Suite("plumb bench fusion")
+struct BenchFusionTests {
+    @Test("one round on the BROAD excerpt: a row per estimator, the VQF rows explain why they are missing")
+    func rows() {
+        let context = CommandContext.capturing()
+        let status = PlumbTool.main(["bench", "fusion", "--rounds", "1", "--python", "/nonexistent/python"], context: context)
+        #expect(status == 0)
+        let lines = context.out.captured.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("plumb bench fusion: 17143 samples from Tests/PlumbFusionTests/Fixtures/broad-08-first-60s.csv") == true)
+        for name in ["C Madgwick, same equations", "MadgwickFilter (Swift)", "ComplementaryFilter (Swift)", "PlumbFilter (Swift, default)"] {
+            let row = lines.first { $0.hasPrefix(name) }
+            #expect(row != nil, "no row for \(name)")
+            if let row, let ratio = row.split(separator: " ").last.flatMap({ Double($0) }) { #expect(ratio > 0) }
+        }
+        #expect(lines.contains { $0.hasPrefix("VQF 6D, C++ updateBatch") && $0.hasSuffix("not measured: no /nonexistent/python (scripts/eval-fusion creates .venv with vqf)") })
+    }
+
+    @Test("a missing input file is a failure, not a crash")
+    func missingInput() {
+        let context = CommandContext.capturing()
+        #expect(PlumbTool.main(["bench", "fusion", "--input", "/nonexistent.csv"], context: context) == 1)
+    }
+}

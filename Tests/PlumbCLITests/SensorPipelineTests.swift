@@ -91,11 +91,10 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         var c = Configuration()
         c.imu.rate = 400
         c.imu.accelerometerRange = 8
-        c.orientation.lowEnergy = .on
         let imu = DaemonFactory.imuConfiguration(c)
         #expect(imu.outputDataRate == 400)
         #expect(imu.accelerometerRange == 8)
-        #expect(imu.gyroscopeEnabled == false)
+        #expect(imu.gyroscopeEnabled)
         #expect(imu.fifoWatermark == 40)
     }
 
@@ -158,5 +157,62 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         // Every pixel's red, green and blue bytes are 0 (the fourth byte is padding).
         #expect(data.prefix(geometry.bytesPerRow * geometry.height).enumerated().allSatisfy { $0.offset % 4 == 3 || $0.element == 0 })
+    }
+}
+
+
+private final class CountingSource: MotionSampleSource {
+    let name = "counting"
+    let virtualClock = VirtualClock(startNanoseconds: 1_000_000_000)
+    var clock: any MonotonicClock { virtualClock }
+    var starts: [IMUConfiguration] = []
+    func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+        starts.append(configuration)
+        return configuration
+    }
+    func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+        virtualClock.advance(by: 500_000_000)
+        samples.append(IMUSample(timestampNanoseconds: virtualClock.nowNanoseconds, acceleration: SIMD3(0, 0, 9.8), angularRate: .zero))
+        return .samples
+    }
+    func stop() throws(MotionSourceError) {}
+}
+
+private final class ScriptedPower: PowerStateMonitor, @unchecked Sendable {
+    var states: [PowerState]
+    init(_ states: [PowerState]) { self.states = states }
+    func readPowerState() throws(PowerMonitorError) -> PowerState {
+        states.count > 1 ? states.removeFirst() : states[0]
+    }
+}
+
+@Suite struct EnergyModeTests {
+    @Test func autoFollowsThePowerMonitor() throws {
+        let source = CountingSource()
+        let hot = PowerState(hot: true, reasons: ["thermal_zone0 82.0 °C"])
+        let power = ScriptedPower([PowerState(), hot, hot, PowerState()])
+        let normal = IMUConfiguration(outputDataRate: 100, fifoWatermark: 10)
+        let pipeline = try SensorPipeline(
+            source: source, configuration: normal, orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [], allowedInterfaces: Set(InterfaceOrientation.allCases),
+            energy: EnergyMode(policy: .auto(power), normal: normal), describe: { _ in "" })
+        var messages: [String] = []
+        for _ in 0..<16 { messages += try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) }
+        // Reads every 2 s of 0.5 s steps: normal, hot (switch), hot, normal (switch back).
+        #expect(source.starts.map(\.gyroscopeEnabled) == [true, false, true])
+        #expect(source.starts[1].outputDataRate == 12.5)
+        #expect(messages.filter { $0.contains("mode") } == [
+            "low-energy mode (thermal_zone0 82.0 °C): accelerometer only at 12.5 Hz",
+            "normal mode again: 100 Hz with the gyroscope",
+        ])
+    }
+
+    @Test func alwaysStartsLow() throws {
+        let source = CountingSource()
+        let normal = IMUConfiguration(outputDataRate: 100, fifoWatermark: 10)
+        _ = try SensorPipeline(
+            source: source, configuration: normal, orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [], allowedInterfaces: [], energy: EnergyMode(policy: .always, normal: normal), describe: { _ in "" })
+        #expect(source.starts.map(\.gyroscopeEnabled) == [false])
     }
 }

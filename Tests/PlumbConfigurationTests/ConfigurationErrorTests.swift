@@ -37,6 +37,7 @@ func errorMessage(_ name: String) -> String? {
         ("relative-path.json", "relative-path.json:2:18: calibration: \"calibration.json\" is not an absolute path; write it starting with /"),
         ("mounting-repeated-axis.json", "mounting-repeated-axis.json:2:33: mounting.y: \"-x\" uses the same sensor axis as mounting.x (\"+x\"); x, y and z must each name a different sensor axis"),
         ("mounting-mirror.json", "mounting-mirror.json:2:15: mounting: x +y, y +x, z +z is a mirror image, not a rotation; flip the sign of one axis (for example z -z)"),
+        ("kiosk-command-missing.json", "kiosk-command-missing.json:2:25: outputs.kiosk.command: missing; required when outputs.kiosk.method is \"command\""),
         ("missing-required.json", "missing-required.json:3:14: outputs.level.image: missing; required when outputs.level is enabled (a PNG or JPEG file)"),
         ("empty-list.json", "empty-list.json:2:45: orientation.interfaceOrientations: must name at least one of: portrait, portraitUpsideDown, landscapeLeft, landscapeRight"),
         ("unknown-orientation.json", "unknown-orientation.json:2:52: outputs.leds.map.sideways: unknown key; allowed keys: unknown, portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown"),
@@ -93,7 +94,7 @@ func errorMessage(_ name: String) -> String? {
         #expect(c.orientation.hysteresis == 7)
         #expect(c.orientation.interfaceOrientations.count == 4)
         #expect(c.outputs.level == nil)
-        #expect(c.outputs.kiosk == KioskOutput(method: .wlrRandr, output: "HDMI-A-1"))
+        #expect(c.outputs.kiosk == KioskOutput(method: .wlrRandr, output: "HDMI-A-1", command: nil, holdOff: 1))
         #expect(c.outputs.leds == LEDOutput(map: [.faceUp: "ACT"]))
         #expect(c.outputs.enabledNames == ["kiosk", "leds"])
         #expect(c.logLevel == .info)

@@ -15,7 +15,7 @@ private let optimized = true
 /// noise, timestamps must increase, and every lost sample must be accounted for by a gap.
 ///
 /// The one-hour run needs an optimised build (3.6 million samples through emulator, bus, driver
-/// and checker); `scripts/test.d/30-soak` runs it with `swift test -c release`. The debug build
+/// and checker); `scripts/test.d/40-soak` runs it with `swift test -c release`. The debug build
 /// runs the same scenario for two minutes.
 @Suite struct SoakTests {
     struct Outcome {
@@ -77,7 +77,7 @@ private let optimized = true
         verify(o, resets: 3)
     }
 
-    @Test(.enabled(if: optimized, "one hour of 1 kHz data needs an optimised build: swift test -c release --filter SoakTests"))
+    @Test(.enabled(if: optimized, "one hour of 1 kHz data needs an optimised build: scripts/test.d/40-soak (swift test -c release --filter PlumbDriversTests.SoakTests)"))
     func oneHourAt1kHzWithOnePercentBusErrorsAndThreeResets() throws {
         let o = try soak(seconds: 3600, resets: [900, 1800, 2700])
         verify(o, resets: 3)

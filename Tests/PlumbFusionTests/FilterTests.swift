@@ -47,7 +47,7 @@ func degreesBetween(_ a: Vector3, _ b: Vector3) -> Double {
 
 @Suite("Filters on recorded data (BROAD trial 08, first 60 s)")
 struct RecordedAccuracyTests {
-    // Bounds: the error measured when the test was written (plumb 1.151°, complementary 1.451°,
+    // Bounds: the error measured when the test was written (plumb 1.152°, complementary 1.451°,
     // Madgwick 2.254°) plus about 8 %, so a real regression fails and rounding does not.
     @Test("the fixture loads: 60 s at 285.714 Hz")
     func fixture() {

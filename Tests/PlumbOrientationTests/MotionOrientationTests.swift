@@ -152,6 +152,16 @@ struct MotionOrientationTests {
         #expect(motion.isSensorRunning)
     }
 
+    @Test func aSourceThatFailsIsReportedAndMadeAgain() async {
+        let log = SourceLog()
+        let motion = MotionOrientation(source: { FlakySource(ProfileSource(.rest(), log: log), failAfter: 10) })
+        motion.start()
+        defer { motion.stop() }
+        #expect(await eventually { log.made >= 2 && motion.isSensorRunning })
+        #expect(motion.lastError?.contains("timed out waiting for FIFO data") == true)
+        #expect(motion.isEnabled)
+    }
+
     @Test func aFailingSourceIsReported() async {
         let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
             throw .recording("trial.csv:3: column acc_x is missing or not a number")

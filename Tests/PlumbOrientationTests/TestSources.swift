@@ -101,3 +101,23 @@ func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
     }
     return condition()
 }
+
+/// Wraps a source and fails one read after `failAfter` reads (a live chip that stopped answering).
+final class FlakySource: MotionSampleSource {
+    let inner: ProfileSource
+    var remaining: Int
+    var name: String { "flaky " + inner.name }
+    var clock: any MonotonicClock { inner.clock }
+
+    init(_ inner: ProfileSource, failAfter: Int) { self.inner = inner; self.remaining = failAfter }
+
+    func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration { try inner.start(configuration) }
+
+    func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+        remaining -= 1
+        if remaining == 0 { throw .imu(.timeout(waitingFor: "FIFO data")) }
+        return try inner.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds)
+    }
+
+    func stop() throws(MotionSourceError) { try inner.stop() }
+}

@@ -4,7 +4,8 @@ import PlumbOrientation
 import PlumbSimulation
 
 /// The simulated sensor behind `plumb watch --simulate` and `plumb bench energy`: the real
-/// MPU-6050 driver and streaming engine against the register-level emulator, in virtual time.
+/// driver (MPU-6050 or LSM6DS family) and streaming engine against the register-level emulator,
+/// in virtual time.
 enum SimulatedIMU {
     /// The chips `--chip` accepts.
     static var chipKeys: [String] { SimulatedChips.all.map(\.key) }
@@ -17,9 +18,11 @@ enum SimulatedIMU {
             throw CLIError.usage("The value '\(key)' is invalid for '--chip': expected one of \(chipKeys.joined(separator: ", ")).")
         }
         let sensor = SimulatedSensor(model: model, profile: profile, seed: seed)
-        let imu: MPU6050
+        let imu: any IMU
         do {
-            imu = try MPU6050(bus: sensor.bus, address: model.address, clock: sensor.clock)
+            imu = try DaemonFactory.makeIMU(bus: sensor.bus, address: model.address, clock: sensor.clock, part: model.key)
+        } catch let error as CLIError {
+            throw error
         } catch {
             throw CLIError.failure("simulated \(model.part): \(error)", fix: nil)
         }

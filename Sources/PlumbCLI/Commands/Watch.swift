@@ -32,6 +32,8 @@ enum Watch {
             .option("max-rate", value: "DEG/S", help: "Propose no face while gravity turns faster (default 90; 0 = no gate)."),
             .flag("steady", help: "Steadier classifier settings (7°, 0.3 s, 60 °/s): fewer spurious changes, slower."),
             .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate)."),
+            .option("power-root", value: "DIR", help: "Follow power saver, battery, heat and display blanking read from sysfs under DIR (e.g. /)."),
+            .flag("no-blank-pause", help: "Keep the sensor running while the display is blanked (with --power-root)."),
         ])
 
     static let command = Command(spec) { args, context in
@@ -44,7 +46,8 @@ enum Watch {
         if let s = try args.double("settle", in: 0...10) { classifier.settleTime = s }
         if let r = try args.double("max-rate", in: 0...1e6) { classifier.maximumRotationRate = r == 0 ? .infinity : r }
         let duration = try args.double("duration", in: 0...1e7)
-        let printer = ChangePrinter(format: format, command: args.string("exec"), context: context)
+        let printer = ChangePrinter(format: format, command: args.string("exec"), context: context,
+                                    powerRoot: args.string("power-root"), noBlankPause: args.has("no-blank-pause"))
 
         if let path = args.string("replay") {
             if args.has("simulate") { throw CLIError.usage("--replay and --simulate cannot be combined.") }
@@ -95,16 +98,27 @@ enum Watch {
     /// Runs `motion` until its source ends (or `duration` seconds of sensor time pass) and prints
     /// each change.
     static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, printer: ChangePrinter) throws(CLIError) {
-        let stream = motion.orientationChanges(bufferingPolicy: .unbounded)
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            for await change in stream {
-                let t = Double(Int64(bitPattern: change.publishedNanoseconds &- origin)) / 1e9
-                if let duration, t > duration { break }
-                printer.emit(t: t, device: change.deviceOrientation, interface: change.interfaceOrientation)
-            }
-            done.signal()
+        if let root = printer.powerRoot {
+            motion.powerMonitor = SysfsPowerStateMonitor(settings: .init(root: root))
+            var energy = motion.energySettings
+            energy.pausesWhileDisplayBlanked = !printer.noBlankPause
+            motion.energySettings = energy
         }
+        // An observer, not a stream: this runs in synchronous code, possibly on a thread of the
+        // cooperative pool, which must not block waiting for a task.
+        let done = DispatchSemaphore(value: 0)
+        let queue = DispatchQueue(label: "plumb.watch")
+        let token = motion.addObserver(queue: queue) { event in
+            switch event {
+            case .changed(let change):
+                let t = Double(Int64(bitPattern: change.publishedNanoseconds &- origin)) / 1e9
+                if let duration, t > duration { return }
+                printer.emit(t: t, device: change.deviceOrientation, interface: change.interfaceOrientation)
+            case .finished:
+                done.signal()
+            }
+        }
+        defer { motion.removeObserver(token) }
         motion.start()
         done.wait()
         motion.stop()
@@ -131,6 +145,9 @@ struct ChangePrinter: Sendable {
     var format: String
     var command: String?
     var context: CommandContext
+    /// Where sysfs is, when the power monitor should run.
+    var powerRoot: String? = nil
+    var noBlankPause = false
 
     func emit(t: Double, device: DeviceOrientation, interface: InterfaceOrientation) {
         if format == "jsonl" {

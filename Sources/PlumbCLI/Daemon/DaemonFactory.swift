@@ -25,6 +25,8 @@ struct DaemonFactory {
     var profile: String = "tour"
     var context: CommandContext
     var realClock: any MonotonicClock
+    /// Where `lowEnergy: auto` reads the power state.
+    var powerMonitor: any PowerStateMonitor = SysfsPowerStateMonitor()
 
     func build(_ setup: DaemonSetup) throws -> DaemonPipeline {
         let c = setup.configuration
@@ -36,14 +38,13 @@ struct DaemonFactory {
         if let hysteresis = c.orientation.hysteresis { classifier.hysteresisDegrees = hysteresis }
         let m = c.mounting.matrix
         let pipeline = OrientationPipeline(fused: Self.estimator(c.filter), classifier: classifier,
-                                           usesGyroscope: imuConfiguration.gyroscopeEnabled,
                                            mounting: (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]),
                                                       SIMD3(m[2][0], m[2][1], m[2][2])))
         let allowed = Set(c.orientation.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
         let outputNames = outputs.isEmpty ? "no outputs (orientation is logged)" : outputs.map(\.name).joined(separator: ", ")
         return try SensorPipeline(
             source: sampleSource, configuration: imuConfiguration, orientation: pipeline, outputs: outputs,
-            allowedInterfaces: allowed, correct: try calibration(c), pacing: pacing,
+            allowedInterfaces: allowed, correct: try calibration(c), pacing: pacing, energy: energyMode(c, normal: imuConfiguration),
             describe: { effective in
                 "\(sampleSource.name) at \(Int(effective.outputDataRate.rounded())) Hz, \(c.filter.kind.rawValue) filter, \(outputNames)"
             })
@@ -55,10 +56,18 @@ struct DaemonFactory {
         imu.outputDataRate = c.imu.rate
         imu.accelerometerRange = c.imu.accelerometerRange
         imu.gyroscopeRange = c.imu.gyroscopeRange
-        imu.gyroscopeEnabled = c.orientation.lowEnergy != .on
         // About 10 wakeups a second at any rate, at most the FIFO's comfortable depth.
         imu.fifoWatermark = max(1, min(64, Int((c.imu.rate / 10).rounded())))
         return imu
+    }
+
+    /// The energy policy: `auto` reads the board's power and thermal state from sysfs.
+    func energyMode(_ c: Configuration, normal: IMUConfiguration) -> EnergyMode {
+        switch c.orientation.lowEnergy {
+        case .auto: EnergyMode(policy: .auto(powerMonitor), normal: normal)
+        case .on: EnergyMode(policy: .always, normal: normal)
+        case .off: EnergyMode(policy: .never, normal: normal)
+        }
     }
 
     /// The gravity estimator for the configured filter and parameters.

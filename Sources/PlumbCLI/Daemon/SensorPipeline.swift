@@ -13,10 +13,13 @@ protocol DaemonOutput: AnyObject {
     func gravityUpdated(_ gravity: SIMD3<Double>) throws
     /// Puts the output back as it was before the daemon touched it.
     func restore() throws
+    /// What the output did worth logging since the last call.
+    func takeEvents() -> [DaemonEvent]
 }
 
 extension DaemonOutput {
     func gravityUpdated(_ gravity: SIMD3<Double>) throws {}
+    func takeEvents() -> [DaemonEvent] { [] }
 }
 
 /// The daemon's one sensor session: samples from a source, corrected, through the orientation
@@ -34,6 +37,8 @@ final class SensorPipeline: DaemonPipeline {
     let pacing: (any MonotonicClock)?
     /// How long the source may deliver nothing before the session counts as failed, in nanoseconds.
     let stallLimit: UInt64
+    /// When to run the sensor in its low-energy mode.
+    let energy: EnergyMode
 
     private var orientation: OrientationPipeline
     private var samples: [IMUSample] = []
@@ -42,22 +47,31 @@ final class SensorPipeline: DaemonPipeline {
     private var stallReported = false
     private var pacingStart: (real: UInt64, virtual: UInt64)?
     private var running = true
+    private var lowEnergy: Bool
+    private var lastPowerPoll: UInt64?
+    private var powerErrorReported = false
     /// What the source reported while starting (the part found), logged with the first step.
     private var startEvents: [DaemonEvent] = []
 
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
          outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, correct: ((inout IMUSample) -> Void)? = nil,
-         pacing: (any MonotonicClock)? = nil, stallLimit: UInt64 = 10 * Nanoseconds.perSecond, describe: (IMUConfiguration) -> String) throws {
+         pacing: (any MonotonicClock)? = nil, stallLimit: UInt64 = 10 * Nanoseconds.perSecond, energy: EnergyMode? = nil,
+         describe: (IMUConfiguration) -> String) throws {
+        let energy = energy ?? EnergyMode(policy: .never, normal: configuration)
+        self.energy = energy
+        lowEnergy = energy.startsLow
         self.source = source
         self.outputs = outputs
-        self.orientation = orientation
         self.allowedInterfaces = allowedInterfaces
         self.correct = correct
         self.pacing = pacing
         self.stallLimit = stallLimit
         samples.reserveCapacity(1024)
         let effective: IMUConfiguration
-        do { effective = try source.start(configuration) } catch {
+        var orientation = orientation
+        orientation.useGyroscope(!lowEnergy)
+        self.orientation = orientation
+        do { effective = try source.start(lowEnergy ? energy.lowEnergy : energy.normal) } catch {
             throw CLIError.failure("cannot start \(source.name): \(error.description)", fix: nil)
         }
         summary = describe(effective)
@@ -107,8 +121,37 @@ final class SensorPipeline: DaemonPipeline {
         if !samples.isEmpty {
             for output in outputs { try output.gravityUpdated(orientation.gravity) }
         }
+        for output in outputs { events += output.takeEvents() }
+        try followPowerState(now: now, events: &events)
         pace()
         return events
+    }
+
+    /// `lowEnergy: auto`: reads the power monitor every poll interval and switches modes.
+    private func followPowerState(now: UInt64, events: inout [DaemonEvent]) throws {
+        guard case .auto(let monitor) = energy.policy else { return }
+        if let last = lastPowerPoll, now &- last < energy.pollInterval { return }
+        lastPowerPoll = now
+        let state: PowerState
+        do { state = try monitor.readPowerState() } catch {
+            if !powerErrorReported {
+                powerErrorReported = true
+                events.append(DaemonEvent(level: .warning, message: "cannot read the power state, staying in \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)"))
+            }
+            return
+        }
+        guard state.wantsLowEnergy != lowEnergy else { return }
+        lowEnergy = state.wantsLowEnergy
+        let next = lowEnergy ? energy.lowEnergy : energy.normal
+        let effective: IMUConfiguration
+        do { effective = try source.start(next) } catch {
+            throw CLIError.failure("cannot switch \(source.name) to \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)", fix: nil)
+        }
+        orientation.useGyroscope(effective.gyroscopeEnabled)
+        let rate = Config.format(effective.outputDataRate)
+        events.append(DaemonEvent(level: .notice, message: lowEnergy
+            ? "low-energy mode (\(state.reasons.joined(separator: ", "))): accelerometer only at \(rate) Hz"
+            : "normal mode again: \(rate) Hz with the gyroscope"))
     }
 
     /// Keeps a virtual-time source (the simulator) from running ahead of real time.

@@ -1,0 +1,49 @@
+import PlumbDisplay
+import PlumbHAL
+import PlumbOrientation
+
+/// `outputs.kiosk`: the screen turned to follow the interface orientation through the display
+/// module's ``KioskController`` (hold-off, allowed set) and backend (wlr-randr, xrandr, fbcon or a
+/// command). Restoring turns the screen back upright.
+final class KioskDaemonOutput: DaemonOutput {
+    let name: String
+    let controller: KioskController
+    let runner: any RotationActionRunner
+    let clock: any MonotonicClock
+    private var reported = 0
+
+    init(backend: KioskBackend, settings: KioskController.Settings, runner: any RotationActionRunner, clock: any MonotonicClock) {
+        controller = KioskController(backend: backend, settings: settings, runner: runner)
+        self.runner = runner
+        self.clock = clock
+        name = "kiosk via \(backend.kind.rawValue)" + (backend.output.map { " on \($0)" } ?? "")
+    }
+
+    func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
+        controller.observe(interface, at: clock.nowNanoseconds)
+        try controller.tick(at: clock.nowNanoseconds)
+    }
+
+    /// Called after every batch: turns the screen once the hold-off has passed.
+    func gravityUpdated(_ gravity: SIMD3<Double>) throws {
+        try controller.tick(at: clock.nowNanoseconds)
+    }
+
+    /// The controller's decisions since the last call, for the log.
+    func takeEvents() -> [DaemonEvent] {
+        let events = controller.events.dropFirst(reported)
+        reported = controller.events.count
+        return events.map { event in
+            switch event {
+            case .rotated(let o, let action, _): DaemonEvent(level: .notice, message: "kiosk: turned the screen to \(o.rawValue) (\(action))")
+            case .ignoredNotAllowed(let o, _): DaemonEvent(level: .info, message: "kiosk: \(o.rawValue) is not in orientation.interfaceOrientations; the screen stays")
+            case .heldByLock(let o, _): DaemonEvent(level: .info, message: "kiosk: \(o.rawValue) held back by the orientation lock")
+            }
+        }
+    }
+
+    func restore() throws {
+        guard let applied = controller.applied, applied != .portrait else { return }
+        try runner.perform(controller.backend.action(for: .portrait))
+    }
+}

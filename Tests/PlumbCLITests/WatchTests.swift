@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+@testable import PlumbCLI
+
+@Suite("plumb watch")
+struct WatchTests {
+    func run(_ args: [String]) -> (status: Int32, out: String, err: String) {
+        let context = CommandContext.capturing()
+        let status = PlumbTool.main(args, context: context)
+        return (status, context.out.captured, context.err.captured)
+    }
+
+    struct Line: Decodable, Equatable {
+        var t_s: Double
+        var deviceOrientation: String
+        var interfaceOrientation: String
+    }
+
+    func lines(_ out: String) throws -> [Line] {
+        try out.split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+    }
+
+    /// A recording in the BROAD CSV format: portrait for 4 s, a 1 s quarter turn to
+    /// landscapeLeft (right edge up), held 4 s; 100 Hz.
+    func writeRecording() throws -> String {
+        var text = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,true_qw,true_qx,true_qy,true_qz,movement\n"
+        for k in 0..<900 {
+            let t = Double(k) / 100
+            let s = min(max(t - 4, 0), 1)
+            let theta = (Double.pi / 2) * (1 - cos(.pi * s)) / 2
+            let rate = (t > 4 && t < 5) ? (Double.pi / 2) * .pi / 2 * sin(.pi * s) : 0
+            text += String(format: "%.6f,0,0,%.7g,%.7g,%.7g,0,nan,nan,nan,nan,0\n", t, rate, 9.80665 * sin(theta), 9.80665 * cos(theta))
+        }
+        let path = NSTemporaryDirectory() + "plumb-watch-\(UUID().uuidString).csv"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func replayPrintsOneJSONObjectPerChange() throws {
+        let path = try writeRecording()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = run(["watch", "--replay", path])
+        #expect(r.status == 0)
+        #expect(r.err == "")
+        let changes = try lines(r.out)
+        #expect(changes.map(\.deviceOrientation) == ["portrait", "landscapeLeft"])
+        #expect(changes.map(\.interfaceOrientation) == ["portrait", "landscapeRight"])
+        #expect(changes[0].t_s < 0.3)
+        // The turn crosses 45° at 4.5 s at 141 °/s; the 90 °/s gate opens at 4.78 s, then the
+        // 0.1 s settle time and a 50 ms FIFO batch.
+        #expect(changes[1].t_s > 4.78 && changes[1].t_s < 5.05)
+        #expect(r.out.hasPrefix("{\"t_s\": "))
+    }
+
+    @Test func theSeedsRuleRunsOnTheSameRecording() throws {
+        let path = try writeRecording()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = run(["watch", "--replay", path, "--rule", "seed", "--format", "text"])
+        #expect(r.status == 0)
+        // The seed starts in portrait, so only the landscape change prints; its readings are
+        // 0.15 s apart and it needs three.
+        #expect(r.out.split(separator: "\n").count == 1)
+        #expect(r.out.contains("device landscapeLeft"))
+        #expect(r.out.contains("interface landscapeRight"))
+    }
+
+    @Test func simulatedTourVisitsEveryFace() throws {
+        let r = run(["watch", "--simulate", "--profile", "tour", "--duration", "35", "--format", "jsonl"])
+        #expect(r.status == 0)
+        #expect(r.err == "")
+        let faces = Set(try lines(r.out).map(\.deviceOrientation))
+        #expect(faces == ["faceUp", "portrait", "faceDown", "portraitUpsideDown", "landscapeRight", "landscapeLeft"])
+    }
+
+    @Test func execRunsTheCommandWithTheOrientationInItsEnvironment() throws {
+        let path = try writeRecording()
+        let log = NSTemporaryDirectory() + "plumb-exec-\(UUID().uuidString).txt"
+        defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: log) }
+        let r = run(["watch", "--replay", path, "--exec", "echo \"$PLUMB_DEVICE_ORIENTATION $PLUMB_INTERFACE_ORIENTATION\" >> '\(log)'"])
+        #expect(r.status == 0)
+        #expect(try String(contentsOfFile: log, encoding: .utf8) == "portrait portrait\nlandscapeLeft landscapeRight\n")
+    }
+
+    @Test func errorsExitWithTheRightStatus() {
+        var r = run(["watch"])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: no sensor given\nFix: use --simulate for the simulated IMU or --replay FILE.csv for a recording\n")
+        r = run(["watch", "--simulate", "--rule", "seed"])
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: --rule seed needs --replay FILE.\n"))
+        r = run(["watch", "--replay", "/nonexistent/trial.csv"])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: cannot read /nonexistent/trial.csv\n"))
+        r = run(["watch", "--simulate", "--profile", "jogging"])
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: The value 'jogging' is invalid for '--profile'"))
+    }
+}
+
+@Suite("plumb watch with a power monitor")
+struct WatchPowerTests {
+    func run(_ args: [String]) -> (status: Int32, out: String, err: String) {
+        let context = CommandContext.capturing()
+        let status = PlumbTool.main(args, context: context)
+        return (status, context.out.captured, context.err.captured)
+    }
+
+    func tree(_ files: [String: String]) throws -> String {
+        let root = NSTemporaryDirectory() + "plumb-sys-\(UUID().uuidString)"
+        for (path, text) in files {
+            let url = URL(fileURLWithPath: root + "/" + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+        }
+        return root
+    }
+
+    @Test func aBlankedDisplayPausesTheSensorUnlessTold() throws {
+        let root = try tree(["sys/class/graphics/fb0/blank": "4\n"])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let paused = run(["watch", "--simulate", "--duration", "20", "--power-root", root])
+        #expect(paused.status == 0)
+        #expect(paused.out == "", "no changes while blanked")
+        let running = run(["watch", "--simulate", "--duration", "20", "--power-root", root, "--no-blank-pause"])
+        #expect(running.out.split(separator: "\n").count >= 3)
+    }
+
+    @Test func heatSlowsTheSensorButEveryFaceStillComes() throws {
+        let root = try tree(["sys/class/thermal/thermal_zone0/temp": "90000\n"])
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let hot = run(["watch", "--simulate", "--duration", "35", "--power-root", root, "--format", "text"])
+        let cool = run(["watch", "--simulate", "--duration", "35", "--format", "text"])
+        #expect(hot.status == 0)
+        let faces = { (out: String) in out.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true)[3] } }
+        #expect(faces(hot.out) == faces(cool.out))
+        #expect(hot.out != cool.out, "low-energy timing differs")
+    }
+}
