@@ -12,7 +12,8 @@ enum DBusLiveSensor {
     /// Loads the configuration and board now (a bad file fails at start, with the same messages as
     /// `plumb run`) and opens the IMU once to check it answers; returns the notifier that opens it
     /// again on every claim. The notifier applies the calibration file and the mounting rotation,
-    /// and uses the configured filter, hysteresis and settle time.
+    /// uses the configured filter, rate, hysteresis and settle time, and follows the system's power
+    /// state.
     static func motion(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> MotionOrientation {
         let path = args.string("config") ?? Configuration.defaultPath
         let catalog = try BoardSupport.catalog(args, context: context)
@@ -36,36 +37,44 @@ enum DBusLiveSensor {
         var classifier = OrientationClassifier.Settings.default
         if let settle = configuration.orientation.settleTime { classifier.settleTime = settle }
         if let hysteresis = configuration.orientation.hysteresis { classifier.hysteresisDegrees = hysteresis }
-        let m = configuration.mounting.matrix
-        let mounting = (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
+        // The configured rate and ranges in normal mode (the gyroscope on), the notifier's own
+        // low-energy mode beside it, as plumb watch does on the live IMU.
+        var configured = imuConfiguration
+        configured.gyroscopeEnabled = true
+        let normal = configured
+        var energy = EnergySettings.default
+        energy.normal = normal
         let filter = configuration.filter
-        return MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
             do {
-                let (source, _) = try factory.makeSource(setup, imuConfiguration: imuConfiguration)
-                return CorrectedSampleSource(source, correct: try factory.calibration(configuration), mounting: mounting)
+                let (source, _) = try factory.makeSource(setup, imuConfiguration: normal)
+                guard let correct = try factory.calibration(configuration) else { return source }
+                return CalibratedSampleSource(source, correct: correct)
             } catch let error as CLIError {
                 if case .failure(let message, let fix) = error { throw .other(message + (fix.map { " (\($0))" } ?? "")) }
                 throw .other(String(describing: error))
             } catch {
                 throw .other(String(describing: error))
             }
-        }, estimator: { DaemonFactory.estimator(filter) }, classifier: classifier)
+        }, estimator: { DaemonFactory.estimator(filter) }, classifier: classifier, energy: energy)
+        let m = configuration.mounting.matrix
+        motion.mounting = (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
+        // Power saver, battery, heat and display blanking, as plumb run follows them: the sensor
+        // pauses while the screen is off, even while a desktop holds its claim.
+        motion.powerMonitor = SysfsPowerStateMonitor()
+        return motion
     }
 }
 
-/// A sample source with the calibration and the mounting rotation applied to every sample (as
-/// `plumb run`'s pipeline applies them), so the notifier sees the device frame.
-final class CorrectedSampleSource: MotionSampleSource {
+/// A sample source with the calibration file applied to every sample (biases, scales), as
+/// `plumb run`'s pipeline applies it.
+final class CalibratedSampleSource: MotionSampleSource {
     private let inner: any MotionSampleSource
-    private let correct: ((inout IMUSample) -> Void)?
-    /// Rows of the rotation from the sensor frame to the device frame.
-    private let mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
+    private let correct: (inout IMUSample) -> Void
 
-    init(_ inner: any MotionSampleSource, correct: ((inout IMUSample) -> Void)?,
-         mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)) {
+    init(_ inner: any MotionSampleSource, correct: @escaping (inout IMUSample) -> Void) {
         self.inner = inner
         self.correct = correct
-        self.mounting = mounting
     }
 
     var name: String { inner.name }
@@ -78,17 +87,9 @@ final class CorrectedSampleSource: MotionSampleSource {
     func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
         let before = samples.count
         let result = try inner.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds)
-        for i in before..<samples.count {
-            correct?(&samples[i])
-            samples[i].acceleration = rotate(samples[i].acceleration)
-            samples[i].angularRate = rotate(samples[i].angularRate)
-        }
+        for i in before..<samples.count { correct(&samples[i]) }
         return result
     }
 
     func stop() throws(MotionSourceError) { try inner.stop() }
-
-    private func rotate(_ v: SIMD3<Double>) -> SIMD3<Double> {
-        SIMD3((mounting.0 * v).sum(), (mounting.1 * v).sum(), (mounting.2 * v).sum())
-    }
 }
