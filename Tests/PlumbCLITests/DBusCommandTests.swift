@@ -136,7 +136,7 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
               --script <STEPS>        Play orientations instead of a sensor: normal:3,left-up:3,... (seconds each).
               --repeat                Start the --script over after its last step.
               --speed <FACTOR>        Play --simulate or --script this many times faster than real time (default 1).
-              --filter <NAME>         Fusion filter: plumb (default), madgwick, complementary.
+              --filter <NAME>         Fusion filter for --simulate: plumb (default), madgwick, complementary (the live IMU uses the configuration's).
               --format <FORMAT>       jsonl or text (default: text on a terminal, jsonl otherwise).
               -h, --help              Show help information.
 

@@ -31,7 +31,7 @@ enum DBus {
             .option("script", value: "STEPS", help: "Play orientations instead of a sensor: normal:3,left-up:3,... (seconds each)."),
             .flag("repeat", help: "Start the --script over after its last step."),
             .option("speed", value: "FACTOR", help: "Play --simulate or --script this many times faster than real time (default 1)."),
-            .option("filter", value: "NAME", help: "Fusion filter: plumb (default), madgwick, complementary."),
+            .option("filter", value: "NAME", help: "Fusion filter for --simulate: plumb (default), madgwick, complementary (the live IMU uses the configuration's)."),
             .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
         ])
 
