@@ -10,6 +10,11 @@ final class SysfsPowerStateMonitor: PowerStateMonitor {
         monitor = SysfsPowerMonitor(settings: settings)
     }
 
+    /// Over a monitor made elsewhere (the orientation branch's spelling).
+    init(monitor: SysfsPowerMonitor) {
+        self.monitor = monitor
+    }
+
     func readPowerState() throws(PowerMonitorError) -> PowerState {
         do {
             let r = try monitor.read()

@@ -9,6 +9,7 @@ extension MotionOrientation {
         var generation: Int
         var estimator: EstimatorFactory
         var classifier: OrientationClassifier.Settings
+        var mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
         var energy: EnergySettings
         var monitor: (any PowerStateMonitor)?
         var lowEnergy: Bool
@@ -20,7 +21,7 @@ extension MotionOrientation {
         state.withLock { s in
             guard s.shouldRun, let factory = s.factory else { return nil }
             return Control(factory: factory, generation: s.sourceGeneration, estimator: s.estimator,
-                           classifier: s.classifier, energy: s.energy, monitor: s.monitor,
+                           classifier: s.classifier, mounting: s.mounting, energy: s.energy, monitor: s.monitor,
                            lowEnergy: s.wantsLowEnergy, paused: s.paused)
         }
     }
@@ -141,7 +142,7 @@ extension MotionOrientation {
                 source = try control.factory()
                 generation = control.generation
                 let orientation = pipeline?.orientation ?? owner.deviceOrientation
-                pipeline = OrientationPipeline(fused: control.estimator(), classifier: control.classifier)
+                pipeline = OrientationPipeline(fused: control.estimator(), classifier: control.classifier, mounting: control.mounting)
                 pipeline?.resume(from: orientation)
                 appliedLowEnergy = nil
                 nextPoll = 0

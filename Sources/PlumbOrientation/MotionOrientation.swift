@@ -42,6 +42,7 @@ public final class MotionOrientation: Sendable {
         var sourceGeneration = 0
         var estimator: EstimatorFactory = { FusionAlgorithm.default.makeGravityEstimator() }
         var classifier = OrientationClassifier.Settings.default
+        var mounting = (SIMD3<Double>(1, 0, 0), SIMD3<Double>(0, 1, 0), SIMD3<Double>(0, 0, 1))
         var energy = EnergySettings.default
         var monitor: (any PowerStateMonitor)?
         var enabled = false
@@ -107,6 +108,13 @@ public final class MotionOrientation: Sendable {
     public var classifierSettings: OrientationClassifier.Settings {
         get { state.withLock { $0.classifier } }
         set { state.withLock { $0.classifier = newValue; $0.sourceGeneration += 1 }; reconcile() }
+    }
+
+    /// The rotation from the sensor frame into the device frame, as three rows (device x, y, z in
+    /// sensor axes); identity by default. Takes effect when the source next starts.
+    public var mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
+        get { state.withLock { $0.mounting } }
+        set { state.withLock { $0.mounting = newValue; $0.sourceGeneration += 1 }; reconcile() }
     }
 
     /// Sensor settings of the two modes, the poll interval and the display switch.

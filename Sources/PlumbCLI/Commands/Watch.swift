@@ -1,4 +1,6 @@
 import Foundation
+import PlumbConfiguration
+import PlumbLinux
 import PlumbDrivers
 import PlumbFusion
 import PlumbHAL
@@ -11,6 +13,7 @@ enum Watch {
         abstract: "Print every device and interface orientation change.",
         discussion: """
         Runs the orientation notifier (fusion, classifier with hysteresis and settle time) on the
+        board's IMU (found as 'plumb run' finds it; the system's power state is followed), on the
         simulated IMU (--simulate), or on a recording (--replay FILE.csv, BROAD CSV format, played
         in virtual time as fast as possible, sensor frame = device frame), and prints one line per
         change. JSON Lines: {"t_s": <seconds>, "deviceOrientation": "...", "interfaceOrientation": "..."}.
@@ -18,7 +21,10 @@ enum Watch {
         PLUMB_INTERFACE_ORIENTATION set.
         """,
         options: [
-            .flag("simulate", help: "Read the simulated IMU (see --profile)."),
+            .flag("simulate", help: "Read the simulated IMU (see --profile). Without --simulate or --replay: the board's IMU."),
+            .option("config", value: "FILE", help: "The configuration naming the IMU (live sensor; default as for plumb run)."),
+            BoardSupport.boardOption,
+            BoardSupport.boardsDirectoryOption,
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
             .option("chip", value: "PART", help: "Simulated chip (default mpu6050)."),
             .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time."),
@@ -65,7 +71,12 @@ enum Watch {
         }
         if rule == "seed" { throw CLIError.usage("--rule seed needs --replay FILE.") }
         guard args.has("simulate") else {
-            throw CLIError.failure("no sensor given", fix: "use --simulate for the simulated IMU or --replay FILE.csv for a recording")
+            let motion = try liveMotion(args, context: context, algorithm: algorithm, classifier: classifier)
+            if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
+            var live = printer
+            if live.powerRoot == nil { live.powerRoot = "/" }
+            try watch(motion, until: duration, origin: SystemClock().nowNanoseconds, wallClock: true, printer: live)
+            return
         }
         let profile = try SimulatedIMU.profile(args.string("profile") ?? "tour")
         let chip = args.string("chip") ?? "mpu6050"
@@ -97,9 +108,44 @@ enum Watch {
 
     /// Runs `motion` until its source ends (or `duration` seconds of sensor time pass) and prints
     /// each change.
-    static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, printer: ChangePrinter) throws(CLIError) {
+    /// The notifier on the board's IMU, as `plumb run` finds it: the configuration file, the
+    /// detected board, the driver behind the streaming engine on /dev/i2c-N and the data-ready line.
+    static func liveMotion(_ args: ParsedArguments, context: CommandContext, algorithm: FusionAlgorithm,
+                           classifier: OrientationClassifier.Settings) throws(CLIError) -> MotionOrientation {
+        let path = args.string("config") ?? Configuration.defaultPath
+        let catalog = try BoardSupport.catalog(args, context: context)
+        let configuration: Configuration
+        do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
+            throw CLIError.failure(error.description, fix: "Run 'plumb config check \(path)', or use --simulate or --replay FILE.csv.")
+        }
+        let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
+        let setup = DaemonSetup(path: path, configuration: configuration, board: board)
+        let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+        var configured = DaemonFactory.imuConfiguration(configuration)
+        configured.gyroscopeEnabled = true
+        let normal = configured
+        var energy = EnergySettings.default
+        energy.normal = normal
+        // Fail here, with the fix, rather than in the reader's retry loop.
+        do { _ = try factory.makeSource(setup, imuConfiguration: normal) } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError.failure("\(error)", fix: nil)
+        }
+        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+            do { return try factory.makeSource(setup, imuConfiguration: normal).0 } catch {
+                throw .other("\(error)")
+            }
+        }, estimator: { algorithm.makeGravityEstimator() }, classifier: classifier, energy: energy)
+        let m = configuration.mounting.matrix
+        motion.mounting = (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
+        return motion
+    }
+
+    static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, wallClock: Bool = false,
+                      printer: ChangePrinter) throws(CLIError) {
         if let root = printer.powerRoot {
-            motion.powerMonitor = SysfsPowerStateMonitor(settings: .init(root: root))
+            motion.powerMonitor = SysfsPowerStateMonitor(monitor: SysfsPowerMonitor(settings: .init(root: root)))
             var energy = motion.energySettings
             energy.pausesWhileDisplayBlanked = !printer.noBlankPause
             motion.energySettings = energy
@@ -120,7 +166,12 @@ enum Watch {
         }
         defer { motion.removeObserver(token) }
         motion.start()
-        done.wait()
+        if wallClock, let duration {
+            // A live sensor never ends by itself: stop after the duration in wall time.
+            _ = done.wait(timeout: .now() + duration)
+        } else {
+            done.wait()
+        }
         motion.stop()
         if let error = motion.lastError {
             throw CLIError.failure(error, fix: nil)
