@@ -216,3 +216,92 @@ private final class ScriptedPower: PowerStateMonitor, @unchecked Sendable {
         #expect(source.starts.map(\.gyroscopeEnabled) == [false])
     }
 }
+
+private final class RecordingRunner: RotationActionRunner {
+    var actions: [String] = []
+    func perform(_ action: RotationAction) throws { actions.append(action.description) }
+}
+
+@Suite struct KioskDaemonOutputTests {
+    let g = 9.80665
+
+    @Test func turnsTheScreenAfterTheHoldOffAndBackOnRestore() throws {
+        let source = RecordingSource(recording: recording([SIMD3(0, g, 0), SIMD3(g, 0, 0)]), name: "recording")
+        let runner = RecordingRunner()
+        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"),
+                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
+        #expect(kiosk.name == "kiosk via wlr-randr on HDMI-A-1")
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        let events = try run(pipeline)
+        // Portrait first (the screen turns to it once, as nothing was applied yet), then device
+        // landscapeLeft, whose interface is landscapeRight: 270° counter-clockwise.
+        #expect(runner.actions == ["wlr-randr --output HDMI-A-1 --transform normal", "wlr-randr --output HDMI-A-1 --transform 270"])
+        #expect(events.map(\.message).filter { $0.hasPrefix("kiosk:") } == [
+            "kiosk: turned the screen to portrait (wlr-randr --output HDMI-A-1 --transform normal)",
+            "kiosk: turned the screen to landscapeRight (wlr-randr --output HDMI-A-1 --transform 270)",
+        ])
+        try pipeline.shutdown()
+        #expect(runner.actions.last == "wlr-randr --output HDMI-A-1 --transform normal")
+    }
+
+    @Test func runnerWritesFilesAndRunsCommands() throws {
+        let dir = NSTemporaryDirectory() + "plumb-runner-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let runner = DaemonRotationRunner(environment: ["PATH": "/usr/bin:/bin"])
+        FileManager.default.createFile(atPath: dir + "/rotate_all", contents: nil)
+        try runner.perform(.write(path: dir + "/rotate_all", contents: "3"))
+        #expect(try String(contentsOfFile: dir + "/rotate_all", encoding: .utf8) == "3\n")
+        try runner.perform(.shell(command: "echo \"$PLUMB_INTERFACE_ORIENTATION\" > '\(dir)/out'", environment: ["PLUMB_INTERFACE_ORIENTATION": "landscapeLeft"]))
+        #expect(try String(contentsOfFile: dir + "/out", encoding: .utf8) == "landscapeLeft\n")
+        #expect(throws: CLIError.failure("sh -c 'echo nope >&2; exit 3' exited with status 3: nope", fix: nil)) {
+            try runner.perform(.shell(command: "echo nope >&2; exit 3", environment: [:]))
+        }
+        #expect(throws: CLIError.failure("wlr-randr-missing is not installed (looked in /usr/bin:/bin)",
+                                         fix: "Install it (apt install wlr-randr-missing), or choose another outputs.kiosk.method.")) {
+            try runner.perform(.run(program: "wlr-randr-missing", arguments: [], environment: [:]))
+        }
+    }
+}
+
+@Suite struct LEDDaemonOutputTests {
+    func makeLEDs(_ dir: String) throws {
+        for (led, trigger, brightness) in [("ACT", "none [mmc0] timer heartbeat", "0"), ("PWR", "[none] default-on", "255")] {
+            try FileManager.default.createDirectory(atPath: "\(dir)/\(led)", withIntermediateDirectories: true)
+            try "\(trigger)\n".write(toFile: "\(dir)/\(led)/trigger", atomically: false, encoding: .utf8)
+            try "\(brightness)\n".write(toFile: "\(dir)/\(led)/brightness", atomically: false, encoding: .utf8)
+            try "255\n".write(toFile: "\(dir)/\(led)/max_brightness", atomically: false, encoding: .utf8)
+        }
+    }
+
+    func read(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
+
+    @Test func lightsTheMappedLEDAndRestoresTriggers() throws {
+        let dir = NSTemporaryDirectory() + "plumb-leds-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try makeLEDs(dir)
+        let output = try LEDDaemonOutput(map: [.faceUp: "ACT", .portrait: "PWR"], directory: dir)
+        #expect(output.name == "LEDs ACT, PWR")
+        try output.orientationChanged(.faceUp, interface: .portrait)
+        #expect(try read("\(dir)/ACT/brightness") == "255\n")
+        #expect(try read("\(dir)/PWR/brightness") == "0\n")
+        try output.orientationChanged(.landscapeLeft, interface: .landscapeRight)
+        #expect(try read("\(dir)/ACT/brightness") == "0\n")
+        try output.restore()
+        #expect(try read("\(dir)/ACT/trigger") == "mmc0\n")       // the SD-card trigger again
+        #expect(try read("\(dir)/PWR/brightness") == "255\n")     // no trigger: the old brightness
+    }
+
+    @Test func anUnknownLEDNamesTheOnesPresent() throws {
+        let dir = NSTemporaryDirectory() + "plumb-leds2-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try makeLEDs(dir)
+        #expect(throws: CLIError.failure("no LED led0 in \(dir) (present: ACT, PWR)", fix: "Name LEDs that 'ls \(dir)' lists in outputs.leds.map.")) {
+            try LEDDaemonOutput(map: [.faceUp: "led0"], directory: dir)
+        }
+        #expect(LEDDaemonOutput.selectedTrigger("none [mmc0] timer") == "mmc0")
+        #expect(LEDDaemonOutput.selectedTrigger("none timer") == nil)
+    }
+}

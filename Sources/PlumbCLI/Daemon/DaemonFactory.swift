@@ -25,6 +25,10 @@ struct DaemonFactory {
     var profile: String = "tour"
     var context: CommandContext
     var realClock: any MonotonicClock
+    /// The LED class directory.
+    var ledDirectory = "/sys/class/leds"
+    /// Performs kiosk rotations; `nil` runs the real commands (tests substitute a recorder).
+    var rotationRunner: (any RotationActionRunner)?
     /// Where `lowEnergy: auto` reads the power state.
     var powerMonitor: any PowerStateMonitor = SysfsPowerStateMonitor()
 
@@ -191,11 +195,6 @@ struct DaemonFactory {
 
     func makeOutputs(_ setup: DaemonSetup) throws -> [any DaemonOutput] {
         let outputs = setup.configuration.outputs
-        let missing = [outputs.kiosk.map { _ in "kiosk" }, outputs.leds.map { _ in "leds" }].compactMap { $0 }
-        guard missing.isEmpty else {
-            throw CLIError.failure("the outputs \(missing.joined(separator: ", ")) are not available in this build",
-                                   fix: "Disable them in \(setup.path) (\"enabled\": false); outputs.level works.")
-        }
         var made: [any DaemonOutput] = []
         if let level = outputs.level {
             let device = level.framebuffer ?? setup.board.board.display?.framebuffer ?? "/dev/fb0"
@@ -208,6 +207,27 @@ struct DaemonFactory {
                 throw CLIError.failure(error.message, fix: error.fix ?? "Check outputs.level.framebuffer (ls /dev/fb*) and that plumb is in the video group.")
             }
             made.append(try LevelDaemonOutput(framebuffer: framebuffer, image: image, imagePath: level.image, clock: realClock))
+        }
+        if let leds = outputs.leds {
+            var map: [DeviceOrientation: String] = [:]
+            for (orientation, led) in leds.map {
+                guard let device = DeviceOrientation(rawValue: orientation.rawValue) else { continue }
+                map[device] = led
+            }
+            made.append(try LEDDaemonOutput(map: map, directory: ledDirectory))
+        }
+        if let kiosk = outputs.kiosk {
+            let kind: KioskBackend.Kind
+            switch kiosk.method {
+            case .wlrRandr: kind = .wlrRandr
+            case .xrandr: kind = .xrandr
+            case .fbcon: kind = .fbcon
+            case .command: kind = .command
+            }
+            let backend = KioskBackend(kind: kind, output: kiosk.output ?? setup.board.board.display?.connector, command: kiosk.command)
+            let allowed = Set(setup.configuration.orientation.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
+            made.append(KioskDaemonOutput(backend: backend, settings: KioskController.Settings(holdOff: Nanoseconds.seconds(kiosk.holdOff), allowed: allowed),
+                                          runner: rotationRunner ?? DaemonRotationRunner(environment: context.environment), clock: realClock))
         }
         return made
     }

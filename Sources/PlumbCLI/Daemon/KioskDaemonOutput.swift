@@ -16,7 +16,8 @@ final class KioskDaemonOutput: DaemonOutput {
         controller = KioskController(backend: backend, settings: settings, runner: runner)
         self.runner = runner
         self.clock = clock
-        name = "kiosk via \(backend.kind.rawValue)" + (backend.output.map { " on \($0)" } ?? "")
+        let usesOutput = backend.kind == .wlrRandr || backend.kind == .xrandr
+        name = "kiosk via \(backend.kind.rawValue)" + (usesOutput ? backend.output.map { " on \($0)" } ?? "" : "")
     }
 
     func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
