@@ -46,6 +46,8 @@ enum DBusLiveSensor {
         energy.normal = normal
         let filter = configuration.filter
         let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+            // A factory per claim session: DaemonFactory holds non-Sendable parts (the kiosk runner).
+            let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
             do {
                 let (source, _) = try factory.makeSource(setup, imuConfiguration: normal)
                 guard let correct = try factory.calibration(configuration) else { return source }
