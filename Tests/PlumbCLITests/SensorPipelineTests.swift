@@ -245,25 +245,6 @@ private final class RecordingRunner: RotationActionRunner {
         try pipeline.shutdown()
         #expect(runner.actions.last == "wlr-randr --output HDMI-A-1 --transform normal")
     }
-
-    @Test func runnerWritesFilesAndRunsCommands() throws {
-        let dir = NSTemporaryDirectory() + "plumb-runner-\(getpid())"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let runner = DaemonRotationRunner(environment: ["PATH": "/usr/bin:/bin"])
-        FileManager.default.createFile(atPath: dir + "/rotate_all", contents: nil)
-        try runner.perform(.write(path: dir + "/rotate_all", contents: "3"))
-        #expect(try String(contentsOfFile: dir + "/rotate_all", encoding: .utf8) == "3\n")
-        try runner.perform(.shell(command: "echo \"$PLUMB_INTERFACE_ORIENTATION\" > '\(dir)/out'", environment: ["PLUMB_INTERFACE_ORIENTATION": "landscapeLeft"]))
-        #expect(try String(contentsOfFile: dir + "/out", encoding: .utf8) == "landscapeLeft\n")
-        #expect(throws: CLIError.failure("sh -c 'echo nope >&2; exit 3' exited with status 3: nope", fix: nil)) {
-            try runner.perform(.shell(command: "echo nope >&2; exit 3", environment: [:]))
-        }
-        #expect(throws: CLIError.failure("wlr-randr-missing is not installed (looked in /usr/bin:/bin)",
-                                         fix: "Install it (apt install wlr-randr-missing), or choose another outputs.kiosk.method.")) {
-            try runner.perform(.run(program: "wlr-randr-missing", arguments: [], environment: [:]))
-        }
-    }
 }
 
 @Suite struct LEDDaemonOutputTests {
