@@ -214,7 +214,7 @@ struct DaemonFactory {
                 guard let device = DeviceOrientation(rawValue: orientation.rawValue) else { continue }
                 map[device] = led
             }
-            made.append(try LEDDaemonOutput(map: map, directory: ledDirectory))
+            made.append(try LEDDaemonOutput(map: map, root: ledDirectory))
         }
         if let kiosk = outputs.kiosk {
             let kind: KioskBackend.Kind
