@@ -32,6 +32,7 @@ enum Kiosk {
             .flag("dry-run", help: "Print each action instead of running it."),
             .flag("simulate", help: "Read the simulated IMU (see --profile)."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
+            .option("chip", value: "NAME", help: "Simulated chip for --simulate (default mpu6050)."),
             .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time."),
             .option("duration", value: "SECONDS", help: "Stop after this much sensor time."),
         ])
@@ -63,11 +64,10 @@ enum Kiosk {
             if args.has("simulate") { throw CLIError.usage("--replay and --simulate cannot be combined.") }
             source = RecordingSource(recording: try Watch.loadRecording(path), name: URL(fileURLWithPath: path).lastPathComponent)
         } else if args.has("simulate") {
-            let name = args.string("profile") ?? "tour"
-            guard let profile = MotionProfile.named(name) else {
-                throw CLIError.usage("The value '\(name)' is invalid for '--profile': expected one of \(MotionProfile.builtInNames.joined(separator: ", ")).")
-            }
-            source = ProfileSampleSource(profile: profile, end: duration ?? profile.duration ?? 60)
+            // The emulated MPU-6050 (or --chip) through its driver, as plumb watch --simulate reads it.
+            let profile = try SimulatedIMU.profile(args.string("profile") ?? "tour")
+            source = try SimulatedIMU.source(chip: args.string("chip") ?? "mpu6050", profile: profile,
+                                             duration: duration ?? profile.duration ?? 60).source
         } else {
             throw CLIError.failure("no sensor given", fix: "use --simulate for the simulated IMU or --replay FILE.csv for a recording")
         }
