@@ -21,22 +21,37 @@ let gpiodPrefix = ProcessInfo.processInfo.environment["PLUMB_LIBGPIOD_PREFIX"].f
 let modules: [(name: String, dependencies: [String])] = [
     ("PlumbHAL", []),
     ("CGPIOD", []),
-    ("PlumbLinux", ["PlumbHAL", "CI2C", "CGPIOD", "CPlumbLinux"]),
+    ("PlumbLinux", ["PlumbHAL", "CI2C", "CGPIOD", "CPlumbLinux", "CSystemd"]),
     ("CPlumbLinux", []),
     ("PlumbFusion", []),
+    ("PlumbConfiguration", ["PlumbHAL"]),
     ("PlumbDrivers", ["PlumbHAL"]),
     ("PlumbSimulation", ["PlumbHAL", "PlumbDrivers"]),
     ("PlumbOrientation", ["PlumbHAL", "PlumbDrivers", "PlumbFusion"]),
     ("CImageIO", []),
     ("PlumbDisplay", ["PlumbHAL", "PlumbOrientation", "CImageIO"]),
-    ("PlumbCLI", ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion",
-                  "PlumbOrientation", "PlumbDisplay", "CBench", "CPixman"]),
+    ("PlumbCLI", [
+        "PlumbHAL",
+        "PlumbLinux",
+        "PlumbDrivers",
+        "PlumbSimulation",
+        "PlumbFusion",
+        "PlumbOrientation",
+        "PlumbDisplay",
+        "PlumbConfiguration",
+        "CBench",
+        "CFusionReference",
+        "CPixman",
+    ]),
     ("CBench", []),
+    // The C speed reference of `plumb bench fusion` (Madgwick's equations, compiled with -O2).
+    ("CFusionReference", []),
 ]
 
-let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman"].filter { exists("Sources/\($0)") })
+let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman", "CSystemd"].filter { exists("Sources/\($0)") })
 
 func cSettings(for name: String) -> [CSetting] {
+    if name == "CFusionReference" { return [.unsafeFlags(["-O2"])] }
     guard name == "CGPIOD", let prefix = gpiodPrefix else { return [] }
     return [.unsafeFlags(["-I\(prefix)/include"])]
 }
@@ -44,9 +59,10 @@ func cSettings(for name: String) -> [CSetting] {
 func linkerSettings(for name: String) -> [LinkerSetting] {
     switch name {
     case "CGPIOD":
-        var settings: [LinkerSetting] = [.linkedLibrary("gpiod")]
-        if let prefix = gpiodPrefix { settings.insert(.unsafeFlags(["-L\(prefix)/lib", "-Xlinker", "-rpath", "-Xlinker", "\(prefix)/lib"]), at: 0) }
-        return settings
+        guard let prefix = gpiodPrefix else { return [.linkedLibrary("gpiod")] }
+        // The library file by path: a -L for the prefix can lose to a system -L that another
+        // target's pkg-config flags put earlier on the link line, which would link v1 silently.
+        return [.unsafeFlags(["-Xlinker", "\(prefix)/lib/libgpiod.so", "-Xlinker", "-rpath", "-Xlinker", "\(prefix)/lib"])]
     case "CImageIO":
         return [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
     default:
@@ -60,6 +76,10 @@ if present.contains("CI2C") {
 }
 if present.contains("CPixman") {
     targets.append(.systemLibrary(name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]))
+}
+if present.contains("CSystemd") {
+    // sd_notify(3) for Type=notify readiness, reload and watchdog.
+    targets.append(.systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]))
 }
 for module in modules where present.contains(module.name) {
     let dependencies = module.dependencies.filter(present.contains).map { Target.Dependency(stringLiteral: $0) }

@@ -3,7 +3,11 @@
 /// A command lives in its own file under Commands/ and adds one line here.
 extension PlumbTool {
     public static let commands: [Command] = [
+        Boards.command,
+        Config.command,
+        Run.command,
         Version.command,
+        Fuse.command,
         Watch.command,
         Level.command,
         Kiosk.command,

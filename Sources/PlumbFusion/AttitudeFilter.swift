@@ -14,17 +14,45 @@ public struct FusionState: Equatable, Sendable {
     /// gravity's share removed (`accelerometer + standardGravity · gravity`); zero at rest.
     public var userAcceleration: Vector3
     /// The gyroscope bias estimate, rad/s, already subtracted from the rates the filter uses.
-    public var gyroscopeBias: Vector3
+    @inlinable
+    public var gyroscopeBias: Vector3 {
+        get { Vector3(biasAndFlags.x, biasAndFlags.y, biasAndFlags.z) }
+        set { biasAndFlags = SIMD4(newValue.x, newValue.y, newValue.z, biasAndFlags.w) }
+    }
     /// True while the filter's rest detector sees the sensor still.
-    public var isAtRest: Bool
+    @inlinable
+    public var isAtRest: Bool {
+        get { flag(1) }
+        set { setFlag(1, newValue) }
+    }
     /// False until the filter has seen its first usable accelerometer sample; until then the
     /// attitude is the identity and carries no information.
-    public var isInitialized: Bool
+    @inlinable
+    public var isInitialized: Bool {
+        get { flag(2) }
+        set { setFlag(2, newValue) }
+    }
+
+    /// The bias, with the two flags as bits of the fourth lane. Packing them there keeps the
+    /// whole state at 128 bytes, which the compiler copies with eight vector moves instead of a
+    /// call to memcpy (a measurable share of an update that takes tens of nanoseconds).
+    @usableFromInline
+    var biasAndFlags: SIMD4<Double>
+
+    @inlinable
+    func flag(_ bit: Int) -> Bool { Int(biasAndFlags.w) & bit != 0 }
+
+    @inlinable
+    mutating func setFlag(_ bit: Int, _ value: Bool) {
+        let bits = Int(biasAndFlags.w)
+        biasAndFlags.w = Double(value ? bits | bit : bits & ~bit)
+    }
 
     public init(attitude: Quaternion, gravity: Vector3, userAcceleration: Vector3,
                 gyroscopeBias: Vector3, isAtRest: Bool, isInitialized: Bool) {
         self.attitude = attitude; self.gravity = gravity; self.userAcceleration = userAcceleration
-        self.gyroscopeBias = gyroscopeBias; self.isAtRest = isAtRest; self.isInitialized = isInitialized
+        self.biasAndFlags = SIMD4(gyroscopeBias.x, gyroscopeBias.y, gyroscopeBias.z,
+                                  Double((isAtRest ? 1 : 0) | (isInitialized ? 2 : 0)))
     }
 
     /// The state before any sample: identity attitude, gravity along −z.
@@ -32,7 +60,7 @@ public struct FusionState: Equatable, Sendable {
                                             gyroscopeBias: .zero, isAtRest: false, isInitialized: false)
 
     /// Fills in gravity and user acceleration from `attitude` and the accelerometer reading.
-    @inlinable
+    @inline(__always)
     mutating func set(attitude q: Quaternion, accelerometer: Vector3) {
         attitude = q
         gravity = -q.upInSensorFrame

@@ -7,16 +7,19 @@
 /// complementary filters on the special orthogonal group", IEEE TAC 53(5), 2008, eq. 32). Below
 /// the corner frequency 1/(2πτ) the accelerometer dominates, above it the gyroscope.
 ///
-/// Two additions make it usable on real data: the feedback fades out while the accelerometer's
-/// norm is far from 1 g (the sensor is accelerating, so â is not up), and while the
-/// `RestDetector` sees the sensor still, the gyroscope bias is learnt as the low-passed rate.
+/// Two additions: the feedback can fade out while the accelerometer's norm is far from 1 g (off by
+/// default, see `accelerationTolerance`), and while the `RestDetector` sees the sensor still,
+/// the gyroscope bias is learnt as the low-passed rate.
 public struct ComplementaryFilter: AttitudeFilter {
     public struct Settings: Equatable, Sendable {
-        /// s. Time constant τ of the accelerometer feedback (gain 1/τ). Default 1 s.
-        public var timeConstant: Double = 1
+        /// s. Time constant τ of the accelerometer feedback (gain 1/τ). Default 5 s (best of 1,
+        /// 2, 3, 5, 7, 10 and 20 s on the BROAD trials; 1 s gives 3.6°, 5 s 1.3°).
+        public var timeConstant: Double = 5
         /// m/s². The feedback weight falls linearly from 1 to 0 as the accelerometer's norm moves
-        /// this far from standard gravity. Default 3 m/s².
-        public var accelerationTolerance: Double = 3
+        /// this far from standard gravity. Default `.infinity` (off): on the BROAD trials every
+        /// finite tolerance tried (1 to 20 m/s²) made the result worse, because the filter then
+        /// coasts on the gyroscope through exactly the long accelerations it should average out.
+        public var accelerationTolerance: Double = .infinity
         /// s. Time constant with which the bias follows the gyroscope during rest. Default 2 s.
         public var biasTimeConstant: Double = 2
         /// Rest detection (gates bias learning).
@@ -24,7 +27,7 @@ public struct ComplementaryFilter: AttitudeFilter {
         /// Gaps, saturation and implausible readings.
         public var input: InputSettings = .default
 
-        public init(timeConstant: Double = 1, accelerationTolerance: Double = 3, biasTimeConstant: Double = 2,
+        public init(timeConstant: Double = 5, accelerationTolerance: Double = .infinity, biasTimeConstant: Double = 2,
                     rest: RestDetector.Settings = .default, input: InputSettings = .default) {
             self.timeConstant = timeConstant; self.accelerationTolerance = accelerationTolerance
             self.biasTimeConstant = biasTimeConstant; self.rest = rest; self.input = input
@@ -42,6 +45,8 @@ public struct ComplementaryFilter: AttitudeFilter {
     private var needsAlignment = true
 
     public init(settings: Settings = .default) {
+        precondition(settings.timeConstant > 0 && settings.biasTimeConstant > 0 && settings.accelerationTolerance > 0,
+                     "ComplementaryFilter.Settings: time constants and tolerance must be positive")
         self.settings = settings
         self.gate = SampleGate(settings: settings.input)
         self.restDetector = RestDetector(settings: settings.rest)

@@ -35,6 +35,7 @@ public struct MadgwickFilter: AttitudeFilter {
     private var needsAlignment = true
 
     public init(settings: Settings = .default) {
+        precondition(settings.beta >= 0 && settings.beta.isFinite, "MadgwickFilter.Settings: beta must be finite and ≥ 0")
         self.settings = settings
         self.gate = SampleGate(settings: settings.input)
     }

@@ -26,11 +26,11 @@ public struct Quaternion: Equatable, Hashable, Sendable, CustomStringConvertible
     public static let identity = Quaternion(w: 1, x: 0, y: 0, z: 0)
 
     /// The vector part (x, y, z).
-    @inlinable
+    @inlinable @inline(__always)
     public var vector: Vector3 { Vector3(x, y, z) }
 
     /// The conjugate, which for a unit quaternion is the inverse rotation.
-    @inlinable
+    @inlinable @inline(__always)
     public var conjugate: Quaternion { Quaternion(w: w, x: -x, y: -y, z: -z) }
 
     /// The Euclidean norm; 1 for a rotation.
@@ -38,7 +38,7 @@ public struct Quaternion: Equatable, Hashable, Sendable, CustomStringConvertible
     public var norm: Double { (w * w + x * x + y * y + z * z).squareRoot() }
 
     /// This quaternion scaled to unit norm; the zero quaternion becomes the identity.
-    @inlinable
+    @inlinable @inline(__always)
     public func normalized() -> Quaternion {
         let n = norm
         guard n > 0, n.isFinite else { return .identity }
@@ -46,12 +46,21 @@ public struct Quaternion: Equatable, Hashable, Sendable, CustomStringConvertible
         return Quaternion(w: w * s, x: x * s, y: y * s, z: z * s)
     }
 
+    /// Renormalised by one Newton step, `q·(3 − |q|²)/2`: exact to rounding for a quaternion
+    /// already within about 1e-4 of unit norm (a product of unit quaternions), and without a
+    /// square root or division.
+    @inlinable @inline(__always)
+    public func nearUnitNormalized() -> Quaternion {
+        let s = (3 - (w * w + x * x + y * y + z * z)) * 0.5
+        return Quaternion(w: w * s, x: x * s, y: y * s, z: z * s)
+    }
+
     /// True when all four components are finite.
-    @inlinable
+    @inlinable @inline(__always)
     public var isFinite: Bool { w.isFinite && x.isFinite && y.isFinite && z.isFinite }
 
     /// The Hamilton product `lhs ⊗ rhs`: first rotate by `rhs`, then by `lhs`.
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (lhs: Quaternion, rhs: Quaternion) -> Quaternion {
         Quaternion(
             w: lhs.w * rhs.w - lhs.x * rhs.x - lhs.y * rhs.y - lhs.z * rhs.z,
@@ -61,7 +70,7 @@ public struct Quaternion: Equatable, Hashable, Sendable, CustomStringConvertible
     }
 
     /// Rotates `v` by this (unit) quaternion: `q ⊗ v ⊗ q*`.
-    @inlinable
+    @inlinable @inline(__always)
     public func rotate(_ v: Vector3) -> Vector3 {
         // v + 2w(u × v) + 2 u × (u × v), u the vector part.
         let u = vector
@@ -70,13 +79,13 @@ public struct Quaternion: Equatable, Hashable, Sendable, CustomStringConvertible
     }
 
     /// Rotates `v` by the inverse rotation: `q* ⊗ v ⊗ q`.
-    @inlinable
+    @inlinable @inline(__always)
     public func inverseRotate(_ v: Vector3) -> Vector3 {
         conjugate.rotate(v)
     }
 
     /// The earth's up axis (e_z) seen in the sensor frame: the third row of `rotationMatrix`.
-    @inlinable
+    @inlinable @inline(__always)
     public var upInSensorFrame: Vector3 {
         Vector3(2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
     }
@@ -111,13 +120,13 @@ extension Quaternion {
         }
     }
 
-    /// `self ⊗ exp(v)`, renormalised: this attitude turned by rotation vector `v` (rad) in its
-    /// own (sensor) frame, the step that integrates an angular rate ω over Δt with v = ω·Δt.
+    /// `self ⊗ exp(v)`, renormalised: this attitude (a unit quaternion) turned by rotation vector
+    /// `v` (rad) in its own (sensor) frame, the step that integrates an angular rate ω over Δt with v = ω·Δt.
     ///
     /// For the small angles of one sample step (|v| < 0.5 rad) the exponential uses its Taylor
     /// series to the sixth power (relative error below 1e-11), which needs neither a square root
     /// nor a trigonometric function.
-    @inlinable
+    @inlinable @inline(__always)
     public func integrated(_ v: Vector3) -> Quaternion {
         let t2 = v.squaredNorm
         let step: Quaternion
@@ -129,7 +138,7 @@ extension Quaternion {
         } else {
             step = Quaternion(rotationVector: v)
         }
-        return (self * step).normalized()
+        return (self * step).nearUnitNormalized()
     }
 
     /// The axis (unit) and angle (rad, in 0...π) of this rotation. The identity returns the

@@ -3,8 +3,8 @@
 /// of that has lasted a minimum time.
 ///
 /// Method: D. Laidig and T. Seel, "VQF: Highly accurate IMU orientation estimation with bias
-/// estimation and magnetic disturbance rejection", Information Fusion 91 (2023), §3 (rest
-/// detection); thresholds are the paper's defaults. The low-pass here is first order (VQF uses a
+/// estimation and magnetic disturbance rejection", Information Fusion, 2023 (rest detection);
+/// the thresholds are the defaults VQF documents (see ../shared/reference/fusion.md, §1.4). The low-pass here is first order (VQF uses a
 /// second-order Butterworth); with these thresholds the difference only shifts the detection by
 /// a few samples.
 public struct RestDetector: Sendable {
@@ -34,6 +34,8 @@ public struct RestDetector: Sendable {
     /// True while the sensor has been still for `minimumDuration`.
     public private(set) var isAtRest = false
     private var primed = false
+    /// The low-pass coefficient, recomputed when the sample period changes by more than 0.1 %.
+    private var alpha = 0.0, alphaDt = 0.0
     private let gyroscopeThresholdSquared: Double
     private let accelerometerThresholdSquared: Double
 
@@ -48,15 +50,20 @@ public struct RestDetector: Sendable {
         gyroscopeMean = .zero; accelerometerMean = .zero; stillTime = 0; isAtRest = false; primed = false
     }
 
-    /// Feeds one sample (rad/s, m/s²) taken `dt` seconds after the previous one (0 after a gap)
-    /// and returns whether the sensor is at rest.
-    @discardableResult
+    /// Feeds one sample (rad/s, m/s²) taken `dt` seconds after the previous one and returns
+    /// whether the sensor is at rest. A sample with `dt` ≤ 0 (a repeated timestamp, a gap) only
+    /// returns the current verdict.
+    @discardableResult @inline(__always)
     public mutating func update(gyroscope g: Vector3, accelerometer a: Vector3, dt: Double) -> Bool {
-        guard primed, dt > 0 else {
+        guard primed else {
             restart(gyroscope: g, accelerometer: a)
             return isAtRest
         }
-        let alpha = dt / (settings.filterTimeConstant + dt)
+        guard dt > 0 else { return isAtRest }
+        if abs(dt - alphaDt) > 1e-3 * alphaDt {
+            alphaDt = dt
+            alpha = dt / (settings.filterTimeConstant + dt)
+        }
         gyroscopeMean += alpha * (g - gyroscopeMean)
         accelerometerMean += alpha * (a - accelerometerMean)
         let clip = settings.biasClip

@@ -15,6 +15,12 @@ public struct InputSettings: Equatable, Sendable {
     /// from the accelerometer (x-io Fusion's overrange recovery uses the same 98 %).
     /// Default `.infinity` (unknown: no check).
     public var gyroscopeFullScale: Double = .infinity
+    /// m/s². Readings longer than this are not physical for any supported part (the largest full
+    /// scale, ±16 g, is 157 m/s²) and are not used. Default 1000 m/s².
+    public var maximumAccelerometerNorm: Double = 1000
+    /// rad/s. A rate longer than this is not physical for any supported part (the largest full
+    /// scale, ±4000 °/s, is 70 rad/s): the sample is treated like a saturated one. Default 100 rad/s.
+    public var maximumGyroscopeNorm: Double = 100
 
     public init() {}
 
@@ -44,6 +50,7 @@ struct SampleGate: Sendable {
 
     mutating func reset() { lastTimestamp = .nan }
 
+    @inline(__always)
     mutating func admit(gyroscope g: Vector3, accelerometer a: Vector3, timestamp t: Double) -> GatedSample {
         guard g.isFinite, a.isFinite, t.isFinite else {
             skipped &+= 1
@@ -59,10 +66,15 @@ struct SampleGate: Sendable {
         }
         // A timestamp that did not advance (dt ≤ 0) integrates nothing; the time base follows it.
         let limit = 0.98 * settings.gyroscopeFullScale
-        if abs(g.x) >= limit || abs(g.y) >= limit || abs(g.z) >= limit { sample.restart = true }
+        if abs(g.x) >= limit || abs(g.y) >= limit || abs(g.z) >= limit
+            || !(g.squaredNorm <= settings.maximumGyroscopeNorm * settings.maximumGyroscopeNorm) {
+            sample.restart = true
+            sample.dt = 0
+        }
         let aLimit = 0.98 * settings.accelerometerFullScale
         let aSquared = a.squaredNorm
         if aSquared < settings.minimumAccelerometerNorm * settings.minimumAccelerometerNorm
+            || !(aSquared <= settings.maximumAccelerometerNorm * settings.maximumAccelerometerNorm)
             || abs(a.x) >= aLimit || abs(a.y) >= aLimit || abs(a.z) >= aLimit {
             sample.accelerometerUsable = false
         }

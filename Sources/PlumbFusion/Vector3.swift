@@ -7,13 +7,13 @@ public typealias Vector3 = SIMD3<Double>
 
 extension SIMD3 where Scalar == Double {
     /// The scalar (dot) product.
-    @inlinable
+    @inlinable @inline(__always)
     public func dot(_ other: Self) -> Double {
         (self * other).sum()
     }
 
     /// The vector (cross) product `self × other` (right-handed).
-    @inlinable
+    @inlinable @inline(__always)
     public func cross(_ other: Self) -> Self {
         Self(y * other.z - z * other.y,
              z * other.x - x * other.z,
@@ -21,23 +21,23 @@ extension SIMD3 where Scalar == Double {
     }
 
     /// The Euclidean length.
-    @inlinable
+    @inlinable @inline(__always)
     public var norm: Double { dot(self).squareRoot() }
 
     /// The squared Euclidean length (cheaper than `norm` when only comparing).
-    @inlinable
+    @inlinable @inline(__always)
     public var squaredNorm: Double { dot(self) }
 
     /// The unit vector with this direction; the zero vector (and only it) stays zero, so a
     /// missing reading never turns into NaN.
-    @inlinable
+    @inlinable @inline(__always)
     public func normalized() -> Self {
         let n = norm
         return n > 0 ? self / n : .zero
     }
 
     /// True when every component is finite (neither NaN nor infinite).
-    @inlinable
+    @inlinable @inline(__always)
     public var isFinite: Bool {
         x.isFinite && y.isFinite && z.isFinite
     }

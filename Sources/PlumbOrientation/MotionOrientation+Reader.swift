@@ -133,7 +133,10 @@ extension MotionOrientation {
                 appliedLowEnergy = nil
                 nextPoll = 0
             }
-            guard let source, var pipeline else { return }
+            // Take the pipeline out while it works, so its boxed estimator is uniquely referenced
+            // and mutating it never copies (no allocation per wakeup).
+            guard let source, var pipeline = self.pipeline else { return }
+            self.pipeline = nil
             defer { self.pipeline = pipeline }
             let clock = source.clock
 

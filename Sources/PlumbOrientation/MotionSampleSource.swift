@@ -104,3 +104,50 @@ public final class RecordingSource: MotionSampleSource {
 
     public func stop() throws(MotionSourceError) {}
 }
+
+/// A live or simulated IMU read through the drivers' streaming engine (``IMUStream``): the
+/// source for real hardware and for `plumb … --simulate`.
+public final class IMUStreamSource: MotionSampleSource {
+    public let name: String
+    public let stream: IMUStream
+    public var clock: any MonotonicClock { stream.clock }
+    /// Gaps the stream reported (FIFO overflow, bus errors, chip resets) since the start.
+    public private(set) var gapCount = 0
+    private let end: UInt64?
+    private var gaps: [StreamGap] = []
+
+    /// - Parameters:
+    ///   - stream: the engine around the driver and its data-ready line.
+    ///   - name: for messages ("MPU-6050 at 0x68 on /dev/i2c-1").
+    ///   - endNanoseconds: report the end of data once the stream's clock passes this (bounded
+    ///     simulations); `nil` to run until stopped.
+    public init(stream: IMUStream, name: String, endNanoseconds: UInt64? = nil) {
+        self.stream = stream
+        self.name = name
+        self.end = endNanoseconds
+        gaps.reserveCapacity(16)
+    }
+
+    public func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+        do {
+            return try stream.start(configuration)
+        } catch {
+            throw .imu(error)
+        }
+    }
+
+    public func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+        if let end, stream.clock.nowNanoseconds >= end { return .finished }
+        let found = stream.step(into: &samples)
+        gapCount += found.count
+        return .samples
+    }
+
+    public func stop() throws(MotionSourceError) {
+        do {
+            try stream.stop()
+        } catch {
+            throw .imu(error)
+        }
+    }
+}

@@ -41,6 +41,9 @@ public final class EmulatedI2CBus: I2CBus {
     /// Fault rules, tried in order; the first that matches decides.
     public var faults: [FaultRule] = []
     public private(set) var counters = Counters()
+    /// When non-nil, every transfer is appended here (for exact-order tests such as the reset
+    /// sequence). Set it to `[]` to start recording.
+    public var trace: [I2CEvent]?
     private var targets: [UInt8: any I2CTarget] = [:]
     private var random: SeededRandom
 
@@ -77,6 +80,17 @@ public final class EmulatedI2CBus: I2CBus {
 
     public func transfer(_ operations: inout [I2COperation], address: I2CAddress) throws(I2CError) {
         counters.transactions += 1
+        let start = clock.nowNanoseconds
+        do {
+            try perform(&operations, address: address)
+            trace?.append(I2CEvent(timeNanoseconds: start, address: address, operations: operations, errno: nil))
+        } catch {
+            trace?.append(I2CEvent(timeNanoseconds: start, address: address, operations: operations, errno: error.errno))
+            throw error
+        }
+    }
+
+    private func perform(_ operations: inout [I2COperation], address: I2CAddress) throws(I2CError) {
         for target in targets.values { target.advance(to: clock.nowNanoseconds) }
 
         if let limit = maximumReadLength, operations.contains(where: { $0.direction == .read && $0.bytes.count > limit }) {
@@ -88,7 +102,16 @@ public final class EmulatedI2CBus: I2CBus {
             counters.failures += 1
             chargeTime(for: operations, completed: false)
             switch effect {
-            case .errno(let e): throw I2CError(errno: e, bus: path, address: address)
+            case .errno(let e):
+                // A failure mid-transfer: the chip saw the bytes (a write may have landed, a read
+                // may have popped a FIFO), the caller gets none of the data.
+                if let target = targets[address.rawValue] {
+                    do { try target.handle(&operations) } catch {}
+                    for i in operations.indices where operations[i].direction == .read {
+                        for j in operations[i].bytes.indices { operations[i].bytes[j] = 0 }
+                    }
+                }
+                throw I2CError(errno: e, bus: path, address: address)
             case .noAcknowledge: throw I2CError(errno: Errno.ENXIO, bus: path, address: address)
             case .stuck:
                 clock.advance(by: stuckTimeoutNanoseconds)
@@ -116,6 +139,7 @@ public final class EmulatedI2CBus: I2CBus {
     private func matchFault(_ operations: [I2COperation], address: I2CAddress) -> FaultRule.Effect? {
         for i in faults.indices {
             if let c = faults[i].count, c <= 0 { continue }
+            if let w = faults[i].window, !w.contains(clock.nowNanoseconds) { continue }
             let matched: Bool
             switch faults[i].trigger {
             case .always: matched = true
@@ -151,5 +175,28 @@ public final class EmulatedI2CBus: I2CBus {
     private func chargeBits(_ bits: Int) {
         guard let rate = bitsPerSecond, rate > 0 else { return }
         clock.advance(by: UInt64((Double(bits) / rate * 1e9).rounded()))
+    }
+}
+
+/// One recorded transfer on an ``EmulatedI2CBus``.
+public struct I2CEvent: Sendable, Equatable, CustomStringConvertible {
+    /// When the transfer started, virtual nanoseconds.
+    public var timeNanoseconds: UInt64
+    public var address: I2CAddress
+    /// The operations, reads holding what was returned.
+    public var operations: [I2COperation]
+    /// The errno when the transfer failed.
+    public var errno: Int32?
+
+    /// "w 6b 80" for a write, "w 75 r 1" for a register read (bytes written, byte count read).
+    public var description: String {
+        var parts: [String] = []
+        for op in operations {
+            switch op.direction {
+            case .write: parts.append("w " + op.bytes.map { hex($0) }.joined(separator: " "))
+            case .read: parts.append("r \(op.bytes.count)")
+            }
+        }
+        return parts.joined(separator: " ") + (errno.map { " !\($0)" } ?? "")
     }
 }

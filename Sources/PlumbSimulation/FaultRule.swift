@@ -34,7 +34,9 @@ public struct FaultRule: Sendable, Equatable {
 
     /// What a matching transfer suffers.
     public enum Effect: Sendable, Equatable {
-        /// The transfer fails with this errno (EIO, EREMOTEIO, ETIMEDOUT, EAGAIN…).
+        /// The transfer fails with this errno (EIO, EREMOTEIO, ETIMEDOUT, EAGAIN…) after the chip
+        /// has seen it: a write may have landed and a read may have popped FIFO bytes, but the
+        /// caller gets no data (the harsh case of a NACK or glitch mid-transfer).
         case errno(Int32)
         /// Nothing acknowledges the address (ENXIO).
         case noAcknowledge
@@ -47,9 +49,11 @@ public struct FaultRule: Sendable, Equatable {
     public var effect: Effect
     /// Fire at most this many times; `nil` means without limit.
     public var count: Int?
+    /// Only while the virtual clock is inside this window (nanoseconds); `nil` means always.
+    public var window: ClosedRange<UInt64>?
 
-    public init(_ trigger: Trigger, effect: Effect, count: Int? = nil) {
-        self.trigger = trigger; self.effect = effect; self.count = count
+    public init(_ trigger: Trigger, effect: Effect, count: Int? = nil, window: ClosedRange<UInt64>? = nil) {
+        self.trigger = trigger; self.effect = effect; self.count = count; self.window = window
     }
 
     /// Whether the transfer's operations touch `register` (considering auto-increment).

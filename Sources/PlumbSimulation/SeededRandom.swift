@@ -6,6 +6,7 @@ import Foundation
 /// seeding function of Java's `SplittableRandom`.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
+    private var spare: Double?
 
     public init(seed: UInt64) { state = seed }
 
@@ -23,10 +24,13 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     /// True with probability `p`.
     public mutating func chance(_ p: Double) -> Bool { p > 0 && unit() < p }
 
-    /// A standard normal value (Box–Muller).
+    /// A standard normal value (Box–Muller; each pair of uniforms gives two).
     public mutating func gaussian() -> Double {
+        if let s = spare { spare = nil; return s }
         let u1 = max(unit(), 0x1p-60)
         let u2 = unit()
-        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+        let r = (-2 * log(u1)).squareRoot()
+        spare = r * sin(2 * Double.pi * u2)
+        return r * cos(2 * Double.pi * u2)
     }
 }

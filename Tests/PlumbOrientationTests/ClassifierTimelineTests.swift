@@ -33,7 +33,8 @@ func run(_ classifier: inout OrientationClassifier, _ steps: [(seconds: Double, 
 
 @Suite("Classifier timelines (virtual clock)")
 struct ClassifierTimelineTests {
-    let settings = OrientationClassifier.Settings(hysteresisDegrees: 7, settleTime: 0.08)
+    // Position and time only; the rate gate has its own timelines below.
+    let settings = OrientationClassifier.Settings.simple(hysteresisDegrees: 7, settleTime: 0.08)
 
     @Test func firstFaceSettlesAfterTheSettleTime() {
         var c = OrientationClassifier(settings: settings)
@@ -97,9 +98,48 @@ struct ClassifierTimelineTests {
     }
 
     @Test func zeroSettleTimeChangesOnTheFirstSample() {
-        var c = OrientationClassifier(settings: .init(hysteresisDegrees: 0, settleTime: 0), initial: .portrait)
+        var c = OrientationClassifier(settings: .simple(hysteresisDegrees: 0, settleTime: 0), initial: .portrait)
         let changes = run(&c, [(0.01, gravityInPlane(46))])
         #expect(changes.map(\.1) == [.landscapeLeft])
+    }
+}
+
+@Suite("Rotation-rate gate (virtual clock)")
+struct RateGateTimelineTests {
+    /// Up turning in the screen plane from `from` degrees at `rate` °/s for `seconds`, then held.
+    func sweep(from: Double, rate: Double, seconds: Double, hold: Double) -> [(seconds: Double, gravity: SIMD3<Double>)] {
+        var steps: [(seconds: Double, gravity: SIMD3<Double>)] = []
+        var angle = from
+        for _ in 0..<Int((seconds / 0.01).rounded()) {
+            steps.append((0.01, gravityInPlane(angle)))
+            angle += rate * 0.01
+        }
+        steps.append((hold, gravityInPlane(angle)))
+        return steps
+    }
+
+    @Test func aFastSweepThroughAFaceProposesNothing() {
+        var c = OrientationClassifier(settings: .init(hysteresisDegrees: 8, settleTime: 0.1, maximumRotationRate: 90), initial: .portrait)
+        // 200 °/s from portrait through landscapeLeft (90°) to upside down (180°): landscapeLeft is
+        // inside its cone for 0.37 s, but never slowly.
+        let changes = run(&c, sweep(from: 0, rate: 200, seconds: 0.9, hold: 1))
+        #expect(changes.map(\.1) == [.portraitUpsideDown])
+        #expect(c.rotationRate < 0.01)
+    }
+
+    @Test func theSameSweepWithoutTheGateReportsTheFaceItPassed() {
+        var c = OrientationClassifier(settings: .simple(hysteresisDegrees: 8, settleTime: 0.1), initial: .portrait)
+        let changes = run(&c, sweep(from: 0, rate: 200, seconds: 0.9, hold: 1))
+        #expect(changes.map(\.1) == [.landscapeLeft, .portraitUpsideDown])
+    }
+
+    @Test func aSlowTurnIsReportedOnceInsideTheCone() {
+        var c = OrientationClassifier(settings: .init(hysteresisDegrees: 8, settleTime: 0.1, maximumRotationRate: 90), initial: .portrait)
+        // 60 °/s: up enters landscapeLeft's cone (within 37° of +x) at 53°, 0.883 s in.
+        let changes = run(&c, sweep(from: 0, rate: 60, seconds: 1.5, hold: 1))
+        #expect(changes.map(\.1) == [.landscapeLeft])
+        let t = changes.first?.0 ?? -1
+        #expect(t > 0.98 && t < 1.0)
     }
 }
 

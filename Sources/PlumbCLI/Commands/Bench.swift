@@ -4,5 +4,7 @@ enum Bench {
         group: CommandSpec(name: "bench", abstract: "Measure speed against a reference in the same run (use a release build)."),
         subcommands: [
             BenchRender.command,
+            BenchFusion.command,
+            BenchEnergy.command,
         ])
 }

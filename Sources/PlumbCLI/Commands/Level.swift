@@ -184,13 +184,13 @@ final class FramebufferDisplay: LevelDisplay {
     func present() throws { try framebuffer.present() }
 }
 
-/// Gravity from the simulated IMU (a motion profile sampled with the MPU-6050's datasheet noise)
-/// through fusion (PlumbFusion's filter) and the orientation pipeline, one estimate per frame:
+/// Gravity from the simulated IMU (the MPU-6050 driver against the register-level emulator
+/// moving through a motion profile) through fusion (PlumbFusion's filter) and the orientation pipeline, one estimate per frame:
 /// each ``nextGravity()`` moves sensor time on by one frame interval, so the motion plays at
 /// real speed when frames are paced by the wall clock.
 final class SimulatedGravity: GravitySource {
     let name: String
-    private let source: ProfileSampleSource
+    private let source: IMUStreamSource
     private var pipeline: OrientationPipeline
     private let frameInterval: UInt64
     private var frameTime: UInt64 = 0
@@ -203,7 +203,11 @@ final class SimulatedGravity: GravitySource {
         guard let profile = MotionProfile.named(name) else {
             throw .usage("The value '\(name)' is invalid for '--profile': expected one of \(MotionProfile.builtInNames.joined(separator: ", ")).")
         }
-        source = ProfileSampleSource(profile: profile, end: duration ?? profile.duration ?? 60)
+        // The emulated MPU-6050 through its driver (orientation replaced the noise-only profile source).
+        let simulated = try SimulatedIMU.source(chip: "mpu6050", profile: profile, duration: duration ?? profile.duration ?? 60)
+        source = simulated.source
+        frameTime = simulated.sensor.clock.nowNanoseconds
+        sensorTime = frameTime
         pipeline = OrientationPipeline(fused: algorithm.makeGravityEstimator())
         frameInterval = UInt64((1e9 / frameRate).rounded())
         self.name = "\(source.name) through the \(algorithm.rawValue) filter"
@@ -214,6 +218,13 @@ final class SimulatedGravity: GravitySource {
         if !started {
             _ = try source.start(IMUConfiguration(outputDataRate: 100, fifoWatermark: 1))
             started = true
+            // The emulator's clock starts where its power-up and configuration left it.
+            samples.removeAll(keepingCapacity: true)
+            while samples.isEmpty {
+                if try source.read(into: &samples, timeoutNanoseconds: 100_000_000) == .finished { return nil }
+            }
+            frameTime = samples[0].timestampNanoseconds
+            for sample in samples { _ = pipeline.process(sample); sensorTime = sample.timestampNanoseconds }
         } else {
             frameTime += frameInterval
         }

@@ -1,6 +1,7 @@
 import Foundation
 import PlumbDrivers
 import PlumbFusion
+import PlumbHAL
 import PlumbOrientation
 
 /// `plumb watch`: prints every orientation change.
@@ -19,14 +20,17 @@ enum Watch {
         options: [
             .flag("simulate", help: "Read the simulated IMU (see --profile)."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
+            .option("chip", value: "PART", help: "Simulated chip (default mpu6050)."),
             .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time."),
             .option("duration", value: "SECONDS", help: "Stop after this much sensor time."),
             .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
             .option("exec", value: "CMD", help: "Run CMD for each change, with PLUMB_DEVICE_ORIENTATION and PLUMB_INTERFACE_ORIENTATION set."),
             .option("rule", value: "RULE", help: "plumb (default) or seed: the seed library's rule, for comparison (--replay only)."),
             .option("filter", value: "NAME", help: "Fusion filter: plumb (default), madgwick, complementary."),
-            .option("hysteresis", value: "DEGREES", help: "Degrees past the 45° boundary before a new face is proposed (default 7)."),
-            .option("settle", value: "SECONDS", help: "How long a new face must persist (default 0.08)."),
+            .option("hysteresis", value: "DEGREES", help: "Degrees past the 45° boundary before a new face is proposed (default 8)."),
+            .option("settle", value: "SECONDS", help: "How long a new face must persist (default 0.1)."),
+            .option("max-rate", value: "DEG/S", help: "Propose no face while gravity turns faster (default 90; 0 = no gate)."),
+            .flag("steady", help: "Steadier classifier settings (7°, 0.3 s, 60 °/s): fewer spurious changes, slower."),
             .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate)."),
         ])
 
@@ -35,9 +39,10 @@ enum Watch {
         let rule = try args.choice("rule", ["plumb", "seed"]) ?? "plumb"
         let filterName = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)) ?? FusionAlgorithm.default.rawValue
         let algorithm = FusionAlgorithm(rawValue: filterName) ?? .default
-        var classifier = OrientationClassifier.Settings.default
+        var classifier = args.has("steady") ? OrientationClassifier.Settings.steady : .default
         if let h = try args.double("hysteresis", in: 0...44.9) { classifier.hysteresisDegrees = h }
         if let s = try args.double("settle", in: 0...10) { classifier.settleTime = s }
+        if let r = try args.double("max-rate", in: 0...1e6) { classifier.maximumRotationRate = r == 0 ? .infinity : r }
         let duration = try args.double("duration", in: 0...1e7)
         let printer = ChangePrinter(format: format, command: args.string("exec"), context: context)
 
@@ -59,11 +64,20 @@ enum Watch {
         guard args.has("simulate") else {
             throw CLIError.failure("no sensor given", fix: "use --simulate for the simulated IMU or --replay FILE.csv for a recording")
         }
-        let profileName = args.string("profile") ?? "tour"
-        let motion = try SimulatedSensor.motionOrientation(profile: profileName, estimator: { algorithm.makeGravityEstimator() },
-                                                            classifier: classifier, duration: duration)
+        let profile = try SimulatedIMU.profile(args.string("profile") ?? "tour")
+        let chip = args.string("chip") ?? "mpu6050"
+        _ = try SimulatedIMU.source(chip: chip, profile: profile, duration: nil) // validates --chip
+        let end = duration ?? profile.duration ?? 60
+        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+            do {
+                return try SimulatedIMU.source(chip: chip, profile: profile, duration: end).source
+            } catch {
+                throw .other("simulated IMU: \(error)")
+            }
+        }, estimator: { algorithm.makeGravityEstimator() }, classifier: classifier)
         if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
-        try watch(motion, until: nil, printer: printer)
+        // The simulator's virtual clock starts at 1 s, when its profile starts.
+        try watch(motion, until: nil, origin: Nanoseconds.perSecond, printer: printer)
     }
 
     /// Reads a CSV recording.
@@ -80,13 +94,12 @@ enum Watch {
 
     /// Runs `motion` until its source ends (or `duration` seconds of sensor time pass) and prints
     /// each change.
-    static func watch(_ motion: MotionOrientation, until duration: Double?, printer: ChangePrinter) throws(CLIError) {
+    static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, printer: ChangePrinter) throws(CLIError) {
         let stream = motion.orientationChanges(bufferingPolicy: .unbounded)
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             for await change in stream {
-                // Virtual sources (recordings, the simulator) start their clocks at 0.
-                let t = Double(change.publishedNanoseconds) / 1e9
+                let t = Double(Int64(bitPattern: change.publishedNanoseconds &- origin)) / 1e9
                 if let duration, t > duration { break }
                 printer.emit(t: t, device: change.deviceOrientation, interface: change.interfaceOrientation)
             }

@@ -53,6 +53,14 @@ public struct DrainResult: Sendable, Equatable {
     }
 }
 
+/// What one interrupt edge means while streaming.
+public enum InterruptSignal: String, Sendable, Equatable {
+    /// An edge per sample (MPU family DATA_RDY; the FIFO has no watermark interrupt).
+    case everySample
+    /// An edge when the FIFO reaches the configured watermark (LSM6DS family).
+    case watermark
+}
+
 /// A 6-axis IMU on an I2C bus.
 ///
 /// Methods that touch the bus are throwing verbs; properties hold cached state only.
@@ -76,14 +84,24 @@ public protocol IMU: AnyObject {
     func stopStreaming() throws(IMUError)
     /// Reads every whole record waiting in the FIFO and appends the samples to `samples`.
     ///
-    /// - Parameter edge: the interrupt edge that woke the reader, whose kernel timestamp anchors
-    ///   the sample times (MPU family); `nil` when polling.
-    func drain(into samples: inout [IMUSample], edge: EdgeEvent?) throws(IMUError) -> DrainResult
+    /// - Parameter edges: the interrupt edges seen since the last drain, oldest first, whose
+    ///   kernel timestamps anchor the sample times (MPU family); empty when polling.
+    func drain(into samples: inout [IMUSample], edges: [EdgeEvent]) throws(IMUError) -> DrainResult
+    /// What the chip's interrupt pin signals while streaming, so a reader knows whether one
+    /// edge means "one sample" or "a watermark's worth".
+    var interruptSignal: InterruptSignal { get }
     /// Runs the chip's self-test and compares the response with the datasheet limits.
     func selfTest() throws(IMUError) -> SelfTestResult
     /// True when the chip still holds the configuration last applied (a brown-out or reset
     /// clears it); read back from the chip.
     func verifyConfiguration() throws(IMUError) -> Bool
+}
+
+extension IMU {
+    /// Drains with at most one edge (the one that woke the reader).
+    public func drain(into samples: inout [IMUSample], edge: EdgeEvent?) throws(IMUError) -> DrainResult {
+        try drain(into: &samples, edges: edge.map { [$0] } ?? [])
+    }
 }
 
 /// A driver failure, saying what was found.

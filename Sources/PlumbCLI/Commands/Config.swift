@@ -1,0 +1,60 @@
+import PlumbConfiguration
+
+/// `plumb config`: check a configuration file, or print a complete example.
+enum Config {
+    static let command = Command(group: CommandSpec(name: "config", abstract: "Check or print the daemon's configuration file."),
+                                 subcommands: [check, example])
+
+    static let check = Command(CommandSpec(
+        name: "check",
+        abstract: "Validate a configuration file and show what it sets.",
+        options: [BoardSupport.boardsDirectoryOption],
+        positionals: [PositionalSpec("file", help: "The file to check (default \(Configuration.defaultPath)).", optional: true)])
+    ) { args, context in
+        let path = args.positionals.first ?? Configuration.defaultPath
+        let catalog = try BoardSupport.catalog(args, context: context)
+        let c: Configuration
+        do throws(ConfigurationError) { c = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
+            throw CLIError.failure(error.description, fix: "Run 'plumb config example --keys' for every key and its allowed values.")
+        }
+        context.out.line("\(path): OK")
+        for line in summary(c) { context.out.line("  " + line) }
+    }
+
+    static let example = Command(CommandSpec(
+        name: "example",
+        abstract: "Print a configuration file with every key.",
+        options: [.flag("keys", help: "Print the key reference (allowed values and defaults) instead.")])
+    ) { args, context in
+        context.out.write(args.has("keys") ? Configuration.keyReference : Configuration.exampleText)
+    }
+
+    /// What a configuration sets, one line per section, as `config check` and `run` print it.
+    static func summary(_ c: Configuration) -> [String] {
+        let imu = c.imu
+        var interrupt: String
+        switch imu.interrupt {
+        case .board: interrupt = "the board's data-ready line"
+        case .poll: interrupt = "polling"
+        case .line(let location): interrupt = "\(location)"
+        }
+        var lines = [
+            "board: \(c.board)",
+            "imu: \(imu.bus ?? "the board's bus") at \(imu.address?.description ?? "the board's address"), part \(imu.part), \(format(imu.rate)) Hz, ±\(format(imu.accelerometerRange)) g, ±\(format(imu.gyroscopeRange)) °/s, \(interrupt)",
+            "mounting: x \(c.mounting.x.rawValue), y \(c.mounting.y.rawValue), z \(c.mounting.z.rawValue)",
+            "calibration: \(c.calibrationFile ?? "none")",
+        ]
+        var filter = "filter: \(c.filter.kind.rawValue)"
+        if let beta = c.filter.beta { filter += ", beta \(format(beta)) rad/s" }
+        if let tau = c.filter.timeConstant { filter += ", time constant \(format(tau)) s" }
+        lines.append(filter)
+        lines.append("orientation: settle \(c.orientation.settleTime.map { "\(format($0)) s" } ?? "default"), hysteresis \(c.orientation.hysteresis.map { "\(format($0))°" } ?? "default"), low energy \(c.orientation.lowEnergy.rawValue), interface \(c.orientation.interfaceOrientations.map(\.rawValue).joined(separator: ", "))")
+        lines.append("outputs: \(c.outputs.enabledNames.isEmpty ? "none (orientation is logged only)" : c.outputs.enabledNames.joined(separator: ", "))")
+        lines.append("log level: \(c.logLevel.rawValue)")
+        return lines
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

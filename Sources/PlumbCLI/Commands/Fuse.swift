@@ -1,0 +1,127 @@
+import Foundation
+import PlumbFusion
+
+/// `plumb fuse`: runs a fusion filter over a recorded CSV file.
+enum Fuse {
+    static let spec = CommandSpec(
+        name: "fuse",
+        abstract: "Fuse recorded gyroscope and accelerometer samples into attitude and gravity.",
+        discussion: """
+        Reads a CSV file whose header names the columns t_s (s), gyr_x, gyr_y, gyr_z (rad/s) and
+        acc_x, acc_y, acc_z (m/s²), in any order (other columns are ignored), and writes one row per
+        sample: t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z. The quaternion is the sensor frame
+        relative to a z-up earth frame; gravity is the unit vector toward the earth in the sensor
+        frame. Samples with NaN or infinite values are skipped (their rows repeat the last state);
+        rows before the first usable accelerometer sample are nan. Large files stream.
+        """,
+        options: [
+            .option("input", short: "i", value: "FILE", help: "The CSV file to read."),
+            .option("output", short: "o", value: "FILE", help: "Write the result here instead of standard output."),
+            .option("filter", value: "NAME", help: "plumb (default, most accurate), madgwick or complementary."),
+        ])
+
+    static let command = Command(spec) { args, context in
+        guard let input = args.string("input") else { throw CLIError.usage("Missing '--input <FILE>'.") }
+        let algorithm = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)).flatMap(FusionAlgorithm.init) ?? .default
+        var reader = try IMUCSVReader(path: input)
+        var sink = try RowSink(path: args.string("output"), context: context)
+        let result: (samples: Int, skipped: Int)
+        switch algorithm {
+        case .plumb:
+            var filter = PlumbFilter()
+            result = try run(&filter, reader: &reader, sink: &sink)
+        case .madgwick:
+            var filter = MadgwickFilter()
+            result = try run(&filter, reader: &reader, sink: &sink)
+        case .complementary:
+            var filter = ComplementaryFilter()
+            result = try run(&filter, reader: &reader, sink: &sink)
+        }
+        try sink.finish()
+        if result.skipped > 0 {
+            context.err.line("warning: \(input): skipped \(result.skipped) of \(result.samples) samples with a NaN or infinite value.")
+        }
+    }
+
+    static func run<F: AttitudeFilter>(_ filter: inout F, reader: inout IMUCSVReader, sink: inout RowSink) throws(CLIError) -> (samples: Int, skipped: Int) {
+        var count = 0
+        sink.bytes.append(contentsOf: "t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z\n".utf8)
+        while let sample = try reader.next() {
+            let state = filter.update(gyroscope: sample.gyroscope, accelerometer: sample.accelerometer, timestamp: sample.timestamp)
+            count += 1
+            reader.copyTimestamp(into: &sink.bytes)
+            if state.isInitialized {
+                let q = state.attitude, g = state.gravity
+                let row = SIMD8<Double>(q.w, q.x, q.y, q.z, g.x, g.y, g.z, 0)
+                for i in 0..<7 {
+                    sink.bytes.append(UInt8(ascii: ","))
+                    appendFixed(row[i], to: &sink.bytes)
+                }
+            } else {
+                sink.bytes.append(contentsOf: ",nan,nan,nan,nan,nan,nan,nan".utf8)
+            }
+            sink.bytes.append(UInt8(ascii: "\n"))
+            if sink.bytes.count >= 1 << 16 { try sink.flush() }
+        }
+        return (count, filter.skippedSampleCount)
+    }
+
+    /// Appends `value` with 7 decimals (1e-7 of a unit vector is 6e-6°).
+    static func appendFixed(_ value: Double, to bytes: inout [UInt8]) {
+        guard value.isFinite, abs(value) < 1e9 else {
+            bytes.append(contentsOf: "\(value)".utf8)
+            return
+        }
+        var scaled = Int64((abs(value) * 1e7).rounded())
+        if value < 0, scaled != 0 { bytes.append(UInt8(ascii: "-")) }
+        let integer = scaled / 10_000_000
+        scaled %= 10_000_000
+        bytes.append(contentsOf: String(integer).utf8)
+        bytes.append(UInt8(ascii: "."))
+        var divisor: Int64 = 1_000_000
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(scaled / divisor))
+            scaled %= divisor
+            divisor /= 10
+        }
+    }
+}
+
+/// Where `plumb fuse` writes rows: a file, or the command's standard output.
+struct RowSink {
+    var bytes: [UInt8] = []
+    private let handle: FileHandle?
+    private let path: String?
+    private let context: CommandContext
+
+    init(path: String?, context: CommandContext) throws(CLIError) {
+        self.path = path
+        self.context = context
+        bytes.reserveCapacity(1 << 17)
+        guard let path else { handle = nil; return }
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw .failure("\(path): cannot be created for writing.", fix: "Check that the directory exists and is writable.")
+        }
+        self.handle = handle
+    }
+
+    mutating func flush() throws(CLIError) {
+        defer { bytes.removeAll(keepingCapacity: true) }
+        guard let handle else {
+            context.out.write(String(decoding: bytes, as: UTF8.self))
+            return
+        }
+        do { try handle.write(contentsOf: bytes) } catch {
+            throw .failure("\(path ?? "output"): write failed: \(error).", fix: "Check the free space on the disk.")
+        }
+    }
+
+    mutating func finish() throws(CLIError) {
+        try flush()
+        if let handle {
+            do { try handle.close() } catch {
+                throw .failure("\(path ?? "output"): close failed: \(error).", fix: nil)
+            }
+        }
+    }
+}

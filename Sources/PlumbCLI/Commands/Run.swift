@@ -1,0 +1,69 @@
+import Foundation
+import PlumbConfiguration
+import PlumbHAL
+import PlumbLinux
+
+/// `plumb run`: the daemon behind plumb.service.
+enum Run {
+    static let command = Command(CommandSpec(
+        name: "run",
+        abstract: "Run the daemon: one sensor session driving every configured output.",
+        discussion: """
+            Reads the configuration (default \(Configuration.defaultPath)), opens the board's IMU and drives the level
+            image, kiosk rotation and LEDs it names. SIGHUP reloads the configuration (a broken file is refused and the
+            running one kept); SIGTERM or Ctrl-C stops, restoring the display. Under systemd (Type=notify) it reports
+            READY=1, RELOADING=1, STOPPING=1 and WATCHDOG=1, and its log lines carry journald <N> priority prefixes.
+            """,
+        options: [.option("config", value: "FILE", help: "The configuration file (default \(Configuration.defaultPath))."),
+                  BoardSupport.boardOption, BoardSupport.boardsDirectoryOption,
+                  .flag("simulate", help: "Use the emulated IMU instead of the hardware, paced to real time."),
+                  .option("profile", value: "NAME", help: "The simulated motion: rest, tour, rotation, shaking or tapping (default tour)."),
+                  .option("replay", value: "FILE", help: "Drive the outputs from a recorded CSV instead of the IMU."),
+                  .option("duration", value: "SECONDS", help: "Stop by itself after this long."),
+                  .option("log-format", value: "FORMAT", help: "journal (<N> prefixes) or plain (default: journal under systemd).")])
+    ) { args, context in
+        let path = args.string("config") ?? Configuration.defaultPath
+        let duration = try args.double("duration", in: 0.001...1e9).map(Nanoseconds.seconds)
+        let format = try args.choice("log-format", DaemonLog.Format.allCases.map(\.rawValue)).flatMap(DaemonLog.Format.init(rawValue:))
+            ?? DaemonLog.defaultFormat(environment: context.environment)
+        if args.has("simulate"), args.string("replay") != nil {
+            throw CLIError.usage("--simulate and --replay cannot be used together.")
+        }
+        let source: DaemonFactory.SourceChoice = args.has("simulate") ? .simulated : args.string("replay").map { .replay($0) } ?? .hardware
+        let catalog = try BoardSupport.catalog(args, context: context)
+        let clock = SystemClock()
+        var factory = DaemonFactory(source: source, context: context, realClock: clock)
+        if let profile = args.string("profile") {
+            guard args.has("simulate") else { throw CLIError.usage("--profile needs --simulate.") }
+            factory.profile = try args.choice("profile", ["rest", "tour", "rotation", "shaking", "tapping"]) ?? profile
+        }
+        let log = DaemonLog(output: context.err, format: format)
+
+        do throws(SignalMonitorError) { try SignalMonitor.shared.install() } catch {
+            throw CLIError.failure(error.description, fix: nil)
+        }
+        let notifier = SystemdServiceNotifier()
+        let daemon = Daemon(
+            log: log, notifier: notifier, clock: clock,
+            takeSignals: { SignalMonitor.shared.take().map { $0 == .reload ? .reload : .terminate } },
+            load: { () throws(CLIError) -> DaemonSetup in
+                let configuration: Configuration
+                do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
+                    throw .failure(error.description, fix: "Run 'plumb config check \(path)'; 'plumb config example --keys' lists every key.")
+                }
+                let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
+                return DaemonSetup(path: path, configuration: configuration, board: board)
+            },
+            build: { setup in try factory.build(setup) },
+            duration: duration)
+        let status = daemon.run()
+        if status != ExitCode.success { throw CLIError.failure("the daemon stopped after an error (see the log above)", fix: nil) }
+    }
+}
+
+/// sd_notify through libsystemd.
+final class SystemdServiceNotifier: ServiceNotifier {
+    private let notifier = SystemdNotifier()
+    func notify(_ state: String) throws { try notifier.notify(state) }
+    var watchdogIntervalNanoseconds: UInt64? { notifier.watchdogIntervalNanoseconds }
+}

@@ -1,0 +1,173 @@
+import PlumbConfiguration
+import PlumbHAL
+
+/// What the daemon runs between start and stop: one sensor session feeding every configured output.
+protocol DaemonPipeline: AnyObject {
+    /// One line for the log and systemd's STATUS: what runs where.
+    var summary: String { get }
+    /// Waits at most `timeoutNanoseconds` for sensor data, processes it and drives the outputs.
+    /// Returns what happened worth logging (orientation changes, gaps).
+    func step(timeoutNanoseconds: UInt64) throws -> [DaemonEvent]
+    /// Stops the sensor and puts every output back as it was (display rotation, LEDs).
+    func shutdown() throws
+}
+
+/// Something the pipeline reports.
+struct DaemonEvent: Sendable, Equatable {
+    var level: LogLevel
+    var message: String
+}
+
+/// Where the daemon tells the service manager how it is doing (systemd's notify socket).
+protocol ServiceNotifier: AnyObject {
+    func notify(_ state: String) throws
+    /// How often WATCHDOG=1 must be sent, or `nil` when no watchdog is configured.
+    var watchdogIntervalNanoseconds: UInt64? { get }
+}
+
+/// The loaded configuration and the board it resolved to.
+struct DaemonSetup: Sendable {
+    var path: String
+    var configuration: Configuration
+    var board: BoardSelection
+}
+
+/// `plumb run`'s life cycle, independent of the sensor and of systemd so it can be tested:
+/// load, build, notify READY=1, step until a signal, reload on SIGHUP (keeping the old
+/// configuration when the new one is invalid), and stop cleanly on SIGTERM.
+final class Daemon {
+    let log: DaemonLog
+    let notifier: ServiceNotifier
+    let clock: MonotonicClock
+    /// The signals received since the last call.
+    let takeSignals: () -> [PlumbDaemonSignal]
+    /// Reads and validates the configuration (called at start and on every SIGHUP).
+    let load: () throws(CLIError) -> DaemonSetup
+    /// Builds the pipeline for a configuration.
+    let build: (DaemonSetup) throws -> DaemonPipeline
+    /// Stop by itself after this long (`--duration`), or run until signalled.
+    let duration: UInt64?
+    /// The longest one step may wait for the sensor, so signals are seen promptly.
+    let stepTimeout: UInt64
+
+    init(log: DaemonLog, notifier: ServiceNotifier, clock: MonotonicClock, takeSignals: @escaping () -> [PlumbDaemonSignal],
+         load: @escaping () throws(CLIError) -> DaemonSetup, build: @escaping (DaemonSetup) throws -> DaemonPipeline,
+         duration: UInt64? = nil, stepTimeout: UInt64 = 100 * Nanoseconds.perMillisecond) {
+        self.log = log; self.notifier = notifier; self.clock = clock; self.takeSignals = takeSignals
+        self.load = load; self.build = build; self.duration = duration; self.stepTimeout = stepTimeout
+    }
+
+    /// Runs until SIGTERM/SIGINT (exit 0), the duration ends (exit 0), or a failure (exit 1).
+    func run() -> Int32 {
+        var setup: DaemonSetup
+        var pipeline: DaemonPipeline
+        do {
+            setup = try load()
+            log.level = setup.configuration.logLevel
+            pipeline = try build(setup)
+        } catch {
+            fail("cannot start", error)
+            return ExitCode.failure
+        }
+        log.info("started with \(setup.path); board \(setup.board.explanation)")
+        log.info(pipeline.summary)
+        send("READY=1\nSTATUS=\(pipeline.summary)")
+
+        let watchdog = notifier.watchdogIntervalNanoseconds
+        if let watchdog { log.debug("watchdog every \(Double(watchdog) / 1e9) s; pinging every \(Double(watchdog) / 2e9) s") }
+        let started = clock.nowNanoseconds
+        var lastPing = started
+        let timeout = min(stepTimeout, watchdog.map { $0 / 4 } ?? stepTimeout)
+
+        while true {
+            for signal in takeSignals() {
+                switch signal {
+                case .terminate:
+                    return stop(pipeline, reason: "stopping on SIGTERM")
+                case .reload:
+                    guard let next = reload(current: setup, pipeline: pipeline) else { return ExitCode.failure }
+                    (setup, pipeline) = next
+                }
+            }
+            if let duration, clock.nowNanoseconds &- started >= duration {
+                return stop(pipeline, reason: "stopping after \(Double(duration) / 1e9) s (--duration)")
+            }
+            do {
+                for event in try pipeline.step(timeoutNanoseconds: timeout) { log.log(event.level, event.message) }
+            } catch {
+                log.error("the sensor session failed: \(describe(error))")
+                do { try pipeline.shutdown() } catch { log.warning("while stopping: \(describe(error))") }
+                send("STATUS=failed: \(describe(error))")
+                return ExitCode.failure
+            }
+            if let watchdog, clock.nowNanoseconds &- lastPing >= watchdog / 2 {
+                send("WATCHDOG=1")
+                lastPing = clock.nowNanoseconds
+            }
+        }
+    }
+
+    /// SIGHUP: re-read the file; on success replace the pipeline, else keep running the old one.
+    private func reload(current: DaemonSetup, pipeline: DaemonPipeline) -> (DaemonSetup, DaemonPipeline)? {
+        send("RELOADING=1")
+        let next: DaemonSetup
+        do { next = try load() } catch {
+            log.error("reload failed, keeping the running configuration: \(describe(error))")
+            send("READY=1\nSTATUS=\(pipeline.summary) (reload failed: \(describe(error)))")
+            return (current, pipeline)
+        }
+        do { try pipeline.shutdown() } catch { log.warning("while stopping for reload: \(describe(error))") }
+        do {
+            let rebuilt = try build(next)
+            log.level = next.configuration.logLevel
+            log.info("reloaded \(next.path); board \(next.board.explanation)")
+            log.info(rebuilt.summary)
+            send("READY=1\nSTATUS=\(rebuilt.summary)")
+            return (next, rebuilt)
+        } catch {
+            log.error("reload failed, restarting the previous configuration: \(describe(error))")
+            do {
+                let old = try build(current)
+                send("READY=1\nSTATUS=\(old.summary) (reload failed)")
+                return (current, old)
+            } catch {
+                fail("cannot restart the previous configuration", error)
+                return nil
+            }
+        }
+    }
+
+    private func stop(_ pipeline: DaemonPipeline, reason: String) -> Int32 {
+        send("STOPPING=1")
+        log.info(reason)
+        do { try pipeline.shutdown() } catch {
+            log.error("could not restore the outputs: \(describe(error))")
+            return ExitCode.failure
+        }
+        log.info("stopped")
+        return ExitCode.success
+    }
+
+    private func fail(_ what: String, _ error: Error) {
+        log.error("\(what): \(describe(error))")
+        if case CLIError.failure(_, let fix?) = error { log.error("fix: \(fix)") }
+        send("STATUS=\(what): \(describe(error))")
+    }
+
+    private func send(_ state: String) {
+        do { try notifier.notify(state) } catch { log.warning("\(describe(error))") }
+    }
+}
+
+/// A signal the daemon acts on (mirrors PlumbLinux's DaemonSignal so tests need no signals).
+enum PlumbDaemonSignal: Sendable, Equatable { case reload, terminate }
+
+/// One line for an error of any kind.
+func describe(_ error: Error) -> String {
+    switch error {
+    case CLIError.failure(let message, _): message
+    case CLIError.usage(let message): message
+    case let error as CustomStringConvertible: error.description
+    default: "\(error)"
+    }
+}

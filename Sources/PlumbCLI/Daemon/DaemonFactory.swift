@@ -1,0 +1,205 @@
+import Foundation
+import PlumbConfiguration
+import PlumbDisplay
+import PlumbDrivers
+import PlumbFusion
+import PlumbHAL
+import PlumbLinux
+import PlumbOrientation
+import PlumbSimulation
+
+/// Builds the daemon's pipeline from a configuration: the sample source (hardware, simulator or
+/// a recording), the orientation pipeline (filter, mounting, classifier) and the outputs.
+struct DaemonFactory {
+    enum SourceChoice: Sendable, Equatable {
+        /// The IMU on the board's bus.
+        case hardware
+        /// The emulated IMU, paced to real time.
+        case simulated
+        /// A recorded CSV (BROAD format), played in real time.
+        case replay(String)
+    }
+
+    var source: SourceChoice
+    /// The motion the simulated IMU goes through (`--profile`).
+    var profile: String = "tour"
+    var context: CommandContext
+    var realClock: any MonotonicClock
+
+    func build(_ setup: DaemonSetup) throws -> DaemonPipeline {
+        let c = setup.configuration
+        let imuConfiguration = Self.imuConfiguration(c)
+        let (sampleSource, pacing) = try makeSource(setup, imuConfiguration: imuConfiguration)
+        let outputs = try makeOutputs(setup)
+        var classifier = OrientationClassifier.Settings.default
+        if let settle = c.orientation.settleTime { classifier.settleTime = settle }
+        if let hysteresis = c.orientation.hysteresis { classifier.hysteresisDegrees = hysteresis }
+        let m = c.mounting.matrix
+        let pipeline = OrientationPipeline(fused: Self.estimator(c.filter), classifier: classifier,
+                                           usesGyroscope: imuConfiguration.gyroscopeEnabled,
+                                           mounting: (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]),
+                                                      SIMD3(m[2][0], m[2][1], m[2][2])))
+        let allowed = Set(c.orientation.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
+        let outputNames = outputs.isEmpty ? "no outputs (orientation is logged)" : outputs.map(\.name).joined(separator: ", ")
+        return try SensorPipeline(
+            source: sampleSource, configuration: imuConfiguration, orientation: pipeline, outputs: outputs,
+            allowedInterfaces: allowed, correct: try calibration(c), pacing: pacing,
+            describe: { effective in
+                "\(sampleSource.name) at \(Int(effective.outputDataRate.rounded())) Hz, \(c.filter.kind.rawValue) filter, \(outputNames)"
+            })
+    }
+
+    /// The driver settings a configuration asks for.
+    static func imuConfiguration(_ c: Configuration) -> IMUConfiguration {
+        var imu = IMUConfiguration()
+        imu.outputDataRate = c.imu.rate
+        imu.accelerometerRange = c.imu.accelerometerRange
+        imu.gyroscopeRange = c.imu.gyroscopeRange
+        imu.gyroscopeEnabled = c.orientation.lowEnergy != .on
+        // About 10 wakeups a second at any rate, at most the FIFO's comfortable depth.
+        imu.fifoWatermark = max(1, min(64, Int((c.imu.rate / 10).rounded())))
+        return imu
+    }
+
+    /// The gravity estimator for the configured filter and parameters.
+    static func estimator(_ f: FilterSettings) -> any GravityEstimator {
+        switch f.kind {
+        case .plumb:
+            var settings = PlumbFilter.Settings()
+            if let tau = f.timeConstant { settings.accelerometerTimeConstant = tau }
+            return FusedGravity(PlumbFilter(settings: settings))
+        case .madgwick:
+            var settings = MadgwickFilter.Settings()
+            if let beta = f.beta { settings.beta = beta }
+            return FusedGravity(MadgwickFilter(settings: settings))
+        case .complementary:
+            var settings = ComplementaryFilter.Settings()
+            if let tau = f.timeConstant { settings.timeConstant = tau }
+            return FusedGravity(ComplementaryFilter(settings: settings))
+        }
+    }
+
+    func makeSource(_ setup: DaemonSetup, imuConfiguration: IMUConfiguration) throws -> (any MotionSampleSource, (any MonotonicClock)?) {
+        switch source {
+        case .replay(let path):
+            let bytes: [UInt8]
+            do { bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
+                throw CLIError.failure("cannot read the recording \(path): \(error.localizedDescription)", fix: nil)
+            }
+            let recording: IMURecording
+            do { recording = try IMURecording.parseCSV(bytes, name: path) } catch {
+                throw CLIError.failure(error.description, fix: nil)
+            }
+            return (RecordingSource(recording: recording, name: "recording \(path)"), realClock)
+        case .simulated:
+            let c = setup.configuration
+            let key = c.imu.part == "auto" ? "mpu6050" : c.imu.part
+            guard let model = SimulatedChips.model(key) else {
+                throw CLIError.failure("the simulator has no \(key) chip",
+                                       fix: "Set imu.part to one of \(SimulatedChips.all.map(\.key).joined(separator: ", ")), or \"auto\".")
+            }
+            guard let motion = MotionProfile.named(profile) else {
+                throw CLIError.usage("The value '\(profile)' is invalid for '--profile': expected one of \(MotionProfile.builtInNames.joined(separator: ", ")).")
+            }
+            let sensor = PlumbSimulation.SimulatedSensor(model: model, profile: motion, seed: 1)
+            let imu = try Self.makeIMU(bus: sensor.bus, address: model.address, clock: sensor.clock,
+                                       part: c.imu.part == "auto" ? nil : key)
+            let source = StreamSampleSource(name: "simulated \(model.part) (\(profile))", imu: imu, line: sensor.line, clock: sensor.clock)
+            return (source, realClock)
+        case .hardware:
+            let c = setup.configuration
+            let board = setup.board.board
+            let busPath = c.imu.bus ?? board.i2cBus
+            let address = c.imu.address ?? board.imuAddress
+            let clock = SystemClock()
+            let bus: LinuxI2CBus
+            do { bus = try LinuxI2CBus(path: busPath, clock: clock) } catch {
+                throw CLIError.failure(error.description, fix: "Enable I2C (dtparam=i2c_arm=on), check the bus with 'i2cdetect -l', or set imu.bus.")
+            }
+            let imu = try Self.makeIMU(bus: bus, address: address, clock: clock, part: c.imu.part == "auto" ? nil : c.imu.part)
+            var location: InterruptLocation?
+            switch c.imu.interrupt {
+            case .board: location = board.interrupt
+            case .line(let l): location = l
+            case .poll: location = nil
+            }
+            var line: (any InterruptLine)?
+            if let location {
+                let selector: GPIOLineSelector
+                switch location.line {
+                case .name(let name): selector = GPIOLineSelector(chip: location.chip.text, line: .name(name))
+                case .offset(let offset): selector = GPIOLineSelector(chip: location.chip.text, line: .offset(UInt32(offset)))
+                }
+                do { line = try GPIODInterruptLine(selector, edges: .rising) } catch {
+                    throw CLIError.failure(error.description,
+                                           fix: "Free the line (gpioinfo names its user), choose another with imu.interrupt, or set \"interrupt\": \"poll\".")
+                }
+            }
+            let name = "IMU at \(address) on \(busPath)" + (location.map { ", data-ready \($0)" } ?? ", polling")
+            return (StreamSampleSource(name: name, imu: imu, line: line, clock: clock), nil)
+        }
+    }
+
+    /// The driver for a part key, or by address when the part is "auto": the LSM6DS family
+    /// answers at 0x6A/0x6B, the MPU-6050 family at 0x68/0x69. WHO_AM_I then names the row.
+    static func makeIMU(bus: any I2CBus, address: I2CAddress, clock: any MonotonicClock, part: String?) throws -> any IMU {
+        if let part {
+            if MPU6050.variant(named: part) != nil {
+                do { return try MPU6050(bus: bus, address: address, clock: clock, part: part) } catch {
+                    throw CLIError.failure(error.description, fix: nil)
+                }
+            }
+            guard let variant = LSM6DS.Variant.all.first(where: { $0.key == part }) else {
+                throw CLIError.failure("no driver for the part \(part)", fix: "Set imu.part to \"auto\" or one of \(IMUSettings.parts.joined(separator: ", ")).")
+            }
+            return LSM6DS(bus: bus, address: address, clock: clock, part: variant)
+        }
+        if address.rawValue == 0x6A || address.rawValue == 0x6B { return LSM6DS(bus: bus, address: address, clock: clock) }
+        do { return try MPU6050(bus: bus, address: address, clock: clock) } catch {
+            throw CLIError.failure(error.description, fix: nil)
+        }
+    }
+
+    /// The calibration correction (biases, scales, the calibration's own mounting), or `nil`
+    /// without a calibration file.
+    func calibration(_ c: Configuration) throws -> ((inout IMUSample) -> Void)? {
+        guard let path = c.calibrationFile else { return nil }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw CLIError.failure("cannot read the calibration file \(path): \(error.localizedDescription)",
+                                   fix: "Run 'plumb calibrate' and save its result there, or remove \"calibration\" from the configuration.")
+        }
+        let calibration: Calibration
+        do { calibration = try Calibration.load(json: data, source: path) } catch {
+            throw CLIError.failure(error.description, fix: "Write the file with 'plumb calibrate'.")
+        }
+        if calibration.mounting != PlumbDrivers.Mounting.identity, c.mounting != PlumbConfiguration.Mounting.identity {
+            throw CLIError.failure("both \(path) and the configuration's \"mounting\" rotate the axes",
+                                   fix: "Keep one: remove \"mounting\" from the configuration, or recalibrate with the identity mounting.")
+        }
+        return { sample in sample = calibration.apply(sample) }
+    }
+
+    func makeOutputs(_ setup: DaemonSetup) throws -> [any DaemonOutput] {
+        let outputs = setup.configuration.outputs
+        let missing = [outputs.kiosk.map { _ in "kiosk" }, outputs.leds.map { _ in "leds" }].compactMap { $0 }
+        guard missing.isEmpty else {
+            throw CLIError.failure("the outputs \(missing.joined(separator: ", ")) are not available in this build",
+                                   fix: "Disable them in \(setup.path) (\"enabled\": false); outputs.level works.")
+        }
+        var made: [any DaemonOutput] = []
+        if let level = outputs.level {
+            let device = level.framebuffer ?? setup.board.board.display?.framebuffer ?? "/dev/fb0"
+            let image: RGBAImage
+            do { image = try ImageFile.load(level.image) } catch {
+                throw CLIError.failure(error.description, fix: "Point outputs.level.image at a PNG or JPEG file the plumb user can read.")
+            }
+            let framebuffer: Framebuffer
+            do { framebuffer = try Framebuffer(device: device) } catch {
+                throw CLIError.failure(error.message, fix: error.fix ?? "Check outputs.level.framebuffer (ls /dev/fb*) and that plumb is in the video group.")
+            }
+            made.append(try LevelDaemonOutput(framebuffer: framebuffer, image: image, imagePath: level.image, clock: realClock))
+        }
+        return made
+    }
+}

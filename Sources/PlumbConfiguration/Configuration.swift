@@ -1,0 +1,220 @@
+import PlumbHAL
+
+/// Everything `plumb run` needs, from `/etc/plumb/plumb.json` (or `--config FILE`).
+///
+/// Every key is optional: an empty object `{}` runs the detected board's IMU at 100 Hz with the
+/// Madgwick filter and logs orientation changes. Units are in each field's doc and in the key
+/// reference printed by `plumb config example`.
+public struct Configuration: Sendable, Equatable {
+    /// The default location of the file.
+    public static let defaultPath = "/etc/plumb/plumb.json"
+
+    /// A board id from the boards directory, or "auto" to detect it. Default "auto".
+    public var board: String = "auto"
+    public var imu = IMUSettings()
+    /// How the sensor is mounted relative to the device. Default: identity.
+    public var mounting = Mounting.identity
+    /// The calibration file written by `plumb calibrate`, or `nil` for none. Default `nil`.
+    public var calibrationFile: String?
+    public var filter = FilterSettings()
+    public var orientation = OrientationSettings()
+    public var outputs = OutputSettings()
+    /// The lowest priority logged. Default `.info`.
+    public var logLevel: LogLevel = .info
+
+    public init() {}
+}
+
+/// The IMU: where it is and how it runs.
+public struct IMUSettings: Sendable, Equatable {
+    /// The part keys accepted by `imu.part` (besides "auto"): the variant table rows of the drivers.
+    /// (PlumbCLI's tests check this list against the drivers' tables.)
+    public static let parts = [
+        "mpu6050", "mpu6000", "mpu9150", "mpu6500", "mpu9250", "mpu9255", "mpu6515", "icm20602", "icm20608", "icm20689",
+        "lsm6ds3", "lsm6ds3h", "lsm6ds33", "lsm6ds3trc", "lsm6dsl", "lsm6dsm", "ism330dlc",
+        "lsm6dso", "lsm6dsox", "lsm6dso32", "lsm6dsr", "ism330dhcx",
+    ]
+    /// Accelerometer full-scale ranges across the supported parts, in g.
+    public static let accelerometerRanges: [Double] = [2, 4, 8, 16, 32]
+    /// Gyroscope full-scale ranges across the supported parts, in °/s.
+    public static let gyroscopeRanges: [Double] = [125, 250, 500, 1000, 2000, 4000]
+    /// Output data rates accepted, in Hz (the driver picks the nearest the chip has).
+    public static let rateRange: ClosedRange<Double> = 1...1000
+
+    /// The I2C device, or `nil` for the board's. Default `nil`.
+    public var bus: String?
+    /// The address, or `nil` for the board's default. Default `nil`.
+    public var address: I2CAddress?
+    /// A part key from ``parts`` to skip WHO_AM_I matching (for clones), or "auto". Default "auto".
+    public var part: String = "auto"
+    /// Output data rate in Hz. Default 100.
+    public var rate: Double = 100
+    /// Accelerometer range in g (±). Default 4.
+    public var accelerometerRange: Double = 4
+    /// Gyroscope range in °/s (±). Default 500.
+    public var gyroscopeRange: Double = 500
+    /// The data-ready line: the board's (`.board`), an explicit one, or none (poll). Default `.board`.
+    public var interrupt: InterruptChoice = .board
+
+    public init() {}
+}
+
+/// Where the data-ready edge comes from.
+public enum InterruptChoice: Sendable, Equatable {
+    /// The board file's line (polling if the board has none).
+    case board
+    /// This chip and line.
+    case line(InterruptLocation)
+    /// No interrupt: poll the status register at the output data rate.
+    case poll
+}
+
+/// One of the sensor's six signed axes.
+public enum SignedAxis: String, Sendable, Equatable, CaseIterable {
+    case plusX = "+x", minusX = "-x", plusY = "+y", minusY = "-y", plusZ = "+z", minusZ = "-z"
+
+    /// 0, 1 or 2.
+    public var index: Int {
+        switch self { case .plusX, .minusX: 0; case .plusY, .minusY: 1; case .plusZ, .minusZ: 2 }
+    }
+    public var sign: Double {
+        switch self { case .plusX, .plusY, .plusZ: 1; default: -1 }
+    }
+}
+
+/// The mounting: which sensor axis each device axis is. A signed permutation (24 proper
+/// rotations plus 24 reflections; reflections are refused because they swap handedness).
+public struct Mounting: Sendable, Equatable {
+    public var x: SignedAxis
+    public var y: SignedAxis
+    public var z: SignedAxis
+
+    public static let identity = Mounting(x: .plusX, y: .plusY, z: .plusZ)
+
+    public init(x: SignedAxis, y: SignedAxis, z: SignedAxis) { self.x = x; self.y = y; self.z = z }
+
+    /// The rotation taking sensor-frame vectors to device-frame vectors, row-major.
+    public var matrix: [[Double]] {
+        [x, y, z].map { axis in
+            var row = [0.0, 0.0, 0.0]
+            row[axis.index] = axis.sign
+            return row
+        }
+    }
+
+    /// The determinant of ``matrix``: +1 for a rotation, -1 for a reflection.
+    public var determinant: Double {
+        let m = matrix
+        return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    }
+}
+
+/// The attitude filter and its parameters (PlumbFusion's filters; `nil` keeps a filter's own default).
+public struct FilterSettings: Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable, CaseIterable { case plumb, madgwick, complementary }
+
+    /// Default `.plumb` (PlumbFusion's most accurate filter).
+    public var kind: Kind = .plumb
+    /// Madgwick gain β in rad/s (gyroscope measurement error); madgwick only. Default `nil` (the
+    /// filter's 0.033).
+    public var beta: Double?
+    /// How long the gyroscope is trusted over the accelerometer, in seconds: the complementary
+    /// filter's time constant, or the plumb filter's accelerometer time constant. Not for
+    /// madgwick. Default `nil` (the filter's own: 5 s complementary, 3 s plumb).
+    public var timeConstant: Double?
+
+    public init() {}
+}
+
+/// Interface orientations, named as UIKit names them.
+public enum InterfaceOrientationName: String, Sendable, Equatable, CaseIterable {
+    case portrait, portraitUpsideDown, landscapeLeft, landscapeRight
+}
+
+/// Device orientations, named as UIKit names them (the keys of an LED map).
+public enum DeviceOrientationName: String, Sendable, Equatable, CaseIterable {
+    case unknown, portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown
+}
+
+/// How orientation is classified and published.
+public struct OrientationSettings: Sendable, Equatable {
+    public enum LowEnergy: String, Sendable, Equatable, CaseIterable {
+        /// Follow the board's power and thermal state.
+        case auto
+        /// Always low-energy (accelerometer only, slower rate).
+        case on
+        /// Never.
+        case off
+    }
+
+    /// How long a new orientation must hold before it is published, in seconds, or `nil` for the
+    /// classifier's default (0.08 s). MotionOrientation on iOS waits 0.19 s.
+    public var settleTime: Double?
+    /// How far past a boundary gravity must tilt before the orientation changes, in degrees, or
+    /// `nil` for the classifier's default (7°).
+    public var hysteresis: Double?
+    /// Default `.auto`.
+    public var lowEnergy: LowEnergy = .auto
+    /// The interface orientations the kiosk may take; others are ignored. Default all four.
+    public var interfaceOrientations: [InterfaceOrientationName] = InterfaceOrientationName.allCases
+
+    public init() {}
+}
+
+/// What the daemon drives.
+public struct OutputSettings: Sendable, Equatable {
+    public var level: LevelOutput?
+    public var kiosk: KioskOutput?
+    public var leds: LEDOutput?
+
+    public init() {}
+
+    /// The names of the enabled outputs, in a fixed order.
+    public var enabledNames: [String] {
+        [level.map { _ in "level" }, kiosk.map { _ in "kiosk" }, leds.map { _ in "leds" }].compactMap { $0 }
+    }
+}
+
+/// An image kept level on a framebuffer.
+public struct LevelOutput: Sendable, Equatable {
+    /// The PNG or JPEG to draw.
+    public var image: String
+    /// The framebuffer, or `nil` for the board's. Default `nil`.
+    public var framebuffer: String?
+}
+
+/// A screen rotated to match the interface orientation.
+public struct KioskOutput: Sendable, Equatable {
+    public enum Method: String, Sendable, Equatable, CaseIterable {
+        /// The text console (`/sys/class/graphics/fbcon/rotate_all`).
+        case fbcon
+        /// A wlroots compositor such as labwc (Raspberry Pi OS since 2024-10).
+        case wlrRandr = "wlr-randr"
+        /// An X11 session.
+        case xrandr
+    }
+    /// Default `.wlrRandr`.
+    public var method: Method = .wlrRandr
+    /// The connector ("HDMI-A-1"), or `nil` for the board's. Default `nil`.
+    public var output: String?
+}
+
+/// LEDs that show the device orientation.
+public struct LEDOutput: Sendable, Equatable {
+    /// Which LED (a name under /sys/class/leds) lights for which device orientation.
+    public var map: [DeviceOrientationName: String]
+}
+
+/// Syslog priorities as journald reads them from a `<N>` line prefix (sd-daemon(3)).
+public enum LogLevel: String, Sendable, Equatable, CaseIterable, Comparable {
+    case debug, info, notice, warning, error
+
+    /// The syslog priority number: 7 debug ... 3 error.
+    public var priority: Int {
+        switch self { case .debug: 7; case .info: 6; case .notice: 5; case .warning: 4; case .error: 3 }
+    }
+
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.priority > b.priority }
+}

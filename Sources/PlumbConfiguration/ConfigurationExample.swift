@@ -1,0 +1,63 @@
+extension Configuration {
+    /// A complete configuration with every key, as `plumb config example` prints it. JSON has no
+    /// comments, so the key reference follows in ``keyReference``.
+    public static let exampleText = """
+        {
+          "board": "auto",
+          "imu": {
+            "bus": "/dev/i2c-1",
+            "address": "0x68",
+            "part": "auto",
+            "rate": 200,
+            "accelerometerRange": 4,
+            "gyroscopeRange": 500,
+            "interrupt": "board"
+          },
+          "mounting": { "x": "+x", "y": "+y", "z": "+z" },
+          "calibration": "/var/lib/plumb/calibration.json",
+          "filter": { "kind": "plumb", "timeConstant": 3 },
+          "orientation": {
+            "settleTime": 0.19,
+            "hysteresis": 7,
+            "lowEnergy": "auto",
+            "interfaceOrientations": ["portrait", "landscapeLeft", "landscapeRight", "portraitUpsideDown"]
+          },
+          "outputs": {
+            "level": { "enabled": false, "image": "/usr/local/share/plumb/level.png" },
+            "kiosk": { "enabled": true, "method": "wlr-randr", "output": "HDMI-A-1" },
+            "leds": { "enabled": true, "map": { "faceUp": "ACT" } }
+          },
+          "logLevel": "info"
+        }
+
+        """
+
+    /// One line per key: its path, allowed values and default.
+    public static let keyReference = """
+        board                          auto or a board id (plumb boards)                 default auto
+        imu.bus                        /dev/i2c-N                                        default the board's
+        imu.address                    "0x08"..."0x77" or a number                       default the board's (0x68)
+        imu.part                       auto or \(IMUSettings.parts.joined(separator: ", "))
+                                                                                         default auto
+        imu.rate                       1...1000 Hz                                       default 100
+        imu.accelerometerRange         2, 4, 8, 16, 32 g                                 default 4
+        imu.gyroscopeRange             125, 250, 500, 1000, 2000, 4000 °/s               default 500
+        imu.interrupt                  "board", "poll" or {"chip": LABEL|PATH, "line": NAME|OFFSET}
+                                                                                         default "board"
+        mounting.x, .y, .z             +x -x +y -y +z -z (a rotation)                    default +x +y +z
+        calibration                    an absolute path                                  default none
+        filter.kind                    plumb, madgwick, complementary                    default plumb
+        filter.beta                    0...2 rad/s (madgwick only)                       default 0.033
+        filter.timeConstant            0.01...60 s (plumb, complementary)                default 3 (plumb), 5 (complementary)
+        orientation.settleTime         0...10 s                                          default 0.08
+        orientation.hysteresis         0...30 degrees                                    default 7
+        orientation.lowEnergy          auto, on, off                                     default auto
+        orientation.interfaceOrientations  portrait, portraitUpsideDown, landscapeLeft, landscapeRight
+                                                                                         default all four
+        outputs.level                  {"enabled", "image" (required), "framebuffer"}    default off
+        outputs.kiosk                  {"enabled", "method": fbcon|wlr-randr|xrandr, "output"}  default off
+        outputs.leds                   {"enabled", "map": {ORIENTATION: LED name}}       default off
+        logLevel                       debug, info, notice, warning, error               default info
+
+        """
+}

@@ -1,0 +1,189 @@
+import PlumbHAL
+
+extension Configuration {
+    /// Decodes and validates a configuration file's text.
+    ///
+    /// - Parameters:
+    ///   - text: the JSON text.
+    ///   - file: the file name used in errors.
+    ///   - knownBoards: the board ids that exist; `nil` skips that check (no boards directory).
+    /// - Throws: the first ``ConfigurationError`` found, naming the line, the key path and what is allowed.
+    public static func decode(_ text: String, file: String, knownBoards: [String]? = nil) throws(ConfigurationError) -> Configuration {
+        let root: JSONNode
+        do { root = try JSONParser.parse(text) } catch {
+            throw ConfigurationError(file: file, position: error.position, keyPath: "", message: "syntax error: \(error.message)")
+        }
+        let r = try ObjectReader(root, path: "", file: file,
+                                 allowed: ["board", "imu", "mounting", "calibration", "filter", "orientation", "outputs", "logLevel"])
+        var c = Configuration()
+        if let board = try r.nonEmptyString("board") {
+            if board != "auto", let known = knownBoards, !known.contains(board) {
+                var message = "\"\(board)\" is not a known board; allowed values: auto, \(known.joined(separator: ", "))"
+                if let near = nearest(board, in: known) { message += ". Did you mean '\(near)'?" }
+                throw r.error("board", message)
+            }
+            c.board = board
+        }
+        if let imu = try r.object("imu", allowed: ["bus", "address", "part", "rate", "accelerometerRange", "gyroscopeRange", "interrupt"]) {
+            c.imu = try decodeIMU(imu)
+        }
+        if let m = try r.object("mounting", allowed: ["x", "y", "z"]) {
+            c.mounting = try decodeMounting(m)
+        }
+        c.calibrationFile = try r.path("calibration")
+        if let f = try r.object("filter", allowed: ["kind", "beta", "timeConstant"]) {
+            if let kind = try f.choice("kind", FilterSettings.Kind.allCases.map(\.rawValue)) { c.filter.kind = FilterSettings.Kind(rawValue: kind)! }
+            c.filter.beta = try f.number("beta", in: 0...2, unit: "rad/s")
+            c.filter.timeConstant = try f.number("timeConstant", in: 0.01...60, unit: "s")
+            if c.filter.beta != nil, c.filter.kind != .madgwick {
+                throw f.error("beta", "applies only to \"kind\": \"madgwick\"; the \(c.filter.kind.rawValue) filter takes timeConstant")
+            }
+            if c.filter.timeConstant != nil, c.filter.kind == .madgwick {
+                throw f.error("timeConstant", "applies only to \"kind\": \"plumb\" or \"complementary\"; the madgwick filter takes beta")
+            }
+        }
+        if let o = try r.object("orientation", allowed: ["settleTime", "hysteresis", "lowEnergy", "interfaceOrientations"]) {
+            c.orientation = try decodeOrientation(o)
+        }
+        if let o = try r.object("outputs", allowed: ["level", "kiosk", "leds"]) {
+            c.outputs = try decodeOutputs(o)
+        }
+        if let level = try r.choice("logLevel", LogLevel.allCases.map(\.rawValue)) { c.logLevel = LogLevel(rawValue: level)! }
+        return c
+    }
+
+    /// Reads and decodes the file at `path`.
+    public static func load(path: String, knownBoards: [String]? = nil) throws(ConfigurationError) -> Configuration {
+        try decode(try readConfigurationText(path), file: path, knownBoards: knownBoards)
+    }
+
+    static func decodeIMU(_ r: ObjectReader) throws(ConfigurationError) -> IMUSettings {
+        var s = IMUSettings()
+        s.bus = try r.path("bus")
+        if let bus = s.bus, !bus.hasPrefix("/dev/i2c-") {
+            throw r.error("bus", "\"\(bus)\" is not an I2C device; allowed: /dev/i2c-N (list them with i2cdetect -l)")
+        }
+        s.address = try decodeAddress(r, "address")
+        if let part = try r.choice("part", ["auto"] + IMUSettings.parts) { s.part = part }
+        if let rate = try r.number("rate", in: IMUSettings.rateRange, unit: "Hz") { s.rate = rate }
+        if let range = try r.number("accelerometerRange", oneOf: IMUSettings.accelerometerRanges, unit: "g") { s.accelerometerRange = range }
+        if let range = try r.number("gyroscopeRange", oneOf: IMUSettings.gyroscopeRanges, unit: "°/s") { s.gyroscopeRange = range }
+        if let node = r.node("interrupt") {
+            switch node.value {
+            case .string("board"): s.interrupt = .board
+            case .string("poll"): s.interrupt = .poll
+            case .object:
+                let irq = try ObjectReader(node, path: r.childPath("interrupt"), file: r.file, allowed: ["chip", "line"])
+                s.interrupt = .line(try Board.decodeInterrupt(irq))
+            default:
+                throw r.error("interrupt", "expected \"board\", \"poll\" or {\"chip\": ..., \"line\": ...}, found \(describe(node))")
+            }
+        }
+        return s
+    }
+
+    static func decodeMounting(_ r: ObjectReader) throws(ConfigurationError) -> Mounting {
+        let allowed = SignedAxis.allCases.map(\.rawValue)
+        func axis(_ key: String, _ fallback: SignedAxis) throws(ConfigurationError) -> SignedAxis {
+            guard let text = try r.choice(key, allowed) else { return fallback }
+            return SignedAxis(rawValue: text)!
+        }
+        let m = Mounting(x: try axis("x", .plusX), y: try axis("y", .plusY), z: try axis("z", .plusZ))
+        let axes = [("x", m.x), ("y", m.y), ("z", m.z)]
+        for i in 0..<3 {
+            for j in (i + 1)..<3 where axes[i].1.index == axes[j].1.index {
+                throw r.error(axes[j].0, "\"\(axes[j].1.rawValue)\" uses the same sensor axis as mounting.\(axes[i].0) (\"\(axes[i].1.rawValue)\"); x, y and z must each name a different sensor axis")
+            }
+        }
+        if m.determinant < 0 {
+            throw ConfigurationError(file: r.file, position: r.node.position, keyPath: r.path,
+                                     message: "x \(m.x.rawValue), y \(m.y.rawValue), z \(m.z.rawValue) is a mirror image, not a rotation; flip the sign of one axis (for example z \(flipped(m.z).rawValue))")
+        }
+        return m
+    }
+
+    static func decodeOrientation(_ r: ObjectReader) throws(ConfigurationError) -> OrientationSettings {
+        var s = OrientationSettings()
+        s.settleTime = try r.number("settleTime", in: 0...10, unit: "s")
+        s.hysteresis = try r.number("hysteresis", in: 0...30, unit: "degrees")
+        if let e = try r.choice("lowEnergy", OrientationSettings.LowEnergy.allCases.map(\.rawValue)) {
+            s.lowEnergy = OrientationSettings.LowEnergy(rawValue: e)!
+        }
+        if let node = r.node("interfaceOrientations") {
+            let allowed = InterfaceOrientationName.allCases.map(\.rawValue)
+            let path = r.childPath("interfaceOrientations")
+            guard case .array(let elements) = node.value else {
+                throw r.error("interfaceOrientations", "expected an array of: \(allowed.joined(separator: ", ")); found \(node.kindDescription)")
+            }
+            guard !elements.isEmpty else {
+                throw r.error("interfaceOrientations", "must name at least one of: \(allowed.joined(separator: ", "))")
+            }
+            var result: [InterfaceOrientationName] = []
+            for (i, element) in elements.enumerated() {
+                guard case .string(let text) = element.value, let name = InterfaceOrientationName(rawValue: text) else {
+                    var message = "\(describe(element)) is not one of: \(allowed.joined(separator: ", "))"
+                    if case .string(let text) = element.value, let near = nearest(text, in: allowed) { message += ". Did you mean '\(near)'?" }
+                    throw r.error(at: element, path: "\(path)[\(i)]", message)
+                }
+                guard !result.contains(name) else { throw r.error(at: element, path: "\(path)[\(i)]", "\"\(text)\" is listed twice") }
+                result.append(name)
+            }
+            s.interfaceOrientations = result
+        }
+        return s
+    }
+
+    static func decodeOutputs(_ r: ObjectReader) throws(ConfigurationError) -> OutputSettings {
+        var s = OutputSettings()
+        if let l = try r.object("level", allowed: ["enabled", "image", "framebuffer"]), try l.bool("enabled") ?? true {
+            guard let image = try l.path("image") else {
+                throw ConfigurationError(file: l.file, position: l.node.position, keyPath: l.childPath("image"),
+                                         message: "missing; required when outputs.level is enabled (a PNG or JPEG file)")
+            }
+            let fb = try l.path("framebuffer")
+            if let fb, !fb.hasPrefix("/dev/fb") { throw l.error("framebuffer", "\"\(fb)\" is not a framebuffer; allowed: /dev/fbN") }
+            s.level = LevelOutput(image: image, framebuffer: fb)
+        }
+        if let k = try r.object("kiosk", allowed: ["enabled", "method", "output"]), try k.bool("enabled") ?? true {
+            var kiosk = KioskOutput()
+            if let m = try k.choice("method", KioskOutput.Method.allCases.map(\.rawValue)) { kiosk.method = KioskOutput.Method(rawValue: m)! }
+            kiosk.output = try k.nonEmptyString("output")
+            s.kiosk = kiosk
+        }
+        if let e = try r.object("leds", allowed: ["enabled", "map"]), try e.bool("enabled") ?? true {
+            let allowed = DeviceOrientationName.allCases.map(\.rawValue)
+            guard let m = try e.object("map", allowed: allowed) else {
+                throw ConfigurationError(file: e.file, position: e.node.position, keyPath: e.childPath("map"),
+                                         message: "missing; required when outputs.leds is enabled, e.g. {\"portrait\": \"ACT\"}")
+            }
+            var map: [DeviceOrientationName: String] = [:]
+            for key in m.keys {
+                guard let led = try m.nonEmptyString(key) else { continue }
+                guard !led.contains("/") else { throw m.error(key, "\"\(led)\" must be an LED name under /sys/class/leds, not a path") }
+                map[DeviceOrientationName(rawValue: key)!] = led
+            }
+            guard !map.isEmpty else {
+                throw ConfigurationError(file: m.file, position: m.node.position, keyPath: m.path,
+                                         message: "must map at least one of: \(allowed.joined(separator: ", ")) to an LED name")
+            }
+            s.leds = LEDOutput(map: map)
+        }
+        return s
+    }
+}
+
+private func flipped(_ axis: SignedAxis) -> SignedAxis {
+    switch axis {
+    case .plusX: .minusX; case .minusX: .plusX; case .plusY: .minusY
+    case .minusY: .plusY; case .plusZ: .minusZ; case .minusZ: .plusZ
+    }
+}
+
+/// `"text"` for strings, the kind otherwise.
+private func describe(_ node: JSONNode) -> String {
+    switch node.value {
+    case .string(let text): "\"\(text)\""
+    case .number(_, let text): text
+    default: node.kindDescription
+    }
+}

@@ -1,0 +1,302 @@
+import PlumbHAL
+
+/// The streaming engine: one reader per sensor, generic over any ``IMU``.
+///
+/// Each ``step(into:)`` blocks once and drains once:
+/// - **Waiting.** A chip whose pin signals a FIFO watermark (LSM6DS) is waited on with
+///   `waitForEdge`, with a watchdog timeout of three watermark periods. A chip whose pin signals
+///   every sample (MPU family, which has no watermark interrupt) is slept until the FIFO should
+///   hold a watermark's worth, and the edges queued meanwhile are collected without blocking:
+///   they time the samples. Either way the reader wakes about ODR / watermark times a second.
+/// - **Watchdog.** When edges stop (two watermark timeouts, or three drains with data but no
+///   edge) the reader falls back to polling on the estimated period and says so; when edges
+///   come back it returns to them.
+/// - **Recovery.** Bus errors are retried by the driver; a drain that still fails is retried
+///   with a growing pause (1 ms doubling to 100 ms). After five failures in a row, or when the
+///   chip's configuration reads back wrong (checked every second and whenever data stops), the
+///   chip is reset, re-configured and restarted, and a `.chipReset` gap is reported. Overflow
+///   and lost reads are the driver's gaps, passed on.
+/// - **Integrity.** Only whole records are decoded (the drivers' contract), timestamps never go
+///   backwards, and every loss is a ``StreamGap``.
+public final class IMUStream {
+    /// How the reader is being woken.
+    public enum Mode: String, Sendable, Equatable { case interrupts, polling }
+
+    /// Something the reader wants the user to know, beyond samples and gaps.
+    public struct Notice: Sendable, Equatable {
+        public var timeNanoseconds: UInt64
+        public var message: String
+    }
+
+    /// Tuning, with defaults that suit 10 Hz–1 kHz.
+    public struct Options: Sendable, Equatable {
+        /// Consecutive failed drains before the chip is re-initialised. Default 5.
+        public var failuresBeforeReinitialise = 5
+        /// How often the configuration is read back, nanoseconds. Default 1 s.
+        public var verifyIntervalNanoseconds: UInt64 = Nanoseconds.perSecond
+        /// Longest pause between failed attempts, nanoseconds. Default 100 ms.
+        public var maximumBackoffNanoseconds: UInt64 = 100 * Nanoseconds.perMillisecond
+        public init() {}
+    }
+
+    /// Counts for reports and benchmarks.
+    public struct Statistics: Sendable, Equatable {
+        /// Times the reader blocked (a wait for an edge or a sleep) and woke again.
+        public var wakeups = 0
+        public var drains = 0
+        public var samples = 0
+        public var gaps = 0
+        public var lostSamples = 0
+        public var failedDrains = 0
+        public var reinitialisations = 0
+        public var pollingSteps = 0
+        public var edges = 0
+        public init() {}
+    }
+
+    public let imu: any IMU
+    public let line: (any InterruptLine)?
+    public let clock: any MonotonicClock
+    public var options: Options
+    public private(set) var mode: Mode
+    public private(set) var statistics = Statistics()
+    /// Notices since the last ``takeNotices()``.
+    public private(set) var notices: [Notice] = []
+    /// The configuration the chip runs (as the driver reported it).
+    public private(set) var configuration: IMUConfiguration
+
+    private var requested: IMUConfiguration
+    private var lastSampleTime: UInt64?
+    private var lastDrainHadData = false
+    private var edgelessDrains = 0
+    private var edgefulSteps = 0
+    private var watchdogTimeouts = 0
+    private var consecutiveFailures = 0
+    private var lastVerify: UInt64 = 0
+    private var lastDataTime: UInt64 = 0
+    private var stallReported = false
+    private var started = false
+    /// A re-initialisation failed; the next step tries again instead of draining.
+    private var needsReinitialise: StreamGap.Reason?
+
+    /// - Parameters:
+    ///   - imu: the driver; the stream owns it while running.
+    ///   - line: the data-ready line, or `nil` to poll.
+    ///   - clock: the same clock the driver and the line use.
+    public init(imu: any IMU, line: (any InterruptLine)?, clock: any MonotonicClock, options: Options = Options()) {
+        self.imu = imu
+        self.line = line
+        self.clock = clock
+        self.options = options
+        self.mode = line == nil ? .polling : .interrupts
+        self.configuration = imu.configuration
+        self.requested = imu.configuration
+    }
+
+    /// Identifies, resets, configures and starts the chip.
+    ///
+    /// - Returns: the configuration the chip runs.
+    @discardableResult
+    public func start(_ configuration: IMUConfiguration) throws(IMUError) -> IMUConfiguration {
+        requested = configuration
+        if imu.identity == nil { _ = try imu.identify() }
+        try imu.reset()
+        self.configuration = try imu.apply(configuration)
+        try imu.startStreaming()
+        discardQueuedEdges() // stale edges from before the start mean nothing
+        started = true
+        lastVerify = clock.nowNanoseconds
+        lastDataTime = clock.nowNanoseconds
+        lastSampleTime = nil
+        return self.configuration
+    }
+
+    /// Stops the chip's stream.
+    public func stop() throws(IMUError) {
+        started = false
+        try imu.stopStreaming()
+    }
+
+    /// Returns and forgets the notices collected so far.
+    public func takeNotices() -> [Notice] {
+        defer { notices.removeAll() }
+        return notices
+    }
+
+    private var period: Double { 1e9 / max(configuration.outputDataRate, 1e-3) }
+    private var watermark: Int { max(1, configuration.fifoWatermark) }
+
+    /// Blocks once, drains once, recovers if needed.
+    ///
+    /// - Parameter samples: receives the new samples, oldest first.
+    /// - Returns: the gaps found in this step.
+    public func step(into samples: inout [IMUSample]) -> [StreamGap] {
+        precondition(started, "start(_:) the stream before stepping it")
+        var gaps: [StreamGap] = []
+        let edges = block()
+        statistics.edges += edges.count
+
+        let before = samples.count
+        if let reason = needsReinitialise {
+            if let gap = reinitialise(reason: reason) { gaps.append(gap) }
+            statistics.gaps += gaps.count
+            statistics.lostSamples += gaps.reduce(0) { $0 + ($1.lostSamples ?? 0) }
+            return gaps
+        }
+        do {
+            let result = try imu.drain(into: &samples, edges: edges)
+            statistics.drains += 1
+            consecutiveFailures = 0
+            gaps += result.gaps
+            if result.sampleCount > 0 {
+                lastSampleTime = samples.last?.timestampNanoseconds
+                lastDataTime = clock.nowNanoseconds
+                stallReported = false
+            }
+            lastDrainHadData = result.sampleCount > 0
+            trackEdges(edges: edges, hadData: result.sampleCount > 0)
+        } catch {
+            samples.removeSubrange(before...)
+            statistics.failedDrains += 1
+            consecutiveFailures += 1
+            lastDrainHadData = false
+            let backoff = min(options.maximumBackoffNanoseconds, Nanoseconds.perMillisecond << UInt64(min(consecutiveFailures - 1, 16)))
+            clock.sleep(nanoseconds: backoff)
+            statistics.wakeups += 1
+            if consecutiveFailures >= options.failuresBeforeReinitialise {
+                notice("\(consecutiveFailures) failed reads in a row (\(error)); re-initialising the chip")
+                if let gap = reinitialise(reason: .busError) { gaps.append(gap) }
+            }
+        }
+
+        let now = clock.nowNanoseconds
+        let quiet = now &- lastDataTime > UInt64(3 * Double(watermark) * period) + 20 * Nanoseconds.perMillisecond
+        if started, consecutiveFailures == 0, quiet || now &- lastVerify >= options.verifyIntervalNanoseconds {
+            lastVerify = now
+            do {
+                if try !imu.verifyConfiguration() {
+                    notice("the chip lost its configuration (reset or brown-out); re-initialising")
+                    if let gap = reinitialise(reason: .chipReset) { gaps.append(gap) }
+                } else if quiet, !stallReported {
+                    stallReported = true
+                    let lost = Int(Double(now &- lastDataTime) / period)
+                    gaps.append(StreamGap(reason: .stall, afterNanoseconds: lastSampleTime, detectedNanoseconds: now, lostSamples: lost))
+                    notice("no data for \(Double(now &- lastDataTime) / 1e6) ms although the chip is configured")
+                }
+            } catch {
+                consecutiveFailures += 1
+            }
+        }
+        statistics.samples += samples.count - before
+        statistics.gaps += gaps.count
+        statistics.lostSamples += gaps.reduce(0) { $0 + ($1.lostSamples ?? 0) }
+        return gaps
+    }
+
+    /// Waits for an edge or sleeps until a watermark's worth of samples is due.
+    private func block() -> [EdgeEvent] {
+        statistics.wakeups += 1
+        let now = clock.nowNanoseconds
+        let batch = Double(watermark) * period
+        if let line, mode == .interrupts, imu.interruptSignal == .watermark || watermark == 1 {
+            let timeout = UInt64(3 * batch) + 10 * Nanoseconds.perMillisecond
+            do {
+                if let edge = try line.waitForEdge(timeoutNanoseconds: timeout) {
+                    watchdogTimeouts = 0
+                    return [edge] + (try line.readQueuedEdges())
+                }
+            } catch {
+                notice("waiting on \(line.name) failed (\(error)); polling")
+                switchMode(to: .polling)
+                return []
+            }
+            watchdogTimeouts += 1
+            if watchdogTimeouts >= 2 {
+                notice("no interrupt from \(line.name) for \(Double(2 * timeout) / 1e6) ms; polling")
+                switchMode(to: .polling)
+            }
+            return []
+        }
+        if mode == .polling { statistics.pollingSteps += 1 }
+        let due: UInt64
+        if lastDrainHadData, let last = lastSampleTime {
+            due = UInt64(max(0, Double(last) + (Double(watermark) + 0.25) * period))
+        } else {
+            due = now + UInt64(batch)
+        }
+        if due > now { clock.sleep(nanoseconds: due - now) }
+        guard let line else { return [] }
+        do {
+            let edges = try line.readQueuedEdges()
+            if mode == .polling, !edges.isEmpty {
+                edgefulSteps += 1
+                if edgefulSteps >= 2 {
+                    notice("interrupts from \(line.name) are back")
+                    switchMode(to: .interrupts)
+                }
+            } else if mode == .polling {
+                edgefulSteps = 0
+            }
+            return edges
+        } catch {
+            return []
+        }
+    }
+
+    private func trackEdges(edges: [EdgeEvent], hadData: Bool) {
+        guard mode == .interrupts, let line, imu.interruptSignal == .everySample, watermark > 1 else { return }
+        if hadData && edges.isEmpty {
+            edgelessDrains += 1
+            if edgelessDrains >= 3 {
+                notice("samples arrive but \(line.name) shows no edges; timing from the estimated period")
+                switchMode(to: .polling)
+            }
+        } else if !edges.isEmpty {
+            edgelessDrains = 0
+        }
+    }
+
+    private func switchMode(to newMode: Mode) {
+        mode = newMode
+        edgelessDrains = 0
+        edgefulSteps = 0
+        watchdogTimeouts = 0
+    }
+
+    private func discardQueuedEdges() {
+        guard let line else { return }
+        do { _ = try line.readQueuedEdges() } catch { notice("reading \(line.name) failed: \(error)") }
+    }
+
+    private func notice(_ message: String) {
+        notices.append(Notice(timeNanoseconds: clock.nowNanoseconds, message: message))
+    }
+
+    /// Reset, configure, restart. Returns the gap, or `nil` when the attempt failed (the next
+    /// step tries again).
+    private func reinitialise(reason: StreamGap.Reason) -> StreamGap? {
+        let detected = clock.nowNanoseconds
+        do {
+            try imu.reset()
+            configuration = try imu.apply(requested)
+            try imu.startStreaming()
+            discardQueuedEdges()
+        } catch {
+            if needsReinitialise == nil { notice("re-initialising failed: \(error); trying again") }
+            needsReinitialise = reason
+            let backoff = min(options.maximumBackoffNanoseconds, 10 * Nanoseconds.perMillisecond)
+            clock.sleep(nanoseconds: backoff)
+            return nil
+        }
+        needsReinitialise = nil
+        statistics.reinitialisations += 1
+        consecutiveFailures = 0
+        let now = clock.nowNanoseconds
+        let since = lastSampleTime ?? lastDataTime
+        let lost = Int(Double(now &- min(since, now)) / period)
+        lastDataTime = now
+        lastVerify = now
+        lastDrainHadData = false
+        return StreamGap(reason: reason, afterNanoseconds: lastSampleTime, detectedNanoseconds: detected, lostSamples: lost)
+    }
+}

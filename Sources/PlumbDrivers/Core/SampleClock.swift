@@ -1,0 +1,86 @@
+/// Sample times from interrupt edge timestamps, with the chip's real period estimated.
+///
+/// A chip's sample clock runs a percent or two off its nominal rate, so "drain time minus n
+/// periods" drifts. The model here is `t(k) = anchor + (k − anchorIndex) · period`, where `k`
+/// counts records since the FIFO was last reset. Each data-ready edge is a sample instant seen by
+/// the kernel: it is matched to the nearest index, the anchor moves to it, and the period is
+/// re-estimated from the span between the first and the latest matched edge (the idea of the
+/// kernel's `inv_sensors_timestamp`, which accepts edges within a few percent of the period).
+/// Without edges (polling) the model keeps the last estimate.
+public struct SampleClock: Sendable, Equatable {
+    /// The configured period, nanoseconds.
+    public private(set) var nominalPeriod: Double
+    /// The estimated period, nanoseconds.
+    public private(set) var period: Double
+    /// How far the period estimate may move from nominal (fraction). Default 0.1.
+    public var tolerance = 0.1
+    private var anchorTime = 0.0
+    private var anchorIndex = 0.0
+    private var firstTime = 0.0
+    private var firstIndex = 0.0
+    /// True once an edge (or a polling guess) has fixed the time of some index.
+    public private(set) var isAnchored = false
+    /// True when the anchor came from an edge rather than a guess.
+    public private(set) var hasEdgeAnchor = false
+
+    public init(nominalPeriodNanoseconds: Double) {
+        nominalPeriod = nominalPeriodNanoseconds
+        period = nominalPeriodNanoseconds
+    }
+
+    /// Forgets the anchor (after a FIFO reset); keeps the period estimate.
+    public mutating func restart() {
+        isAnchored = false
+        hasEdgeAnchor = false
+    }
+
+    /// Sets a new nominal period (after a rate change) and forgets everything.
+    public mutating func reset(nominalPeriodNanoseconds: Double) {
+        self = SampleClock(nominalPeriodNanoseconds: nominalPeriodNanoseconds)
+    }
+
+    /// Anchors by the newest record when no edge is known: record `newestIndex` was sampled at
+    /// most one period before `readTime` (half a period on average).
+    public mutating func guess(newestIndex: Int, readTime: UInt64) {
+        guard !isAnchored else { return }
+        anchorTime = Double(readTime) - period / 2
+        anchorIndex = Double(newestIndex)
+        isAnchored = true
+    }
+
+    /// Fixes the time of record `index` from an edge known to belong to it (the driver knows
+    /// which edge came first after its last status read).
+    public mutating func anchor(edge: UInt64, index: Int) {
+        anchorTime = Double(edge); anchorIndex = Double(index)
+        firstTime = anchorTime; firstIndex = anchorIndex
+        isAnchored = true
+        hasEdgeAnchor = true
+    }
+
+    /// Takes one edge timestamp once anchored: matches it to the nearest record index, moves the
+    /// anchor there and refines the period.
+    ///
+    /// - Parameter newestIndex: the index of the newest record counted so far.
+    /// - Returns: the index matched, or `nil` when the edge fits no record (ignored).
+    @discardableResult
+    public mutating func observe(edge: UInt64, newestIndex: Int) -> Int? {
+        guard hasEdgeAnchor else { return nil }
+        let te = Double(edge)
+        let position = (te - anchorTime) / period + anchorIndex
+        let k = position.rounded()
+        guard abs(position - k) < 0.35, k <= Double(newestIndex) + 1 else { return nil }
+        if k - firstIndex >= 8 {
+            let estimate = (te - firstTime) / (k - firstIndex)
+            if abs(estimate / nominalPeriod - 1) <= tolerance { period = estimate }
+        }
+        anchorTime = te
+        anchorIndex = k
+        return Int(k)
+    }
+
+    /// The time of record `index`, nanoseconds.
+    public func time(of index: Int) -> UInt64 {
+        let t = anchorTime + (Double(index) - anchorIndex) * period
+        return t <= 0 ? 0 : UInt64(t.rounded())
+    }
+}

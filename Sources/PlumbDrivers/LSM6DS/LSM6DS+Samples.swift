@@ -1,0 +1,172 @@
+/// Turning decoded FIFO words into timed samples.
+extension LSM6DS {
+    /// The chip's timestamp counter mapped onto the host's monotonic clock.
+    ///
+    /// The counter ticks every 25 µs (TIMER_HR = 1 on the DS3 generation). On the DSO generation the
+    /// tick is trimmed by INTERNAL_FREQ_FINE (0x63), a signed byte: tick = 25 µs − fine × 37.5 ns
+    /// (K-LSM `st_lsm6dsx_get_ts_gain`; datasheet LSM6DSO §6.4). The counter is 24 bits on the
+    /// pattern-FIFO parts (it wraps every 419 s) and 32 bits on the DSO generation (29.8 h); it is
+    /// unwrapped here into 64 bits, so the driver never has to reset it mid-stream.
+    public struct Timebase: Sendable, Equatable {
+        /// Nanoseconds per tick.
+        public var tickNanoseconds: Double
+        /// Counter width in bits (24 or 32).
+        public var bits: Int
+        /// The host time, CLOCK_MONOTONIC nanoseconds, at which the counter read zero.
+        public var originNanoseconds: UInt64
+
+        /// A timebase with the nominal 25 µs tick trimmed by `frequencyFine`.
+        public init(bits: Int, frequencyFine: Int8 = 0, originNanoseconds: UInt64) {
+            self.tickNanoseconds = 25_000 - Double(frequencyFine) * 37.5
+            self.bits = bits
+            self.originNanoseconds = originNanoseconds
+        }
+
+        /// Host nanoseconds for an unwrapped tick count (fractional ticks allowed).
+        @inline(__always)
+        public func nanoseconds(ticks: Double) -> UInt64 {
+            originNanoseconds &+ UInt64(max(0, ticks * tickNanoseconds).rounded())
+        }
+    }
+
+    /// Pairs the gyroscope and accelerometer words of each time slot into an ``IMUSample`` and
+    /// times it from the hardware timestamps; reports every slot it cannot emit.
+    ///
+    /// Timing: a timestamp word anchors its slot; a later slot is the anchor plus the number of
+    /// slots since, times the slot period measured between the last two timestamp words (the chip's
+    /// real rate, which differs from the nominal ODR by up to a few percent). After a FIFO overflow
+    /// the slot count is unknown, so samples are dropped (and counted) until the next timestamp
+    /// word re-anchors the timeline: no sample is ever emitted with a guessed time.
+    ///
+    /// The assembler keeps its state between drains; call ``restart(timebase:nominalPeriodTicks:)``
+    /// after the FIFO is flushed and the counter reset.
+    public struct SampleAssembler: Sendable {
+        /// Scale for the accelerometer, m/s² per LSB.
+        public var accelerometerScale: Double
+        /// Scale for the gyroscope, rad/s per LSB.
+        public var gyroscopeScale: Double
+        /// True when slots carry a gyroscope word.
+        public var gyroscopeEnabled: Bool
+        /// LSB per °C and the most recent raw temperature (from the FIFO or a register read).
+        public var temperatureLSBPerDegree: Double
+        public var temperatureRaw: Int16?
+        public private(set) var timebase: Timebase
+
+        /// The slot in progress, `nil` before the first word.
+        private var slot: UInt8?
+        private var gyroscope: SIMD3<Int16>?
+        private var accelerometer: SIMD3<Int16>?
+        private var emitted = false
+        /// Unwrapping state.
+        private var lastRawTimestamp: UInt32?
+        private var wraps: UInt64 = 0
+        /// The last anchor (unwrapped ticks) and slots since it; `nil` when no valid anchor.
+        private var anchorTicks: UInt64?
+        private var slotsSinceAnchor = 0
+        /// Measured ticks per slot.
+        public private(set) var periodTicks: Double
+        private let nominalPeriodTicks: Double
+        /// Samples dropped while waiting for an anchor, reported with the next gap.
+        private var unanchoredDrops = 0
+        /// Slots lost so far (incomplete or skipped), for the driver to report and reset.
+        public var lostSlots = 0
+        /// The time of the last emitted sample.
+        public private(set) var lastSampleNanoseconds: UInt64?
+
+        public init(accelerometerScale: Double, gyroscopeScale: Double, gyroscopeEnabled: Bool,
+                    temperatureLSBPerDegree: Double, timebase: Timebase, nominalPeriodTicks: Double) {
+            self.accelerometerScale = accelerometerScale
+            self.gyroscopeScale = gyroscopeScale
+            self.gyroscopeEnabled = gyroscopeEnabled
+            self.temperatureLSBPerDegree = temperatureLSBPerDegree
+            self.timebase = timebase
+            self.periodTicks = nominalPeriodTicks
+            self.nominalPeriodTicks = nominalPeriodTicks
+        }
+
+        /// Forgets the stream after a flush: the next timestamp word starts a new timeline.
+        public mutating func restart(timebase: Timebase) {
+            self.timebase = timebase
+            slot = nil; gyroscope = nil; accelerometer = nil; emitted = false
+            lastRawTimestamp = nil; wraps = 0; anchorTicks = nil; slotsSinceAnchor = 0
+            periodTicks = nominalPeriodTicks; unanchoredDrops = 0
+        }
+
+        /// Marks data lost before the next words (a FIFO overflow or a failed read): the timeline
+        /// must be re-anchored by the next timestamp word.
+        public mutating func markDiscontinuity() {
+            anchorTicks = nil
+            slot = nil; gyroscope = nil; accelerometer = nil; emitted = false
+        }
+
+        /// Samples dropped since the last call because no timestamp anchored them; resets the count.
+        public mutating func takeUnanchoredDrops() -> Int {
+            defer { unanchoredDrops = 0 }
+            return unanchoredDrops
+        }
+
+        /// Consumes `words`, appending complete samples to `samples`.
+        ///
+        /// - Returns: slots that were incomplete or skipped (the slot counter jumped).
+        @discardableResult
+        public mutating func consume(_ words: [FIFOWord], into samples: inout [IMUSample]) -> Int {
+            var lost = 0
+            for word in words {
+                if word.slot != slot {
+                    if let current = slot {
+                        if !emitted && (gyroscope != nil || accelerometer != nil) { lost += 1 }
+                        let step = Int((word.slot &- current) & 0x03)
+                        let advance = step == 0 ? 4 : step
+                        if advance > 1 {
+                            // Slots missing between two words: the count is known only modulo 4.
+                            lost += advance - 1
+                            anchorTicks = nil
+                        }
+                        slotsSinceAnchor += advance
+                    }
+                    slot = word.slot
+                    gyroscope = nil; accelerometer = nil; emitted = false
+                }
+                switch word.entry {
+                case .gyroscope(let v): gyroscope = v
+                case .accelerometer(let v): accelerometer = v
+                case .temperature(let t): temperatureRaw = t
+                case .timestamp(let raw): anchor(raw)
+                case .other: break
+                }
+                if !emitted, let a = accelerometer, !gyroscopeEnabled || gyroscope != nil {
+                    emitted = true
+                    guard let anchorTicks else { unanchoredDrops += 1; continue }
+                    let ticks = Double(anchorTicks) + Double(slotsSinceAnchor) * periodTicks
+                    let g = gyroscope ?? .zero
+                    let t = timebase.nanoseconds(ticks: ticks)
+                    lastSampleNanoseconds = t
+                    samples.append(IMUSample(
+                        timestampNanoseconds: t,
+                        acceleration: SIMD3(Double(a.x), Double(a.y), Double(a.z)) * accelerometerScale,
+                        angularRate: SIMD3(Double(g.x), Double(g.y), Double(g.z)) * gyroscopeScale,
+                        temperature: temperatureRaw.map { Double($0) / temperatureLSBPerDegree + 25 },
+                        saturation: Saturation.of(accelerometer: a, gyroscope: gyroscopeEnabled ? g : .zero)))
+                }
+            }
+            return lost
+        }
+
+        /// A timestamp word: unwrap, measure the period against the previous anchor, re-anchor.
+        private mutating func anchor(_ raw: UInt32) {
+            let modulus = UInt64(1) << UInt64(timebase.bits)
+            if let last = lastRawTimestamp, raw < last { wraps += 1 }
+            lastRawTimestamp = raw
+            let ticks = wraps * modulus + UInt64(raw)
+            if let previous = anchorTicks, slotsSinceAnchor > 0, ticks > previous {
+                let measured = Double(ticks - previous) / Double(slotsSinceAnchor)
+                // Accept a measurement within ±20 % of nominal (a wild value means missed slots).
+                if abs(measured - nominalPeriodTicks) < 0.2 * nominalPeriodTicks {
+                    periodTicks = periodTicks == nominalPeriodTicks ? measured : 0.75 * periodTicks + 0.25 * measured
+                }
+            }
+            anchorTicks = ticks
+            slotsSinceAnchor = 0
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import PlumbHAL
+
+/// The built-in self-test: an electrostatic force on the proof masses, measured against the limits.
+extension LSM6DS {
+    /// Runs the accelerometer and gyroscope self-tests as ST's examples do, then restores the
+    /// configuration (and streaming, if it was running).
+    ///
+    /// Accelerometer at 52 Hz, ±4 g; gyroscope at 208 Hz, ±2000 dps. For each: wait 100 ms, discard
+    /// one sample, average five with self-test off; enable positive self-test (CTRL5_C ST_XL = 01,
+    /// ST_G = 01), wait 100 ms, discard one, average five; the response is |on − off| per axis in mg
+    /// or dps, compared with ``Variant/selfTestLimits``. Datasheet: LSM6DSO DS12140 Table 2 and ST-C
+    /// `lsm6dso_self_test.c`; LSM6DS3TR-C/DSL limits from their examples.
+    ///
+    /// - Throws: ``IMUError/timeout(waitingFor:)`` when data-ready never rises; bus errors.
+    public func selfTest() throws(IMUError) -> SelfTestResult {
+        let v = try requireVariant()
+        let saved = configuration
+        let wasStreaming = streaming
+        streaming = false
+        try writeRegister(Register.fifoModeControl, 0)
+        try writeRegister(Register.int1Control, 0)
+        try writeRegister(Register.int2Control, 0)
+        try writeRegister(Register.control3C, Control3.blockDataUpdate | Control3.autoIncrement)
+        try writeRegister(Register.control6C, 0)
+        try writeRegister(Register.control5C, 0)
+
+        // Accelerometer.
+        let xl = v.accelerometerRange(for: 4)
+        try writeRegister(Register.control2G, 0)
+        try writeRegister(Register.control1XL, 3 << 4 | xl.code << 2)
+        let xlOff = try settledAverage(Register.outAccelerometer, flag: 0x01, what: "XLDA")
+        try writeRegister(Register.control5C, 0x01)
+        let xlOn = try settledAverage(Register.outAccelerometer, flag: 0x01, what: "XLDA")
+        try writeRegister(Register.control5C, 0)
+        try writeRegister(Register.control1XL, 0)
+
+        // Gyroscope.
+        let gy = v.gyroscopeRange(for: 2000)
+        try writeRegister(Register.control2G, v.gyroscopeRangeField.insert(gy.code, into: 5 << 4))
+        let gyOff = try settledAverage(Register.outGyroscope, flag: 0x02, what: "GDA")
+        try writeRegister(Register.control5C, 0x04)
+        let gyOn = try settledAverage(Register.outGyroscope, flag: 0x02, what: "GDA")
+        try writeRegister(Register.control5C, 0)
+        try writeRegister(Register.control2G, 0)
+
+        let xlDelta = xlOn - xlOff, gyDelta = gyOn - gyOff
+        let xlResponse = SIMD3(abs(xlDelta.x), abs(xlDelta.y), abs(xlDelta.z)) * xl.milliGPerLSB
+        let gyResponse = SIMD3(abs(gyDelta.x), abs(gyDelta.y), abs(gyDelta.z)) * (gy.milliDPSPerLSB / 1000)
+        var axes: [SelfTestResult.Axis] = []
+        for (i, axis) in ["x", "y", "z"].enumerated() {
+            axes.append(.init(name: "accelerometer \(axis)", response: xlResponse[i],
+                              limits: v.selfTestLimits.accelerometerMilliG, unit: "mg"))
+        }
+        for (i, axis) in ["x", "y", "z"].enumerated() {
+            axes.append(.init(name: "gyroscope \(axis)", response: gyResponse[i],
+                              limits: v.selfTestLimits.gyroscopeDPS, unit: "dps"))
+        }
+        try apply(saved)
+        if wasStreaming { try startStreaming() }
+        return SelfTestResult(axes: axes)
+    }
+
+    /// Waits 100 ms, discards one sample, returns the mean of the next five (raw LSB).
+    func settledAverage(_ register: UInt8, flag: UInt8, what: String) throws(IMUError) -> SIMD3<Double> {
+        clock.sleep(nanoseconds: 100_000_000)
+        try waitForData(flag, what: what)
+        _ = try readRegisters(register, count: 6)
+        var sum = SIMD3<Double>.zero
+        for _ in 0..<5 {
+            try waitForData(flag, what: what)
+            let v = LSM6DS.vector(try readRegisters(register, count: 6), 0)
+            sum += SIMD3(Double(v.x), Double(v.y), Double(v.z))
+        }
+        return sum / 5
+    }
+
+    /// Polls STATUS_REG (0x1E) until `flag` is set, re-reading it every pass, at most
+    /// ``pollAttempts`` times ``pollIntervalNanoseconds`` × 5 (100 ms and more at 52 Hz).
+    func waitForData(_ flag: UInt8, what: String) throws(IMUError) {
+        for _ in 0..<pollAttempts {
+            if try readRegister(Register.status) & flag != 0 { return }
+            clock.sleep(nanoseconds: pollIntervalNanoseconds * 5)
+        }
+        throw .timeout(waitingFor: "\(what) in STATUS_REG (0x1E) at \(address) on \(bus.path)")
+    }
+}

@@ -1,0 +1,218 @@
+import PlumbHAL
+
+/// An ST LSM6DS 6-axis IMU on I2C, driven from its FIFO with hardware timestamps.
+///
+/// | | |
+/// |---|---|
+/// | Addresses | 0x6A (SA0 low), 0x6B (SA0 high) |
+/// | WHO_AM_I (0x0F) | 0x69 LSM6DS3/DS3H/DS33; 0x6A LSM6DS3TR-C/DSL/DSM/ISM330DLC; 0x6C LSM6DSO/DSOX/DSO32; 0x6B LSM6DSR/ISM330DHCX |
+/// | Refused | 0x70 LSM6DSV (different register map), 0x6D, 0x22, 0x68 |
+/// | Accelerometer | ±2/4/8/16 g (LSM6DSO32 ±4/8/16/32 g) |
+/// | Gyroscope | ±125–2000 dps (LSM6DSR, ISM330DHCX to ±4000) |
+/// | Rates | 12.5, 26, 52, 104, 208, 416, 833, 1666 Hz |
+///
+/// The part table is ``Variant``; this type holds no per-part logic beyond looking fields up there.
+///
+/// Streaming: the FIFO runs in continuous mode and raises its watermark on INT1 or INT2; each drain
+/// reads the FIFO status, then every complete sampling instant in one burst, decodes the pattern
+/// (DS3 generation) or tagged (DSO generation) format, and times each sample from the chip's 25 µs
+/// timestamp counter, which was reset and anchored to the host clock when streaming started.
+///
+/// INT1 at reset: an LSM6DSO/DSR whose INT1 is high during reset comes up in I3C-only mode and
+/// stops answering I2C (zephyrproject-rtos/zephyr#38902, stm32duino/LSM6DSR#4). Give INT1 a
+/// pull-down or route the interrupt to INT2; ``reset()`` disables I3C as soon as the chip answers.
+public final class LSM6DS: IMU {
+    /// The bus the chip is on.
+    public let bus: any I2CBus
+    public let address: I2CAddress
+    let clock: any MonotonicClock
+    /// The part forced by the caller (`--part`), if any.
+    public let partOverride: Variant?
+
+    /// The part being driven: the override, or the one found by ``identify()``.
+    public internal(set) var variant: Variant?
+    public private(set) var identity: IMUIdentity?
+    public internal(set) var configuration: IMUConfiguration = .default
+
+    /// Transient bus errors on register accesses are retried this many times in all, each after
+    /// ``retryDelayNanoseconds`` (FIFO data reads are not retried: the chip may have popped the
+    /// words, so the loss is reported as a gap instead). Default 3.
+    public var attempts = 3
+    /// Nanoseconds between attempts. Default 1 ms.
+    public var retryDelayNanoseconds: UInt64 = 1_000_000
+    /// The pin signals a FIFO watermark, not every sample.
+    public var interruptSignal: InterruptSignal { .watermark }
+    /// True between ``startStreaming()`` and ``stopStreaming()``.
+    public var isStreaming: Bool { streaming }
+
+    /// Attempts and interval for polling a self-clearing bit (SW_RESET, BOOT) or a data-ready flag.
+    public var pollAttempts = 50
+    public var pollIntervalNanoseconds: UInt64 = 1_000_000
+    /// Time given to BOOT before the first poll: 15 ms (ST-C BOOT_TIME: DSO 10 ms, DS3TR-C 15 ms).
+    public var bootNanoseconds: UInt64 = 15_000_000
+
+    // Register values written by the last apply, checked by verifyConfiguration.
+    var expectedControl: [UInt8] = []
+    var plan: Plan?
+    var streaming = false
+    var assembler: SampleAssembler?
+    var pattern: PatternFIFO?
+    var patternPosition = 0
+    var patternSlot: UInt8 = 0
+    var words: [FIFOWord] = []
+    var fifoOperations: [I2COperation] = []
+    var fifoBytes: [UInt8] = []
+    var pendingGaps: [StreamGap] = []
+    var lastTemperatureReadNanoseconds: UInt64 = 0
+
+    /// Creates a driver; it touches the bus only when a method is called.
+    ///
+    /// - Parameters:
+    ///   - bus: the I2C bus the chip is on.
+    ///   - address: 0x6A or 0x6B.
+    ///   - clock: the clock for waits and for anchoring the chip's timestamps (CLOCK_MONOTONIC on
+    ///     Linux, virtual time in simulation).
+    ///   - part: drive this part whatever WHO_AM_I says (with a warning when it disagrees).
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), clock: any MonotonicClock, part: Variant? = nil) {
+        self.bus = bus
+        self.address = address
+        self.clock = clock
+        self.partOverride = part
+        self.variant = part
+    }
+
+    /// Creates a driver with the part given by its key ("lsm6dso32"), as `--part` passes it.
+    ///
+    /// - Throws: ``IMUError/invalidConfiguration(_:)`` for an unknown key.
+    public convenience init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x6A), clock: any MonotonicClock,
+                            partKey: String?) throws(IMUError) {
+        var part: Variant? = nil
+        if let partKey {
+            guard let v = Variant.named(partKey) else {
+                throw .invalidConfiguration("unknown LSM6DS part '\(partKey)': expected one of \(Variant.all.map(\.key).joined(separator: ", "))")
+            }
+            part = v
+        }
+        self.init(bus: bus, address: address, clock: clock, part: part)
+    }
+
+    // MARK: - Identity
+
+    /// Reads WHO_AM_I (0x0F) and finds the part in ``Variant/all``.
+    ///
+    /// - Throws: ``IMUError/unsupported(_:)`` for a known ST part with another register map
+    ///   (LSM6DSV); ``IMUError/unexpectedIdentity(whoAmI:address:bus:expected:)`` for anything else.
+    @discardableResult
+    public func identify() throws(IMUError) -> IMUIdentity {
+        let who = try readRegister(Register.whoAmI)
+        let found = try Self.identity(whoAmI: who, address: address, bus: bus.path, override: partOverride)
+        variant = Variant.named(found.partKey)
+        identity = found
+        return found
+    }
+
+    /// The identity for a WHO_AM_I value: a pure function of the table, for `probe` and tests.
+    public static func identity(whoAmI who: UInt8, address: I2CAddress, bus: String,
+                                override: Variant? = nil) throws(IMUError) -> IMUIdentity {
+        let matches = Variant.matching(whoAmI: who)
+        if let forced = override {
+            var warnings: [String] = []
+            if forced.whoAmI != who {
+                let seen = matches.first.map { "an \($0.name)-generation part" }
+                    ?? unsupportedParts.first { $0.whoAmI == who }.map { "an \($0.name)" } ?? "no known part"
+                warnings.append("WHO_AM_I is 0x\(hex(who)) (\(seen)), not \(forced.name)'s 0x\(hex(forced.whoAmI)); driving it as \(forced.name) because the part was given")
+            }
+            return IMUIdentity(part: forced.name, partKey: forced.key, whoAmI: who, address: address, bus: bus, warnings: warnings)
+        }
+        guard let first = matches.first else {
+            if let known = unsupportedParts.first(where: { $0.whoAmI == who }) {
+                throw .unsupported("0x\(hex(who)) at \(address) on \(bus) is an \(known.name), which Plumb does not support yet: \(known.reason). Supported: LSM6DS3/DSL/DSO generations (WHO_AM_I \(supportedWhoAmI.map { "0x" + hex($0) }.joined(separator: ", ")))")
+            }
+            throw .unexpectedIdentity(whoAmI: who, address: address, bus: bus, expected: supportedWhoAmI)
+        }
+        var warnings: [String] = []
+        let different = matches.dropFirst().filter {
+            $0.accelerometerRanges != first.accelerometerRanges || $0.gyroscopeRanges != first.gyroscopeRanges
+                || $0.fifoCapacityBytes != first.fifoCapacityBytes
+        }
+        if !different.isEmpty {
+            let names = different.map { "\($0.name) (--part \($0.key))" }.joined(separator: ", ")
+            warnings.append("WHO_AM_I 0x\(hex(who)) is also \(names); driving it as \(first.name)")
+        }
+        let part = matches.map(\.name).joined(separator: "/")
+        return IMUIdentity(part: part, partKey: first.key, whoAmI: who, address: address, bus: bus, warnings: warnings)
+    }
+
+    func requireVariant() throws(IMUError) -> Variant {
+        if let variant { return variant }
+        try identify()
+        guard let variant else { throw .unsupported("no LSM6DS part identified at \(address) on \(bus.path)") }
+        return variant
+    }
+
+    // MARK: - Reset
+
+    /// Resets the chip the way the kernel's st_lsm6dsx does, with bounded polls.
+    ///
+    /// 1. FIFO to bypass (FIFO_MODE = 0) first: "if the first interrupt line is asserted during
+    ///    hw reset the device will work in I3C-only mode" (K-LSM `st_lsm6dsx_reset_device`).
+    /// 2. CTRL3_C = SW_RESET | IF_INC; poll CTRL3_C until SW_RESET reads 0.
+    /// 3. CTRL3_C = BOOT | IF_INC; wait the boot time; poll until BOOT reads 0.
+    /// 4. CTRL3_C = BDU | IF_INC (block data update, so a burst never mixes two samples;
+    ///    Seeed-Studio/Seeed_Arduino_LSM6DS3#30).
+    /// 5. DSO generation: CTRL9_XL.I3C_DISABLE = 1 (read-modify-write).
+    ///
+    /// - Throws: ``IMUError/timeout(waitingFor:)`` when a bit stays set after ``pollAttempts`` reads.
+    public func reset() throws(IMUError) {
+        let v = try requireVariant()
+        streaming = false
+        try writeRegister(Register.fifoModeControl, FIFOMode.bypass.rawValue)
+        try writeRegister(Register.control3C, Control3.softwareReset | Control3.autoIncrement)
+        try pollUntilClear(Register.control3C, mask: Control3.softwareReset, what: "SW_RESET in CTRL3_C (0x12) to clear")
+        try writeRegister(Register.control3C, Control3.boot | Control3.autoIncrement)
+        clock.sleep(nanoseconds: bootNanoseconds)
+        try pollUntilClear(Register.control3C, mask: Control3.boot, what: "BOOT in CTRL3_C (0x12) to clear")
+        try writeRegister(Register.control3C, Control3.blockDataUpdate | Control3.autoIncrement)
+        if let i3c = v.i3cDisable {
+            let old = try readRegister(i3c.address)
+            try writeRegister(i3c.address, old | i3c.mask)
+        }
+        expectedControl = []
+    }
+
+    /// Reads `register` until `mask` reads zero, sleeping ``pollIntervalNanoseconds`` before each
+    /// read, at most ``pollAttempts`` reads. Every pass re-reads the register.
+    func pollUntilClear(_ register: UInt8, mask: UInt8, what: String) throws(IMUError) {
+        for _ in 0..<pollAttempts {
+            clock.sleep(nanoseconds: pollIntervalNanoseconds)
+            if try readRegister(register) & mask == 0 { return }
+        }
+        throw .timeout(waitingFor: "\(what) at \(address) on \(bus.path) (\(pollAttempts) reads)")
+    }
+
+    // MARK: - Bus helpers
+
+    /// Runs `body`, retrying transient bus errors (``attempts`` in all).
+    func retrying<T>(_ body: () throws(I2CError) -> T) throws(IMUError) -> T {
+        var attempt = 1
+        while true {
+            do { return try body() } catch {
+                if attempt >= attempts || !error.isTransient { throw .bus(error) }
+                attempt += 1
+                clock.sleep(nanoseconds: retryDelayNanoseconds)
+            }
+        }
+    }
+
+    func readRegister(_ register: UInt8) throws(IMUError) -> UInt8 {
+        try retrying { () throws(I2CError) in try bus.readRegister(register, address: address) }
+    }
+
+    func readRegisters(_ register: UInt8, count: Int) throws(IMUError) -> [UInt8] {
+        try retrying { () throws(I2CError) in try bus.readRegisters(register, count: count, address: address) }
+    }
+
+    func writeRegister(_ register: UInt8, _ value: UInt8) throws(IMUError) {
+        try retrying { () throws(I2CError) in try bus.writeRegister(register, value, address: address) }
+    }
+}

@@ -1,0 +1,168 @@
+import PlumbHAL
+
+extension MPU6050 {
+    /// Reads every whole record in the FIFO and appends the samples.
+    ///
+    /// One drain is three transfers: INT_STATUS (1 byte; first, because INT_RD_CLEAR makes any
+    /// read clear it), FIFO_COUNT (2 bytes, big-endian) and one burst of whole records from
+    /// FIFO_R_W, chunked only when the adapter is SMBus-only. Every 1 s it also reads TEMP_OUT
+    /// unless the records carry the temperature.
+    ///
+    /// - Overflow (FIFO_OFLOW_INT, or no room for another record): the FIFO is reset and a
+    ///   `.fifoOverflow` gap is reported; its content is dropped, because on the MPU-6050 a full
+    ///   FIFO overwrites its oldest bytes and loses record alignment (Register Map rev 4.2 §4.17).
+    /// - A failed burst may have popped part of the FIFO, so the FIFO is reset and a `.busError`
+    ///   gap reported: a sample is never decoded from a misaligned record.
+    /// - Throws: ``IMUError/bus(_:)`` when a register read still fails after the retries.
+    public func drain(into samples: inout [IMUSample], edges: [EdgeEvent]) throws(IMUError) -> DrainResult {
+        let v = try requireVariant()
+        let s = try requireSettings()
+        let record = s.recordSize
+        pendingEdges.append(contentsOf: edges)
+
+        let statusTime = clock.nowNanoseconds
+        let status = try readRegister(Register.intStatus)
+        let countTime = clock.nowNanoseconds
+        let countBytes = try readRegisters(Register.fifoCountH, count: 2)
+        let count = Int(countBytes[0] & 0x1F) << 8 | Int(countBytes[1])
+
+        if status & Bits.fifoOverflow != 0 || count + record > v.fifoSize {
+            let lost = max(count / record, 1)
+            let gap = StreamGap(reason: .fifoOverflow, afterNanoseconds: lastSampleTime, detectedNanoseconds: countTime,
+                                lostSamples: lost)
+            try resetFIFO()
+            return DrainResult(sampleCount: 0, gaps: [gap])
+        }
+        let records = count / record
+        let newest = fifoIndex + records - 1
+        timeSamples(newest: newest, countTime: countTime)
+        previousStatusTime = statusTime
+        previousCountTime = countTime
+        previousNewest = newest
+        guard records > 0 else { return DrainResult() }
+        if !sampleClock.isAnchored { sampleClock.guess(newestIndex: newest, readTime: countTime) }
+        // Before the burst: a failure here loses nothing.
+        if s.fifoEnable & Bits.fifoTemperature == 0 { try refreshTemperature(variant: v) }
+
+        do {
+            fifoBuffer = try bus.readRegisters(Register.fifoData, count: records * record, autoIncrement: false, address: address)
+        } catch {
+            // Part of the FIFO may have been popped: alignment is unknown, start again.
+            let gap = StreamGap(reason: .busError, afterNanoseconds: lastSampleTime, detectedNanoseconds: countTime, lostSamples: records)
+            try resetFIFO()
+            return DrainResult(sampleCount: 0, gaps: [gap])
+        }
+
+        let accelScale = MotionConstants.standardGravity / MPU6050.accelerometerRanges[Int(s.accelerometerRangeCode)].lsbPerG
+        let gyroScale = MotionConstants.radiansPerDegree / MPU6050.gyroscopeRanges[Int(s.gyroscopeRangeCode)].lsbPerDegree
+        let hasGyro = s.fifoEnable & Bits.fifoGyro != 0
+        let hasTemp = s.fifoEnable & Bits.fifoTemperature != 0
+        samples.reserveCapacity(samples.count + records)
+        fifoBuffer.withUnsafeBufferPointer { buffer in
+            for i in 0..<records {
+                let base = i * record
+                @inline(__always) func word(_ offset: Int) -> Int16 {
+                    Int16(bitPattern: UInt16(buffer[base + offset]) << 8 | UInt16(buffer[base + offset + 1]))
+                }
+                let a = SIMD3(word(0), word(2), word(4))
+                var g = SIMD3<Int16>(0, 0, 0)
+                var temperature = lastTemperature
+                var gyroOffset = 6
+                if hasTemp { temperature = v.temperature(raw: word(6)); gyroOffset = 8 }
+                if hasGyro { g = SIMD3(word(gyroOffset), word(gyroOffset + 2), word(gyroOffset + 4)) }
+                var t = sampleClock.time(of: fifoIndex + i)
+                if let last = lastSampleTime, t <= last { t = last + 1 }
+                lastSampleTime = t
+                samples.append(IMUSample(
+                    timestampNanoseconds: t,
+                    acceleration: SIMD3(Double(a.x), Double(a.y), Double(a.z)) * accelScale,
+                    angularRate: SIMD3(Double(g.x), Double(g.y), Double(g.z)) * gyroScale,
+                    temperature: temperature,
+                    saturation: Saturation.of(accelerometer: a, gyroscope: hasGyro ? g : .zero)))
+                if hasTemp { lastTemperature = temperature }
+            }
+        }
+        fifoIndex += records
+        return DrainResult(sampleCount: records)
+    }
+
+    /// Empties the FIFO (USER_CTRL.FIFO_RESET with the FIFO enabled again) and starts a new
+    /// record count and sample-time anchor.
+    func resetFIFO() throws(IMUError) {
+        try writeRegister(Register.userControl, Bits.userFIFOReset)
+        try writeRegister(Register.userControl, Bits.userFIFOEnable)
+        restartFIFORun()
+    }
+
+    func restartFIFORun() {
+        fifoIndex = 0
+        pendingEdges.removeAll(keepingCapacity: true)
+        sampleClock.restart()
+        previousStatusTime = clock.nowNanoseconds
+        previousCountTime = previousStatusTime
+        previousNewest = -1
+    }
+
+    /// Feeds the edges up to the FIFO count into the sample clock.
+    ///
+    /// Anchoring: the first edge after the previous INT_STATUS read belongs to the first sample
+    /// after it. If it came before the previous count, that sample was the newest counted then;
+    /// otherwise it is the next one (plus whole periods, for an edge well after the count). With
+    /// a latched pin this is the only edge per drain; with pulses it is the first of several.
+    func timeSamples(newest: Int, countTime: UInt64) {
+        var keep = 0
+        for edge in pendingEdges {
+            let te = edge.timestampNanoseconds
+            if te > countTime {
+                pendingEdges[keep] = edge
+                keep += 1
+                continue
+            }
+            if sampleClock.hasEdgeAnchor {
+                sampleClock.observe(edge: te, newestIndex: newest)
+            } else if te > previousStatusTime {
+                let index: Int
+                if te <= previousCountTime {
+                    index = previousNewest
+                } else {
+                    index = previousNewest + 1 + Int(Double(te - previousCountTime) / sampleClock.period)
+                }
+                if index >= 0, index <= newest { sampleClock.anchor(edge: te, index: index) }
+            }
+        }
+        pendingEdges.removeSubrange(keep...)
+    }
+
+    /// Reads TEMP_OUT (0x41) when the last reading is a second old.
+    func refreshTemperature(variant v: Variant) throws(IMUError) {
+        let now = clock.nowNanoseconds
+        if let last = lastTemperatureRead, now &- last < Nanoseconds.perSecond { return }
+        let bytes = try readRegisters(Register.tempOutH, count: 2)
+        lastTemperature = v.temperature(raw: Int16(bitPattern: UInt16(bytes[0]) << 8 | UInt16(bytes[1])))
+        lastTemperatureRead = now
+    }
+
+    /// Reads one sample from the data registers (a 14-byte burst from ACCEL_XOUT_H), without
+    /// the FIFO: for self-test and one-shot reads.
+    public func readSample() throws(IMUError) -> IMUSample {
+        let v = try requireVariant()
+        let s = try requireSettings()
+        let b = try readRegisters(Register.accelXOutH, count: 14)
+        func word(_ o: Int) -> Int16 { Int16(bitPattern: UInt16(b[o]) << 8 | UInt16(b[o + 1])) }
+        let a = SIMD3(word(0), word(2), word(4)), g = SIMD3(word(8), word(10), word(12))
+        let accelScale = MotionConstants.standardGravity / MPU6050.accelerometerRanges[Int(s.accelerometerRangeCode)].lsbPerG
+        let gyroScale = MotionConstants.radiansPerDegree / MPU6050.gyroscopeRanges[Int(s.gyroscopeRangeCode)].lsbPerDegree
+        return IMUSample(timestampNanoseconds: clock.nowNanoseconds,
+                         acceleration: SIMD3(Double(a.x), Double(a.y), Double(a.z)) * accelScale,
+                         angularRate: SIMD3(Double(g.x), Double(g.y), Double(g.z)) * gyroScale,
+                         temperature: v.temperature(raw: word(6)),
+                         saturation: Saturation.of(accelerometer: a, gyroscope: g))
+    }
+}
+
+/// Physical constants shared by the drivers.
+public enum MotionConstants {
+    /// Standard gravity, m/s² (CGPM 1901): the g of every accelerometer datasheet.
+    public static let standardGravity = 9.80665
+    public static let radiansPerDegree = Double.pi / 180
+}

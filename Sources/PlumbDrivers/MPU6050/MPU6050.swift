@@ -1,0 +1,243 @@
+import PlumbHAL
+
+/// The InvenSense/TDK MPU-6050 family on I2C, driven from a variant table.
+///
+/// | Part | WHO_AM_I | Generation | FIFO | Temperature |
+/// |---|---|---|---|---|
+/// | MPU-6050, MPU-6000, MPU-9150 | 0x68 | MPU-6050 | 1024 B | raw/340 + 36.53 °C |
+/// | MPU-6500 | 0x70 | MPU-6500 | 512 B | raw/333.87 + 21 °C |
+/// | MPU-9250 / MPU-9255 / MPU-6515 | 0x71 / 0x73 / 0x74 | MPU-6500 | 512 B | raw/333.87 + 21 °C |
+/// | ICM-20602 | 0x12 | ICM | 1008 B | raw/326.8 + 25 °C |
+/// | ICM-20608 | 0xAF | ICM | 512 B | raw/326.8 + 25 °C |
+/// | ICM-20689 | 0x98 | ICM | 4096 B | raw/326.8 + 25 °C |
+/// | clones | 0x98, 0x72, 0x70 | accepted with a warning naming the chip | | |
+///
+/// Addresses 0x68 (AD0 low) and 0x69 (AD0 high). Ranges ±2/4/8/16 g and ±250/500/1000/2000 °/s;
+/// output data rates 1000/(1 + n) Hz, 3.9–1000 Hz, with the DLPF chosen from the rate.
+///
+/// Streaming reads whole FIFO records (accelerometer and gyroscope, 12 bytes; ICM-20602 adds
+/// the temperature it requires) in one burst per drain; the temperature is read from TEMP_OUT at
+/// most once a second otherwise. Overflow (INT_STATUS.FIFO_OFLOW or a full FIFO) resets the
+/// FIFO and reports a ``StreamGap``, never a misaligned sample. Sample times come from the
+/// data-ready edges through a ``SampleClock``.
+///
+/// Datasheet: MPU-6000/MPU-6050 Product Specification rev 3.4 and Register Map rev 4.2;
+/// MPU-9250 Register Map rev 1.4 for the MPU-6500 generation; Linux `drivers/iio/imu/inv_mpu6050`.
+public final class MPU6050: IMU {
+    public let bus: any I2CBus
+    public let address: I2CAddress
+    public let clock: any MonotonicClock
+    /// The part forced by the caller (`--part`), if any.
+    public let partOverride: Variant?
+    /// Transient bus errors are retried this many times in all (each after `retryDelay`).
+    /// Default 3.
+    public var attempts = 3
+    /// Nanoseconds between attempts. Default 1 ms.
+    public var retryDelayNanoseconds: UInt64 = Nanoseconds.perMillisecond
+
+    public private(set) var identity: IMUIdentity?
+    public private(set) var variant: Variant?
+    public private(set) var configuration: IMUConfiguration = .default
+    /// The register values of the last ``apply(_:)``.
+    public private(set) var settings: Settings?
+    public private(set) var isStreaming = false
+    public var interruptSignal: InterruptSignal { .everySample }
+
+    /// Sample-time model for the current FIFO run.
+    public internal(set) var sampleClock = SampleClock(nominalPeriodNanoseconds: 1e7)
+    /// Records drained since the FIFO was last reset.
+    var fifoIndex = 0
+    /// Edges that arrived after the last FIFO count, for the next drain.
+    var pendingEdges: [EdgeEvent] = []
+    var lastSampleTime: UInt64?
+    var lastTemperature: Double?
+    var lastTemperatureRead: UInt64?
+    var fifoBuffer: [UInt8] = []
+    /// When the last INT_STATUS read and FIFO count of this FIFO run happened, and the newest
+    /// record index then (−1 after a FIFO reset).
+    var previousStatusTime: UInt64 = 0
+    var previousCountTime: UInt64 = 0
+    var previousNewest = -1
+
+    /// - Parameters:
+    ///   - bus: the bus the chip is on; the driver owns it from now on.
+    ///   - address: 0x68 (AD0 low, default) or 0x69.
+    ///   - clock: for the reset and start-up waits and the sample times.
+    ///   - part: a variant key ("mpu6050", "icm20689") to drive regardless of WHO_AM_I.
+    /// - Throws: ``IMUError/invalidConfiguration(_:)`` for an unknown part name.
+    public init(bus: any I2CBus, address: I2CAddress = I2CAddress(0x68), clock: any MonotonicClock, part: String? = nil) throws(IMUError) {
+        self.bus = bus
+        self.address = address
+        self.clock = clock
+        if let part {
+            guard let v = MPU6050.variant(named: part) else {
+                throw .invalidConfiguration("unknown MPU part '\(part)': expected one of \(MPU6050.variants.map(\.key).joined(separator: ", "))")
+            }
+            partOverride = v
+        } else {
+            partOverride = nil
+        }
+        fifoBuffer.reserveCapacity(4096)
+    }
+
+    // MARK: Identity and reset
+
+    public func identify() throws(IMUError) -> IMUIdentity {
+        let who = try readRegister(Register.whoAmI)
+        let chosen: Variant
+        var warnings: [String] = []
+        if let forced = partOverride {
+            chosen = forced
+            if who != forced.whoAmI {
+                let found = MPU6050.variant(whoAmI: who).map { "\($0.variant.part)" } ?? "no known part"
+                warnings.append("WHO_AM_I 0x\(hex(who)) (\(found)) but driving it as \(forced.part) as requested")
+            }
+        } else {
+            guard let match = MPU6050.variant(whoAmI: who) else {
+                throw .unexpectedIdentity(whoAmI: who, address: address, bus: bus.path, expected: MPU6050.acceptedIdentities)
+            }
+            chosen = match.variant
+            warnings = match.warnings
+        }
+        variant = chosen
+        let id = IMUIdentity(part: chosen.part, partKey: chosen.key, whoAmI: who, address: address, bus: bus.path, warnings: warnings)
+        identity = id
+        return id
+    }
+
+    /// Resets the chip as the Linux driver does (`inv_mpu6050_init_config` and
+    /// `inv_mpu6050_set_power_itg`): PWR_MGMT_1 = DEVICE_RESET, 100 ms, poll until the bit clears
+    /// (bounded, re-read each pass), SIGNAL_PATH_RESET = 0x07 and 100 ms on the parts the kernel
+    /// does it for, then PWR_MGMT_1 = CLKSEL PLL (awake) and 10 ms. The MPU-6050 wakes up asleep
+    /// after reset (PWR_MGMT_1 = 0x40, Register Map rev 4.2 §4.28), so the wake write is required.
+    ///
+    /// Datasheet: Register Map rev 4.2 §4.28 (PWR_MGMT_1) and §4.26 (SIGNAL_PATH_RESET).
+    public func reset() throws(IMUError) {
+        let v = try requireVariant()
+        isStreaming = false
+        restartFIFORun() // whatever was counted belongs to the chip before the reset
+        try writeRegister(Register.powerManagement1, Bits.deviceReset)
+        clock.sleep(nanoseconds: 100 * Nanoseconds.perMillisecond)
+        var cleared = false
+        for _ in 0..<10 {
+            if try readRegister(Register.powerManagement1) & Bits.deviceReset == 0 { cleared = true; break }
+            clock.sleep(nanoseconds: 10 * Nanoseconds.perMillisecond)
+        }
+        guard cleared else { throw .timeout(waitingFor: "PWR_MGMT_1.DEVICE_RESET to clear on \(v.part) at \(address) on \(bus.path)") }
+        if v.signalPathResetAfterReset {
+            try writeRegister(Register.signalPathReset, Bits.signalPathResetAll)
+            clock.sleep(nanoseconds: 100 * Nanoseconds.perMillisecond)
+        }
+        try writeRegister(Register.powerManagement1, Bits.clockPLL)
+        clock.sleep(nanoseconds: 10 * Nanoseconds.perMillisecond)
+        settings = nil
+    }
+
+    // MARK: Configuration
+
+    @discardableResult
+    public func apply(_ configuration: IMUConfiguration) throws(IMUError) -> IMUConfiguration {
+        let v = try requireVariant()
+        let s = try MPU6050.settings(for: configuration, variant: v)
+        let wasStreaming = isStreaming
+        if wasStreaming { try stopStreaming() }
+        try writeRegister(Register.powerManagement1, Bits.clockPLL)
+        try writeRegister(Register.powerManagement2, s.powerManagement2)
+        var block: [UInt8] = [Register.sampleRateDivider, s.sampleRateDivider, s.config(for: v.generation),
+                              s.gyroscopeRangeCode << 3, s.accelerometerRangeCode << 3]
+        if v.generation != .mpu6050 { block.append(s.lowPassCode) } // ACCEL_CONFIG_2: same filter code, as the kernel
+        try write(block)
+        try writeRegister(Register.intPinConfig, s.interruptPinConfig)
+        try writeRegister(Register.intEnable, 0)
+        let startup = configuration.gyroscopeEnabled ? v.gyroscopeStartupMilliseconds : v.accelerometerStartupMilliseconds
+        clock.sleep(nanoseconds: UInt64(startup) * Nanoseconds.perMillisecond)
+        settings = s
+        self.configuration = s.effective
+        sampleClock.reset(nominalPeriodNanoseconds: 1e9 / s.effective.outputDataRate)
+        if wasStreaming { try startStreaming() }
+        return s.effective
+    }
+
+    public func startStreaming() throws(IMUError) {
+        let s = try requireSettings()
+        isStreaming = false
+        restartFIFORun()
+        try writeRegister(Register.intEnable, 0)
+        try writeRegister(Register.fifoEnable, 0)
+        try writeRegister(Register.userControl, Bits.userFIFOReset)
+        try writeRegister(Register.fifoEnable, s.fifoEnable)
+        try writeRegister(Register.userControl, Bits.userFIFOEnable)
+        _ = try readRegister(Register.intStatus) // clears a latched interrupt left from before
+        try writeRegister(Register.intEnable, Bits.dataReady | Bits.fifoOverflow)
+        restartFIFORun()
+        isStreaming = true
+    }
+
+    public func stopStreaming() throws(IMUError) {
+        isStreaming = false
+        try writeRegister(Register.intEnable, 0)
+        try writeRegister(Register.userControl, 0)
+        try writeRegister(Register.fifoEnable, 0)
+        try writeRegister(Register.powerManagement1, Bits.sleep | Bits.clockPLL)
+    }
+
+    /// Reads back every configuration register and compares it with the last ``apply(_:)`` (and
+    /// streaming state). A brown-out or a reset of the chip alone shows up here as a mismatch.
+    public func verifyConfiguration() throws(IMUError) -> Bool {
+        let v = try requireVariant()
+        guard let s = settings else { return false }
+        let count = v.generation == .mpu6050 ? 4 : 5
+        let block = try readRegisters(Register.sampleRateDivider, count: count)
+        var expected: [UInt8] = [s.sampleRateDivider, s.config(for: v.generation), s.gyroscopeRangeCode << 3, s.accelerometerRangeCode << 3]
+        if count == 5 { expected.append(s.lowPassCode) }
+        guard block == expected else { return false }
+        let pin = try readRegisters(Register.intPinConfig, count: 2)
+        guard pin[0] == s.interruptPinConfig, pin[1] == (isStreaming ? Bits.dataReady | Bits.fifoOverflow : 0) else { return false }
+        let power = try readRegisters(Register.userControl, count: 3)
+        let userExpected: UInt8 = isStreaming ? Bits.userFIFOEnable : 0
+        guard power[0] & ~UInt8(0x0F) == userExpected, power[1] == Bits.clockPLL || (!isStreaming && power[1] == Bits.sleep | Bits.clockPLL),
+              power[2] == s.powerManagement2 else { return false }
+        if isStreaming { guard try readRegister(Register.fifoEnable) == s.fifoEnable else { return false } }
+        return true
+    }
+
+    // MARK: Bus helpers with bounded retries
+
+    func requireVariant() throws(IMUError) -> Variant {
+        if let variant { return variant }
+        _ = try identify()
+        return variant!
+    }
+
+    func requireSettings() throws(IMUError) -> Settings {
+        guard let settings else { throw .invalidConfiguration("apply a configuration before streaming (\(address) on \(bus.path))") }
+        return settings
+    }
+
+    func retrying<T>(_ body: () throws(I2CError) -> T) throws(IMUError) -> T {
+        var attempt = 1
+        while true {
+            do { return try body() } catch {
+                if attempt >= attempts { throw .bus(error) }
+                attempt += 1
+                clock.sleep(nanoseconds: retryDelayNanoseconds)
+            }
+        }
+    }
+
+    func readRegister(_ register: UInt8) throws(IMUError) -> UInt8 {
+        try retrying { () throws(I2CError) in try bus.readRegister(register, address: address) }
+    }
+
+    func readRegisters(_ register: UInt8, count: Int) throws(IMUError) -> [UInt8] {
+        try retrying { () throws(I2CError) in try bus.readRegisters(register, count: count, address: address) }
+    }
+
+    func writeRegister(_ register: UInt8, _ value: UInt8) throws(IMUError) {
+        try retrying { () throws(I2CError) in try bus.writeRegister(register, value, address: address) }
+    }
+
+    func write(_ bytes: [UInt8]) throws(IMUError) {
+        try retrying { () throws(I2CError) in try bus.write(bytes, to: address) }
+    }
+}

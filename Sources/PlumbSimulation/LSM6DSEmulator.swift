@@ -1,0 +1,527 @@
+import PlumbHAL
+import PlumbDrivers
+
+/// A register-level LSM6DS (any row of ``LSM6DS/Variant``, both FIFO generations) in virtual time.
+///
+/// What it does, from the datasheets (reference/drivers.md §B2):
+/// - Registers from ``LSM6DS/registerMap(for:)``: power-on values (CTRL3_C 0x04, CTRL9_XL …),
+///   WHO_AM_I read-only, auto-increment only while CTRL3_C.IF_INC is set.
+/// - CTRL3_C.SW_RESET restores every control register after 50 µs and then reads 0; BOOT reads 1
+///   for 10 ms. ``powerOnReset()`` is a brown-out mid-stream.
+/// - CTRL1_XL / CTRL2_G start sampling at their rate, quantised through the range currently in the
+///   registers (FS_XL's odd code order, FS_125, FS_4000), with noise and bias from a
+///   ``SensorErrorModel``, saturating at ±32767/−32768; STATUS_REG flags new data.
+/// - FIFO with the real layouts: the pattern of 6-byte sets (gyroscope, accelerometer, timestamp
+///   set decimated by FIFO_CTRL4) read through FIFO_DATA_OUT_L/H with the pattern position in
+///   FIFO_STATUS3/4; or 7-byte tagged words (TAG_CNT per time slot, timestamp word first in its
+///   slot, temperature at ODR_T_BATCH) read through 0x78–0x7E. Reading the first data register
+///   pops the next word; the pointer rolls back after the last. Bypass empties it; continuous mode
+///   overwrites the oldest word when full and raises the overrun flags; FIFO mode stops.
+/// - The 25 µs timer (6.4 ms on the DS3 generation without TIMER_HR), reset by 0xAA in
+///   TIMESTAMP2, running fast by `frequencyFine` × 0.15 % as the trim in INTERNAL_FREQ_FINE says.
+/// - The watermark (and FIFO overrun/full, data-ready) on INT1 or INT2 as routed, honouring
+///   H_LACTIVE, driving a ``SimulatedInterruptLine`` wired to ``wiredPin``.
+/// - Self-test: CTRL5_C ST_XL / ST_G add a fixed deflection (``selfTestAccelerometerMilliG``,
+///   ``selfTestGyroscopeDPS``), positive or negative.
+/// - Temperature from ``temperature`` at 16 or 256 LSB/°C per part.
+public final class LSM6DSEmulator: RegisterTarget {
+    /// What the emulator has done.
+    public struct Counters: Sendable, Equatable {
+        /// Sampling instants produced.
+        public var instants = 0
+        /// FIFO words written (16-bit words on the pattern FIFO, 7-byte words tagged).
+        public var fifoWordsWritten = 0
+        /// FIFO words overwritten or refused because the FIFO was full.
+        public var fifoWordsLost = 0
+        /// Software, boot and power-on resets.
+        public var resets = 0
+        public init() {}
+    }
+
+    public let variant: LSM6DS.Variant
+    public private(set) var registers: RegisterFile
+    public var registerPointer: UInt8 = 0
+    /// The clock, when the emulator was given one (``powerOnReset()`` then acts at its time).
+    public let clock: VirtualClock?
+    /// The true motion. Time 0 of the profile is ``profileStart``.
+    public var profile: MotionProfile
+    public var profileStart: UInt64
+    public var errorModel: SensorErrorModel
+    /// Die temperature in °C.
+    public var temperature: Double = 30
+    /// Virtual times of power-on resets to suffer (brown-outs mid-stream), earliest first.
+    public var scheduledResets: [UInt64] = []
+    /// The factory trim in INTERNAL_FREQ_FINE (DSO generation): the oscillator runs
+    /// `frequencyFine` × 0.15 % fast (K-LSM's gain formula read backwards). Default 0.
+    public var frequencyFine: Int8 = 0 {
+        didSet { if variant.generation == .dso { registers[0x63] = UInt8(bitPattern: frequencyFine) } }
+    }
+    /// The line wired to ``wiredPin``; held weakly (the line holds the chip as its source).
+    public weak var interruptLine: SimulatedInterruptLine?
+    /// Which chip pin the line is wired to. Default INT1.
+    public var wiredPin: InterruptPinConfiguration.Pin = .int1
+    /// Self-test deflection at ST = positive, per axis.
+    public var selfTestAccelerometerMilliG = SIMD3<Double>(520, 610, 880)
+    public var selfTestGyroscopeDPS = SIMD3<Double>(310, 290, 350)
+    /// When true, SW_RESET never clears (a stuck part, for timeout tests).
+    public var resetNeverCompletes = false
+    public private(set) var counters = Counters()
+
+    private var random: SeededRandom
+    private var now: UInt64
+    // Sampling.
+    private var instantStart: UInt64 = 0
+    private var instantPeriod: Double = 0
+    private var instantCount = 0
+    private var nextInstant: UInt64?
+    private var ratesInUse: (xl: Double, g: Double) = (0, 0)
+    private var dataFlags: UInt8 = 0
+    // FIFO.
+    private var fifo: [UInt8]
+    private var fifoHead = 0
+    private var fifoCount = 0
+    private let unit: Int
+    private var fifoInstant = 0
+    private var fifoSlot: UInt8 = 0
+    private var fifoEnabled = false
+    private var latch: [UInt8] = [0, 0, 0, 0, 0, 0, 0]
+    private var patternPosition = 0
+    private var overrun = false
+    private var overrunLatched = false
+    private var nextTemperatureBatch: UInt64 = 0
+    // Timer.
+    private var timerOrigin: UInt64 = 0
+    private var timerRunning = false
+    // Reset and boot.
+    private var resetDoneAt: UInt64?
+    private var bootDoneAt: UInt64?
+    private var pinActive = false
+
+    /// - Parameters:
+    ///   - variant: the part; its WHO_AM_I, ranges, FIFO format and size.
+    ///   - clock: the virtual clock shared with the bus and the line, or `nil` when the chip only
+    ///     learns the time from ``advance(to:)`` (as in ``SimulatedSensor``).
+    ///   - profile: the true motion. Default: at rest, z up.
+    ///   - errorModel: noise, bias and scale error. Default: the part's datasheet noise only.
+    ///   - seed: seeds the noise.
+    public init(variant: LSM6DS.Variant, clock: VirtualClock? = nil, profile: MotionProfile = .rest(),
+                errorModel: SensorErrorModel? = nil, seed: UInt64 = 11) {
+        self.variant = variant
+        self.clock = clock
+        self.profile = profile
+        self.profileStart = clock?.nowNanoseconds ?? 0
+        self.errorModel = errorModel ?? .noiseOnly(variant.generation == .ds3 ? .lsm6ds3 : .lsm6dso)
+        self.random = SeededRandom(seed: seed)
+        self.registers = RegisterFile(map: LSM6DS.registerMap(for: variant))
+        self.now = clock?.nowNanoseconds ?? 0
+        self.unit = variant.generation == .dso ? 7 : 2
+        // Whole data sets: 8 KB holds 1365 six-byte sets (4095 words, the largest 12-bit DIFF_FIFO);
+        // the tagged FIFO holds 512 words of 6 data bytes (3 KB) plus their tags.
+        let capacityBytes = variant.generation == .dso ? variant.fifoCapacityBytes / 6 * 7 : variant.fifoCapacityBytes / 6 * 6
+        self.fifo = [UInt8](repeating: 0, count: capacityBytes)
+    }
+
+    // MARK: - Chip-level faults and state
+
+    /// A brown-out: every register to its power-on value, FIFO empty, sensors off, timer stopped.
+    public func powerOnReset() {
+        if let clock { advance(to: clock.nowNanoseconds) }
+        softwareReset(at: now)
+    }
+
+    /// FIFO words waiting (16-bit words on the pattern FIFO, 7-byte words on the tagged FIFO).
+    public var fifoLevel: Int { fifoCount / unit }
+
+    /// The counter as the host would read it now, in ticks.
+    public var timerTicks: UInt64 { ticks(at: now) }
+
+    private var oscillator: Double { variant.generation == .dso ? 1 - Double(frequencyFine) * 0.0015 : 1 }
+
+    private func ticks(at t: UInt64) -> UInt64 {
+        guard timerRunning, t >= timerOrigin else { return 0 }
+        let hr = variant.generation == .dso || registers[LSM6DS.Register.wakeUpDuration] & 0x10 != 0
+        let tick = (hr ? 25_000 : 6_400_000) * oscillator
+        return UInt64(Double(t - timerOrigin) / tick)
+    }
+
+    private func softwareReset(at t: UInt64) {
+        registers.powerOnReset()
+        if variant.generation == .dso { registers[0x63] = UInt8(bitPattern: frequencyFine) }
+        resetDoneAt = nil
+        bootDoneAt = nil
+        fifoClear()
+        fifoEnabled = false
+        updatePattern()
+        timerRunning = false
+        dataFlags = 0
+        counters.resets += 1
+        reschedule(at: t)
+        updatePin(at: t)
+    }
+
+    // MARK: - Virtual time
+
+    public func advance(to t: UInt64) {
+        while true {
+            var next = UInt64.max
+            if let n = nextInstant { next = min(next, n) }
+            if let r = resetDoneAt { next = min(next, r) }
+            if let b = bootDoneAt { next = min(next, b) }
+            if let p = scheduledResets.first { next = min(next, p) }
+            guard next <= t else { break }
+            now = max(now, next)
+            if scheduledResets.first == next {
+                scheduledResets.removeFirst()
+                softwareReset(at: next)
+            } else if resetDoneAt == next {
+                softwareReset(at: next)
+            } else if bootDoneAt == next {
+                bootDoneAt = nil
+                registers[LSM6DS.Register.control3C] &= ~LSM6DS.Control3.boot
+                counters.resets += 1
+            } else {
+                sample(at: next)
+                instantCount += 1
+                nextInstant = instantStart + UInt64((Double(instantCount + 1) * instantPeriod).rounded())
+            }
+        }
+        now = max(now, t)
+    }
+
+    public func nextEventNanoseconds(after t: UInt64) -> UInt64? {
+        [nextInstant, resetDoneAt, bootDoneAt, scheduledResets.first].compactMap { $0 }.filter { $0 > t }.min()
+    }
+
+    private static func hertz(_ code: UInt8) -> Double {
+        switch code {
+        case 0: return 0
+        case 11: return 1.6
+        default: return [12.5, 26, 52, 104, 208, 416, 833, 1666, 3332, 6664][Int(min(code, 10)) - 1]
+        }
+    }
+
+    /// Rates from CTRL1_XL / CTRL2_G; a change restarts the sampling clock one period from now.
+    private func reschedule(at t: UInt64) {
+        let xl = Self.hertz(registers[LSM6DS.Register.control1XL] >> 4)
+        let g = Self.hertz(registers[LSM6DS.Register.control2G] >> 4)
+        guard xl != ratesInUse.xl || g != ratesInUse.g else { return }
+        ratesInUse = (xl, g)
+        let base = max(xl, g)
+        guard base > 0 else { nextInstant = nil; return }
+        instantPeriod = 1e9 / base * oscillator
+        instantStart = t
+        instantCount = 0
+        nextInstant = t + UInt64(instantPeriod.rounded())
+    }
+
+    // MARK: - Sampling
+
+    private func quantise(_ value: Double) -> Int16 {
+        Int16(clamping: Int(max(-32768, min(32767, value.rounded()))))
+    }
+
+    private func sample(at t: UInt64) {
+        counters.instants += 1
+        let base = max(ratesInUse.xl, ratesInUse.g)
+        let xlDue = ratesInUse.xl > 0 && instantCount % max(1, Int((base / ratesInUse.xl).rounded())) == 0
+        let gDue = ratesInUse.g > 0 && instantCount % max(1, Int((base / ratesInUse.g).rounded())) == 0
+        let state = profile.state(at: Double(t &- profileStart) / 1e9)
+        let measured = errorModel.measure(state, bandwidth: base / 2, random: &random)
+        let c5 = registers[LSM6DS.Register.control5C]
+        var xlRaw = SIMD3<Int16>.zero, gRaw = SIMD3<Int16>.zero
+        if xlDue {
+            let fs = registers[LSM6DS.Register.control1XL] >> 2 & 0x03
+            let range = variant.accelerometerRanges.first { $0.code == fs } ?? variant.accelerometerRanges[0]
+            var mg = measured.specificForce / LSM6DS.standardGravity * 1000
+            switch c5 & 0x03 { case 1: mg += selfTestAccelerometerMilliG; case 2: mg -= selfTestAccelerometerMilliG; default: break }
+            let lsb = mg / range.milliGPerLSB
+            xlRaw = SIMD3(quantise(lsb.x), quantise(lsb.y), quantise(lsb.z))
+            store(xlRaw, at: LSM6DS.Register.outAccelerometer)
+            dataFlags |= 0x01
+        }
+        if gDue {
+            let code = variant.gyroscopeRangeField.extract(from: registers[LSM6DS.Register.control2G])
+            let range = variant.gyroscopeRanges.first { $0.code == code } ?? variant.gyroscopeRanges[1]
+            var dps = measured.angularRate * (180 / .pi)
+            switch c5 >> 2 & 0x03 { case 1: dps += selfTestGyroscopeDPS; case 2: dps -= selfTestGyroscopeDPS; default: break }
+            let lsb = dps * 1000 / range.milliDPSPerLSB
+            gRaw = SIMD3(quantise(lsb.x), quantise(lsb.y), quantise(lsb.z))
+            store(gRaw, at: LSM6DS.Register.outGyroscope)
+            dataFlags |= 0x02
+        }
+        let tRaw = quantise((temperature - 25) * variant.temperatureLSBPerDegree)
+        registers[0x20] = UInt8(truncatingIfNeeded: tRaw)
+        registers[0x21] = UInt8(truncatingIfNeeded: tRaw >> 8)
+        dataFlags |= 0x04
+        if fifoEnabled { batch(at: t, xl: xlDue ? xlRaw : nil, g: gDue ? gRaw : nil, temperature: tRaw) }
+        updatePin(at: t)
+    }
+
+    private func store(_ v: SIMD3<Int16>, at address: UInt8) {
+        registers[address] = UInt8(truncatingIfNeeded: v.x); registers[address + 1] = UInt8(truncatingIfNeeded: v.x >> 8)
+        registers[address + 2] = UInt8(truncatingIfNeeded: v.y); registers[address + 3] = UInt8(truncatingIfNeeded: v.y >> 8)
+        registers[address + 4] = UInt8(truncatingIfNeeded: v.z); registers[address + 5] = UInt8(truncatingIfNeeded: v.z >> 8)
+    }
+
+    // MARK: - FIFO
+
+    private static func decimation(_ code: UInt8) -> Int { [0, 1, 2, 3, 4, 8, 16, 32][Int(code & 7)] }
+
+    private var fifoMode: UInt8 { registers[LSM6DS.Register.fifoModeControl] & 0x07 }
+
+    /// FIFO threshold in words, 0 = none.
+    private var threshold: Int {
+        switch variant.generation {
+        case .ds3: return Int(registers[0x06]) | Int(registers[0x07] & 0x0F) << 8
+        case .dsl: return Int(registers[0x06]) | Int(registers[0x07] & 0x07) << 8
+        case .dso: return Int(registers[0x07]) | Int(registers[0x08] & 0x01) << 8
+        }
+    }
+
+    private func fifoClear() {
+        fifoHead = 0; fifoCount = 0; fifoInstant = 0; fifoSlot = 0
+        patternPosition = 0; overrun = false; overrunLatched = false
+    }
+
+    /// Words per pattern of the current FIFO configuration (pattern FIFO only), kept current on
+    /// writes to FIFO_CTRL2–5.
+    private var patternWords = 0
+
+    private func updatePattern() {
+        patternWords = variant.generation.hasPatternFIFO ? (pattern?.wordsPerPattern ?? 0) : 0
+    }
+
+    private var pattern: LSM6DS.PatternFIFO? {
+        let c3 = registers[0x08], c4 = registers[0x09]
+        let ts = registers[0x07] & 0x80 != 0 ? Self.decimation(c4 >> 3) : 0
+        let g = Self.decimation(c3 >> 3), xl = Self.decimation(c3)
+        guard g + xl + ts > 0 else { return nil }
+        return LSM6DS.PatternFIFO(gyroscopeDecimation: g, accelerometerDecimation: xl, timestampDecimation: ts)
+    }
+
+    /// Makes room for `count` bytes; false when the FIFO is full in FIFO mode (the data is lost).
+    private func reserve(_ count: Int) -> Bool {
+        guard fifoCount + count > fifo.count else { return true }
+        if fifoMode == LSM6DS.FIFOMode.fifo.rawValue {
+            counters.fifoWordsLost += count / unit
+            return false
+        }
+        while fifoCount + count > fifo.count {
+            fifoHead = (fifoHead + unit) % fifo.count
+            fifoCount -= unit
+            counters.fifoWordsLost += 1
+            if patternWords > 0 { patternPosition = (patternPosition + 1) % patternWords }
+        }
+        overrun = true
+        overrunLatched = true
+        return true
+    }
+
+    @inline(__always)
+    private func put(_ b: UInt8) {
+        var i = fifoHead + fifoCount
+        if i >= fifo.count { i -= fifo.count }
+        fifo[i] = b
+        fifoCount += 1
+    }
+
+    /// Stores one data set or tagged word: an optional tag byte, then six data bytes.
+    private func push(tag: UInt8?, _ b0: UInt8, _ b1: UInt8, _ b2: UInt8, _ b3: UInt8, _ b4: UInt8, _ b5: UInt8) {
+        guard reserve(tag == nil ? 6 : 7) else { return }
+        if let tag { put(tag) }
+        put(b0); put(b1); put(b2); put(b3); put(b4); put(b5)
+        counters.fifoWordsWritten += tag == nil ? 3 : 1
+    }
+
+    private func push(tag: UInt8?, _ v: SIMD3<Int16>) {
+        push(tag: tag, UInt8(truncatingIfNeeded: v.x), UInt8(truncatingIfNeeded: v.x >> 8),
+             UInt8(truncatingIfNeeded: v.y), UInt8(truncatingIfNeeded: v.y >> 8),
+             UInt8(truncatingIfNeeded: v.z), UInt8(truncatingIfNeeded: v.z >> 8))
+    }
+
+    private func batch(at t: UInt64, xl: SIMD3<Int16>?, g: SIMD3<Int16>?, temperature: Int16) {
+        defer { fifoInstant += 1 }
+        if variant.generation.hasPatternFIFO {
+            guard registers[0x0A] >> 3 & 0x0F != 0 else { return } // ODR_FIFO 0: FIFO off
+            let c3 = registers[0x08], c4 = registers[0x09]
+            let decG = Self.decimation(c3 >> 3), decXL = Self.decimation(c3)
+            let decTS = registers[0x07] & 0x80 != 0 ? Self.decimation(c4 >> 3) : 0
+            let j = fifoInstant
+            if decG > 0, let g, j % decG == 0 { push(tag: nil, g) }
+            if decXL > 0, let xl, j % decXL == 0 { push(tag: nil, xl) }
+            if decTS > 0, j % decTS == 0 {
+                // The fourth data set: B0 = ts[15:8], B1 = ts[23:16], B3 = ts[7:0].
+                let ts = ticks(at: t)
+                push(tag: nil, UInt8(truncatingIfNeeded: ts >> 8), UInt8(truncatingIfNeeded: ts >> 16), 0,
+                     UInt8(truncatingIfNeeded: ts), 0, 0)
+            }
+            return
+        }
+        let c3 = registers[0x09], c4 = registers[0x0A]
+        let batchG = g != nil && c3 >> 4 != 0
+        let batchXL = xl != nil && c3 & 0x0F != 0
+        guard batchG || batchXL else { return }
+        let slot = fifoSlot
+        fifoSlot = (fifoSlot &+ 1) & 0x03
+        typealias Tag = LSM6DS.TaggedFIFO.Tag
+        let decTS = [0, 1, 8, 32][Int(c4 >> 6)]
+        if decTS > 0, fifoInstant % decTS == 0 {
+            let ts = UInt32(truncatingIfNeeded: ticks(at: t))
+            push(tag: LSM6DS.TaggedFIFO.tagByte(.timestamp, slot: slot), UInt8(truncatingIfNeeded: ts), UInt8(truncatingIfNeeded: ts >> 8),
+                 UInt8(truncatingIfNeeded: ts >> 16), UInt8(truncatingIfNeeded: ts >> 24), 0, 0)
+        }
+        let tRate = [0, 1.6, 12.5, 52][Int(c4 >> 4 & 0x03)]
+        if tRate > 0, t >= nextTemperatureBatch {
+            nextTemperatureBatch = t + UInt64(1e9 / tRate)
+            push(tag: LSM6DS.TaggedFIFO.tagByte(.temperature, slot: slot), UInt8(truncatingIfNeeded: temperature),
+                 UInt8(truncatingIfNeeded: temperature >> 8), 0, 0, 0, 0)
+        }
+        if batchG, let g { push(tag: LSM6DS.TaggedFIFO.tagByte(.gyroscope, slot: slot), g) }
+        if batchXL, let xl { push(tag: LSM6DS.TaggedFIFO.tagByte(.accelerometer, slot: slot), xl) }
+    }
+
+    /// Pops the next FIFO word into the output latch (zeros when empty).
+    private func pop() {
+        guard fifoCount >= unit else {
+            for i in latch.indices { latch[i] = 0 }
+            return
+        }
+        for i in 0..<unit { latch[i] = fifo[(fifoHead + i) % fifo.count] }
+        fifoHead = (fifoHead + unit) % fifo.count
+        fifoCount -= unit
+        overrun = false
+        if patternWords > 0 { patternPosition = (patternPosition + 1) % patternWords }
+        updatePin(at: now)
+    }
+
+    // MARK: - Interrupt pin
+
+    private func updatePin(at t: UInt64) {
+        let route = registers[wiredPin == .int1 ? LSM6DS.Register.int1Control : LSM6DS.Register.int2Control]
+        let words = fifoLevel
+        let wtm = threshold > 0 && words >= threshold
+        let full = fifoCount + unit > fifo.count
+        var active = (route & 0x08 != 0 && wtm) || (route & 0x10 != 0 && overrun) || (route & 0x20 != 0 && full)
+        active = active || (route & 0x01 != 0 && dataFlags & 0x01 != 0) || (route & 0x02 != 0 && dataFlags & 0x02 != 0)
+        guard active != pinActive else { return }
+        pinActive = active
+        let activeLow = registers[LSM6DS.Register.control3C] & LSM6DS.Control3.activeLow != 0
+        interruptLine?.raise(at: t, kind: active != activeLow ? .rising : .falling)
+    }
+
+    // MARK: - Register access
+
+    public func pointer(after address: UInt8) -> UInt8 {
+        if variant.generation == .dso, address == 0x7E { return 0x78 }
+        if variant.generation != .dso, address == 0x3F { return 0x3E }
+        return registers[LSM6DS.Register.control3C] & LSM6DS.Control3.autoIncrement != 0 ? address &+ 1 : address
+    }
+
+    public func readRegister(_ address: UInt8) -> UInt8 {
+        let dso = variant.generation == .dso
+        switch address {
+        case LSM6DS.Register.status:
+            return dataFlags
+        case 0x20, 0x21:
+            dataFlags &= ~0x04
+            return registers[address]
+        case 0x22...0x27:
+            dataFlags &= ~0x02
+            updatePin(at: now)
+            return registers[address]
+        case 0x28...0x2D:
+            dataFlags &= ~0x01
+            updatePin(at: now)
+            return registers[address]
+        case 0x3A:
+            return UInt8(truncatingIfNeeded: fifoLevel)
+        case 0x3B:
+            let words = fifoLevel
+            let wtm: UInt8 = threshold > 0 && words >= threshold ? 0x80 : 0
+            let full: UInt8 = fifoCount + unit > fifo.count ? 0x20 : 0
+            if dso {
+                let latched: UInt8 = overrunLatched ? 0x08 : 0
+                overrunLatched = false
+                return wtm | (overrun ? 0x40 : 0) | full | latched | UInt8(words >> 8 & 0x03)
+            }
+            let empty: UInt8 = words == 0 ? 0x10 : 0
+            return wtm | (overrun ? 0x40 : 0) | full | empty | UInt8(words >> 8 & (variant.generation == .ds3 ? 0x0F : 0x07))
+        case 0x3C where !dso:
+            return UInt8(truncatingIfNeeded: patternPosition)
+        case 0x3D where !dso:
+            return UInt8(patternPosition >> 8 & 0x03)
+        case 0x3E where !dso:
+            pop()
+            return latch[0]
+        case 0x3F where !dso:
+            return latch[1]
+        case 0x40...0x43:
+            let i = Int(address - 0x40)
+            if !dso && i == 3 { return registers[address] }
+            return UInt8(truncatingIfNeeded: ticks(at: now) >> UInt64(8 * i))
+        case 0x78 where dso:
+            pop()
+            return latch[0]
+        case 0x79...0x7E where dso:
+            return latch[Int(address - 0x78)]
+        default:
+            return registers.hostRead(address)
+        }
+    }
+
+    public func writeRegister(_ address: UInt8, _ value: UInt8) {
+        switch address {
+        case LSM6DS.Register.control3C:
+            registers[address] = value
+            if value & LSM6DS.Control3.softwareReset != 0, !resetNeverCompletes { resetDoneAt = now + 50_000 }
+            if value & LSM6DS.Control3.boot != 0 { bootDoneAt = now + 10_000_000 }
+            updatePin(at: now)
+        case LSM6DS.Register.timestamp2:
+            if value == LSM6DS.timestampResetValue { timerOrigin = now }
+        case LSM6DS.Register.control1XL, LSM6DS.Register.control2G:
+            registers.hostWrite(address, value)
+            reschedule(at: now)
+        case LSM6DS.Register.fifoModeControl:
+            registers.hostWrite(address, value)
+            let enabled = value & 0x07 != 0
+            if !enabled { fifoClear() }
+            if enabled && !fifoEnabled { fifoInstant = 0; fifoSlot = 0; nextTemperatureBatch = now }
+            fifoEnabled = enabled
+            updatePattern()
+            updatePin(at: now)
+        default:
+            registers.hostWrite(address, value)
+            if variant.generation.hasPatternFIFO, (0x07...0x09).contains(address) { updatePattern() }
+            if address == variant.timerEnable.address {
+                let running = value & variant.timerEnable.mask != 0
+                if running && !timerRunning { timerOrigin = now }
+                timerRunning = running
+            }
+            updatePin(at: now)
+        }
+    }
+}
+
+extension LSM6DSEmulator: EmulatedIMU {}
+
+extension SimulatedChips {
+    /// Every LSM6DS row of the driver's variant table, at 0x6A.
+    public static let lsm6ds: [SimulatedChipModel] = LSM6DS.Variant.all.map { v in
+        SimulatedChipModel(key: v.key, part: v.name, address: I2CAddress(UInt8(0x6A))) { seed in
+            LSM6DSEmulator(variant: v, seed: seed)
+        }
+    }
+}
+
+extension SensorErrorModel.Figures {
+    /// Datasheet: LSM6DS3 DS10193 Table 3 (rate noise 7 mdps/√Hz, accelerometer noise 90 µg/√Hz,
+    /// zero-rate level ±10 dps, zero-g level ±40 mg); sensitivity tolerance taken as ±1 %.
+    public static let lsm6ds3 = Self(gyroscopeNoiseDensityDegrees: 0.007, accelerometerNoiseDensityMicroG: 90,
+                                     gyroscopeZeroRateTolerance: 10, accelerometerZeroGTolerance: SIMD3(40, 40, 40),
+                                     scaleTolerance: 0.01)
+    /// Datasheet: LSM6DSO DS12140 Table 2 (rate noise 3.8 mdps/√Hz, accelerometer noise 70 µg/√Hz
+    /// at ±2 g, zero-rate level ±1 dps, zero-g level ±20 mg); sensitivity tolerance taken as ±1 %.
+    public static let lsm6dso = Self(gyroscopeNoiseDensityDegrees: 0.0038, accelerometerNoiseDensityMicroG: 70,
+                                     gyroscopeZeroRateTolerance: 1, accelerometerZeroGTolerance: SIMD3(20, 20, 20),
+                                     scaleTolerance: 0.01)
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import PlumbCLI
+
+private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+private let boards = repository + "/boards"
+
+private func run(_ args: [String], environment: [String: String] = [:]) -> (status: Int32, out: String, err: String) {
+    let context = CommandContext.capturing(environment: environment)
+    let status = PlumbTool.main(args, context: context)
+    return (status, context.out.captured, context.err.captured)
+}
+
+@Suite struct BoardsCommandTests {
+    @Test func marksTheDetectedBoard() {
+        let r = run(["boards", "--boards-dir", boards, "--model", "Raspberry Pi 4 Model B Rev 1.4"])
+        #expect(r.status == 0)
+        #expect(r.err == "")
+        let lines = r.out.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first == "ID         NAME                           I2C         DATA-READY                       LEDS")
+        #expect(lines.contains("rpi4 *     Raspberry Pi 4 Model B         /dev/i2c-1  GPIO17 on label pinctrl-bcm2711  ACT,PWR"))
+        #expect(lines.contains("rpi5       Raspberry Pi 5                 /dev/i2c-1  GPIO17 on label pinctrl-rp1      ACT,PWR"))
+        #expect(r.out.hasSuffix("\nThis machine: rpi4 (detected from the device-tree model \"Raspberry Pi 4 Model B Rev 1.4\")\n"))
+    }
+
+    @Test func boardOverrideWinsAndUnknownBoardFails() {
+        let r = run(["boards", "--boards-dir", boards, "--board", "cm5"], environment: ["PLUMB_DEVICE_TREE_MODEL": "Raspberry Pi 4 Model B Rev 1.4"])
+        #expect(r.status == 0)
+        #expect(r.out.contains("\nThis machine: cm5 (chosen by --board or the configuration)\n"))
+        let bad = run(["boards", "--boards-dir", boards, "--board", "pi4"])
+        #expect(bad.status == 1)
+        #expect(bad.err == """
+            Error: Unknown board "pi4"; known boards: cm4, cm5, generic, rpi3, rpi4, rpi400, rpi5, rpi500, rpizero2w.
+            Fix: Run 'plumb boards' to list them, or add a board file.
+
+            """)
+    }
+
+    @Test func missingBoardsDirectoryIsAFailure() {
+        let r = run(["boards", "--boards-dir", "/nonexistent/boards"])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: No boards directory found (looked in /nonexistent/boards).\n"))
+    }
+}
+
+@Suite struct ConfigCommandTests {
+    @Test func checkReportsTheFirstErrorWithItsLine() {
+        let file = repository + "/Tests/PlumbConfigurationTests/Fixtures/out-of-range.json"
+        let r = run(["config", "check", "--boards-dir", boards, file])
+        #expect(r.status == 1)
+        #expect(r.out == "")
+        #expect(r.err == """
+            Error: \(file):3:13: imu.rate: 5000 is out of range; allowed 1...1000 (Hz)
+            Fix: Run 'plumb config example --keys' for every key and its allowed values.
+
+            """)
+    }
+
+    @Test func theExamplePassesItsOwnCheck() throws {
+        let example = run(["config", "example"])
+        #expect(example.status == 0)
+        let path = NSTemporaryDirectory() + "plumb-example-\(getpid()).json"
+        try example.out.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = run(["config", "check", "--boards-dir", boards, path])
+        #expect(r.status == 0)
+        #expect(r.out == """
+            \(path): OK
+              board: auto
+              imu: /dev/i2c-1 at 0x68, part auto, 200 Hz, ±4 g, ±500 °/s, the board's data-ready line
+              mounting: x +x, y +y, z +z
+              calibration: /var/lib/plumb/calibration.json
+              filter: plumb, time constant 3 s
+              orientation: settle 0.19 s, hysteresis 7°, low energy auto, interface portrait, landscapeLeft, landscapeRight, portraitUpsideDown
+              outputs: kiosk, leds
+              log level: info
+
+            """)
+    }
+
+    @Test func keyReferenceListsEveryTopLevelKey() {
+        let r = run(["config", "example", "--keys"])
+        for key in ["board", "imu.rate", "mounting", "calibration", "filter.kind", "orientation.settleTime", "outputs.level", "outputs.kiosk", "outputs.leds", "logLevel"] {
+            #expect(r.out.contains("\n" + key) || r.out.hasPrefix(key), "\(key)")
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+import PlumbDrivers
+import PlumbFusion
+import PlumbHAL
+import PlumbDisplay
+import PlumbLinux
+import PlumbOrientation
+import PlumbConfiguration
+import PlumbSimulation
+@testable import PlumbCLI
+
+private final class RecordingOutput: DaemonOutput {
+    var name: String { "recorder" }
+    var changes: [String] = []
+    var gravityUpdates = 0
+    var restored = false
+    func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
+        changes.append("\(orientation.rawValue)/\(interface.rawValue)")
+    }
+    func gravityUpdated(_ gravity: SIMD3<Double>) throws { gravityUpdates += 1 }
+    func restore() throws { restored = true }
+}
+
+/// 100 Hz samples holding each specific force (m/s², sensor frame) for twenty seconds: with no
+/// rotation measured, the complementary filter's 5 s time constant needs several of them to follow.
+private func recording(_ phases: [SIMD3<Double>]) -> IMURecording {
+    var samples: [IMUSample] = []
+    var t: UInt64 = 1_000_000_000
+    for force in phases {
+        for _ in 0..<2000 {
+            samples.append(IMUSample(timestampNanoseconds: t, acceleration: force, angularRate: .zero))
+            t += 10_000_000
+        }
+    }
+    return IMURecording(samples: samples)
+}
+
+private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
+    var events: [DaemonEvent] = []
+    while true {
+        do { events += try pipeline.step(timeoutNanoseconds: 100_000_000) } catch CLIError.failure(let message, _) {
+            #expect(message == "recording has no more data")
+            return events
+        }
+    }
+}
+
+@Suite struct SensorPipelineTests {
+    let g = 9.80665
+
+    @Test func drivesOutputsOnEveryChangeAndRestoresThem() throws {
+        let source = RecordingSource(recording: recording([SIMD3(0, 0, g), SIMD3(0, g, 0), SIMD3(g, 0, 0)]), name: "recording")
+        let output = RecordingOutput()
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [output], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { "rate \(Int($0.outputDataRate.rounded())) Hz" })
+        #expect(pipeline.summary == "rate 100 Hz")
+        let events = try run(pipeline)
+        // Up along +z, then +y, then +x: face up, portrait, landscape left (whose interface is landscape right).
+        #expect(output.changes == ["faceUp/portrait", "portrait/portrait", "landscapeLeft/landscapeRight"])
+        #expect(events.map(\.message) == ["orientation faceUp (interface portrait)", "orientation portrait (interface portrait)",
+                                          "orientation landscapeLeft (interface landscapeRight)"])
+        #expect(output.gravityUpdates > 0)
+        try pipeline.shutdown()
+        #expect(output.restored)
+    }
+
+    @Test func mountingAndDisallowedInterfacesApply() throws {
+        // The sensor is mounted turned a quarter: device y is sensor -x. Up along sensor -x is device portrait.
+        let source = RecordingSource(recording: recording([SIMD3(-g, 0, 0), SIMD3(0, -g, 0)]), name: "recording")
+        let output = RecordingOutput()
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(),
+            orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator(),
+                                             mounting: (SIMD3(0, 1, 0), SIMD3(-1, 0, 0), SIMD3(0, 0, 1))),
+            outputs: [output], allowedInterfaces: [.portrait], describe: { _ in "" })
+        _ = try run(pipeline)
+        // Sensor -y up is device -x up: landscapeRight, whose interface (landscapeLeft) is not allowed: the interface stays portrait.
+        #expect(output.changes == ["portrait/portrait", "landscapeRight/portrait"])
+    }
+}
+
+@Suite struct DaemonFactoryTests {
+    @Test func configurationPartsAreTheDriversRows() {
+        let drivers = MPU6050.variants.map(\.key) + LSM6DS.Variant.all.map(\.key)
+        #expect(IMUSettings.parts.sorted() == drivers.sorted())
+    }
+
+    @Test func configurationBecomesDriverSettings() throws {
+        var c = Configuration()
+        c.imu.rate = 400
+        c.imu.accelerometerRange = 8
+        c.orientation.lowEnergy = .on
+        let imu = DaemonFactory.imuConfiguration(c)
+        #expect(imu.outputDataRate == 400)
+        #expect(imu.accelerometerRange == 8)
+        #expect(imu.gyroscopeEnabled == false)
+        #expect(imu.fifoWatermark == 40)
+    }
+
+    @Test func calibrationFileCorrectsSamples() throws {
+        let path = NSTemporaryDirectory() + "plumb-cal-\(getpid()).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Calibration(gyroscopeBias: SIMD3(0.01, 0, 0), accelerometerOffset: SIMD3(0, 0, 0.5)).jsonData()
+            .write(to: URL(fileURLWithPath: path))
+        var c = Configuration()
+        c.calibrationFile = path
+        let factory = DaemonFactory(source: .simulated, context: .capturing(), realClock: VirtualClock())
+        let correct = try #require(try factory.calibration(c))
+        var sample = IMUSample(timestampNanoseconds: 1, acceleration: SIMD3(0, 0, 10.3), angularRate: SIMD3(0.01, 0.2, 0))
+        correct(&sample)
+        #expect(sample.acceleration == SIMD3(0, 0, 9.8))
+        #expect(sample.angularRate == SIMD3(0, 0.2, 0))
+
+        try Calibration(mounting: try PlumbDrivers.Mounting(alignment: "-y,+x,+z")).jsonData().write(to: URL(fileURLWithPath: path))
+        c.mounting = PlumbConfiguration.Mounting(x: .minusY, y: .plusX, z: .plusZ)
+        #expect(throws: CLIError.failure("both \(path) and the configuration's \"mounting\" rotate the axes",
+                                         fix: "Keep one: remove \"mounting\" from the configuration, or recalibrate with the identity mounting.")) {
+            try factory.calibration(c)
+        }
+        c.calibrationFile = "/nonexistent/calibration.json"
+        #expect(throws: CLIError.self) { try factory.calibration(c) }
+    }
+
+    @Test func partAndAddressChooseTheDriver() throws {
+        let sim = PlumbSimulation.SimulatedSensor(model: SimulatedChips.model("lsm6dsr")!)
+        #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x6A)), clock: sim.clock, part: nil) is LSM6DS)
+        #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x68)), clock: sim.clock, part: nil) is MPU6050)
+        #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x68)), clock: sim.clock, part: "lsm6dsr") is LSM6DS)
+    }
+}
+
+@Suite struct LevelDaemonOutputTests {
+    @Test func drawsTheTiltedImageAndBlanksTheScreenOnRestore() throws {
+        let path = NSTemporaryDirectory() + "plumb-fb-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let geometry = FramebufferGeometry(name: "file", width: 64, height: 48, bitsPerPixel: 32,
+                                           red: .init(offset: 16, length: 8), green: .init(offset: 8, length: 8), blue: .init(offset: 0, length: 8))
+        let framebuffer = try Framebuffer(file: path, geometry: geometry)
+        let clock = VirtualClock()
+        let output = try LevelDaemonOutput(framebuffer: framebuffer, image: RGBAImage(width: 32, height: 32, color: .white),
+                                           imagePath: "white.png", clock: clock, frameRate: 10)
+        #expect(output.name == "level white.png on \(path)")
+        let tilted = SIMD3(sin(0.3), -cos(0.3), 0.0)
+        try output.gravityUpdated(tilted)
+        try output.gravityUpdated(SIMD3(sin(0.6), -cos(0.6), 0.0))   // within the frame interval: skipped
+        #expect(output.framesDrawn == 1)
+        clock.advance(by: 200_000_000)
+        try output.gravityUpdated(SIMD3(sin(0.6), -cos(0.6), 0.0))
+        #expect(output.framesDrawn == 2)
+        func litPixels() -> Int {
+            let bytes = UnsafeRawBufferPointer(start: framebuffer.visibleBuffer, count: geometry.bytesPerRow * geometry.height)
+            return stride(from: 0, to: bytes.count, by: 4).filter { bytes[$0] != 0 }.count
+        }
+        #expect(litPixels() > 200)
+        try output.restore()
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        // Every pixel's red, green and blue bytes are 0 (the fourth byte is padding).
+        #expect(data.prefix(geometry.bytesPerRow * geometry.height).enumerated().allSatisfy { $0.offset % 4 == 3 || $0.element == 0 })
+    }
+}

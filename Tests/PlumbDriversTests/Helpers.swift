@@ -1,0 +1,43 @@
+import PlumbHAL
+import PlumbDrivers
+import PlumbSimulation
+
+/// A simulated MPU chip with its driver, for tests.
+struct MPURig {
+    let sensor: SimulatedSensor
+    let driver: MPU6050
+    var chip: MPU6050Emulator { sensor.chip as! MPU6050Emulator }
+    var bus: EmulatedI2CBus { sensor.bus }
+    var clock: VirtualClock { sensor.clock }
+    var line: SimulatedInterruptLine { sensor.line }
+
+    init(_ key: String, profile: MotionProfile = .rest(), errorModel: SensorErrorModel? = .ideal, seed: UInt64 = 1,
+         instantBus: Bool = false, part: String? = nil, configure: @escaping @Sendable (MPU6050Emulator) -> Void = { _ in }) {
+        let v = MPU6050.variant(named: key)!
+        let model = SimulatedChipModel(key: v.key, part: v.part, address: I2CAddress(0x68)) { seed in
+            let chip = MPU6050Emulator(variant: v, errorModel: errorModel, seed: seed)
+            configure(chip)
+            chip.powerOnReset()
+            return chip
+        }
+        sensor = SimulatedSensor(model: model, profile: profile, seed: seed)
+        if instantBus { sensor.bus.bitsPerSecond = nil }
+        driver = try! MPU6050(bus: sensor.bus, address: I2CAddress(0x68), clock: sensor.clock, part: part)
+    }
+
+    /// Identify, reset, apply, start.
+    func start(_ config: IMUConfiguration = .default) throws -> IMUConfiguration {
+        _ = try driver.identify()
+        try driver.reset()
+        let effective = try driver.apply(config)
+        try driver.startStreaming()
+        return effective
+    }
+}
+
+/// A motion that never changes: the given rate (rad/s) and specific force (m/s²).
+func constantMotion(rate: SIMD3<Double>, force: SIMD3<Double>) -> MotionProfile {
+    MotionProfile(name: "constant") { _ in MotionState(angularRate: rate, specificForce: force, attitude: nil) }
+}
+
+func maxAbs(_ v: SIMD3<Double>) -> Double { max(abs(v.x), abs(v.y), abs(v.z)) }
