@@ -183,6 +183,17 @@ public final class Framebuffer {
         self.updateMode = geometry.canPageFlip ? .pageFlip : .copy
         self.visiblePage = geometry.canPageFlip && Int(variable.yoffset) >= geometry.height ? 1 : 0
         self.backBuffer = updateMode == .copy ? Self.allocateBackBuffer(geometry) : nil
+        // If a signal ends the process, put the mode (or the panning) back, as close() would.
+        if var original {
+            original.yoffset = 0
+            _ = plumb_cleanup_add_fb_info(fd, UInt(FBIOPUT_VSCREENINFO), &original)
+        } else if updateMode == .pageFlip {
+            var home = variable
+            home.xoffset = 0
+            home.yoffset = 0
+            _ = plumb_cleanup_add_fb_info(fd, UInt(FBIOPAN_DISPLAY), &home)
+        }
+        if original != nil || updateMode == .pageFlip { plumb_cleanup_install_signal_handlers() }
     }
 
     /// A framebuffer over a plain file of `geometry.bytesPerRow × geometry.virtualHeight` bytes
@@ -261,6 +272,7 @@ public final class Framebuffer {
             variableInfo.yoffset = 0
             _ = FBSys.pan(fd, &variableInfo)
         }
+        if isDevice { plumb_cleanup_remove_fd(fd) }
         FBSys.unmap(mapping, length: mappingLength)
         backBuffer?.deallocate()
         FBSys.close(fd)
