@@ -114,7 +114,7 @@ var products: [Product] = [.executable(name: "plumb", targets: ["plumb"])]
 // The checks scripts/vm-test runs inside a QEMU guest against the real kernel (i2c-stub, gpio-sim,
 // vfb). Built release with --static-swift-stdlib; kept free of Foundation so the guest image stays small.
 if exists("Sources/PlumbVMTest") {
-    let dependencies = ["PlumbHAL", "PlumbLinux", "PlumbDrivers"].filter(present.contains).map { Target.Dependency(stringLiteral: $0) }
+    let dependencies = ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbDisplay"].filter(present.contains).map { Target.Dependency(stringLiteral: $0) }
     targets.append(.executableTarget(name: "PlumbVMTest", dependencies: dependencies, swiftSettings: [.swiftLanguageMode(.v6)]))
     products.append(.executable(name: "plumb-vmtest", targets: ["PlumbVMTest"]))
 }
