@@ -3,6 +3,9 @@
 /// A command lives in its own file under Commands/ and adds one line here.
 extension PlumbTool {
     public static let commands: [Command] = [
+        Probe.command,
+        Read.command,
+        Calibrate.command,
         Boards.command,
         Config.command,
         Run.command,

@@ -95,7 +95,7 @@ public final class LSM6DSEmulator: RegisterTarget {
     // Reset and boot.
     private var resetDoneAt: UInt64?
     private var bootDoneAt: UInt64?
-    private var pinActive = false
+    private var pinHigh = false
 
     /// - Parameters:
     ///   - variant: the part; its WHO_AM_I, ranges, FIFO format and size.
@@ -129,11 +129,17 @@ public final class LSM6DSEmulator: RegisterTarget {
         softwareReset(at: now)
     }
 
-    /// FIFO words waiting (16-bit words on the pattern FIFO, 7-byte words on the tagged FIFO).
-    public var fifoLevel: Int { fifoCount / unit }
+    /// FIFO words waiting now (16-bit words on the pattern FIFO, 7-byte words on the tagged FIFO).
+    public var fifoLevel: Int {
+        if let clock { advance(to: clock.nowNanoseconds) }
+        return fifoCount / unit
+    }
 
     /// The counter as the host would read it now, in ticks.
-    public var timerTicks: UInt64 { ticks(at: now) }
+    public var timerTicks: UInt64 {
+        if let clock { advance(to: clock.nowNanoseconds) }
+        return ticks(at: now)
+    }
 
     private var oscillator: Double { variant.generation == .dso ? 1 - Double(frequencyFine) * 0.0015 : 1 }
 
@@ -398,15 +404,16 @@ public final class LSM6DSEmulator: RegisterTarget {
 
     private func updatePin(at t: UInt64) {
         let route = registers[wiredPin == .int1 ? LSM6DS.Register.int1Control : LSM6DS.Register.int2Control]
-        let words = fifoLevel
+        let words = fifoCount / unit
         let wtm = threshold > 0 && words >= threshold
         let full = fifoCount + unit > fifo.count
         var active = (route & 0x08 != 0 && wtm) || (route & 0x10 != 0 && overrun) || (route & 0x20 != 0 && full)
         active = active || (route & 0x01 != 0 && dataFlags & 0x01 != 0) || (route & 0x02 != 0 && dataFlags & 0x02 != 0)
-        guard active != pinActive else { return }
-        pinActive = active
-        let activeLow = registers[LSM6DS.Register.control3C] & LSM6DS.Control3.activeLow != 0
-        interruptLine?.raise(at: t, kind: active != activeLow ? .rising : .falling)
+        // The electrical level: H_LACTIVE inverts it, so changing the polarity alone moves the pin.
+        let high = active != (registers[LSM6DS.Register.control3C] & LSM6DS.Control3.activeLow != 0)
+        guard high != pinHigh else { return }
+        pinHigh = high
+        interruptLine?.raise(at: t, kind: high ? .rising : .falling)
     }
 
     // MARK: - Register access
@@ -434,9 +441,9 @@ public final class LSM6DSEmulator: RegisterTarget {
             updatePin(at: now)
             return registers[address]
         case 0x3A:
-            return UInt8(truncatingIfNeeded: fifoLevel)
+            return UInt8(truncatingIfNeeded: fifoCount / unit)
         case 0x3B:
-            let words = fifoLevel
+            let words = fifoCount / unit
             let wtm: UInt8 = threshold > 0 && words >= threshold ? 0x80 : 0
             let full: UInt8 = fifoCount + unit > fifo.count ? 0x20 : 0
             if dso {
@@ -505,10 +512,16 @@ public final class LSM6DSEmulator: RegisterTarget {
 extension LSM6DSEmulator: EmulatedIMU {}
 
 extension SimulatedChips {
-    /// Every LSM6DS row of the driver's variant table, at 0x6A.
+    /// Every LSM6DS row of the driver's variant table, at 0x6A: a typical part (datasheet noise,
+    /// bias and scale error drawn at a quarter of the tolerance); DSO-generation parts have an
+    /// oscillator 0.45 % fast with the matching factory trim in INTERNAL_FREQ_FINE.
     public static let lsm6ds: [SimulatedChipModel] = LSM6DS.Variant.all.map { v in
         SimulatedChipModel(key: v.key, part: v.name, address: I2CAddress(UInt8(0x6A))) { seed in
-            LSM6DSEmulator(variant: v, seed: seed)
+            let figures: SensorErrorModel.Figures = v.generation == .ds3 ? .lsm6ds3 : .lsm6dso
+            let chip = LSM6DSEmulator(variant: v, errorModel: .part(figures, seed: seed), seed: seed)
+            if v.generation == .dso { chip.frequencyFine = 3 }
+            chip.temperature = 28.5
+            return chip
         }
     }
 }

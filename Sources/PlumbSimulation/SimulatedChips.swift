@@ -41,10 +41,16 @@ public struct SimulatedChipModel: Sendable {
 
 /// The table of chips the simulator can build.
 public enum SimulatedChips {
-    /// Every MPU-family row of the driver's variant table, at 0x68.
+    /// Every MPU-family row of the driver's variant table, at 0x68: a typical part (datasheet
+    /// noise, bias and scale error drawn at a quarter of the datasheet tolerance), with an
+    /// oscillator 0.8 % fast.
     public static let mpu: [SimulatedChipModel] = MPU6050.variants.map { v in
         SimulatedChipModel(key: v.key, part: v.part, address: I2CAddress(0x68)) { seed in
-            MPU6050Emulator(variant: v, seed: seed)
+            let figures: SensorErrorModel.Figures = v.generation == .mpu6050 ? .mpu6050 : .mpu6500
+            let chip = MPU6050Emulator(variant: v, errorModel: .part(figures, seed: seed), seed: seed)
+            chip.clockError = 0.008
+            chip.temperature = 27.5
+            return chip
         }
     }
 

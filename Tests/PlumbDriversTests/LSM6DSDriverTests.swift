@@ -151,6 +151,18 @@ func constant(force: SIMD3<Double>, rate: SIMD3<Double>) -> MotionProfile {
         #expect(r[0x0E] == 0x08)  // watermark on INT2
     }
 
+    @Test func pulsedOpenDrainActiveLowOnTheDSOGeneration() throws {
+        let rig = LSM6DSRig(.lsm6dsox)
+        var c = IMUConfiguration(outputDataRate: 104, fifoWatermark: 8)
+        c.interrupt = InterruptPinConfiguration(pin: .int1, level: .activeLow, drive: .openDrain, mode: .pulsed)
+        let effective = try rig.start(c)
+        #expect(effective.interrupt == c.interrupt)
+        let r = rig.chip.registers
+        #expect(r[0x12] == 0x74) // BDU | H_LACTIVE | PP_OD | IF_INC
+        #expect(r[0x0B] == 0x80) // DATAREADY_PULSED
+        #expect(r[0x56] == 0x00) // LIR off
+    }
+
     @Test func resetTranscriptLSM6DSO() throws {
         let rig = LSM6DSRig(.lsm6dso)
         try rig.imu.identify()

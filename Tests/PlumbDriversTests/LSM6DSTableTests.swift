@@ -56,6 +56,10 @@ import PlumbHAL
 
     @Test func lsm6dsvIsRefusedByName() {
         #expect(throws: IMUError.self) { try LSM6DS.identity(whoAmI: 0x70, address: I2CAddress(UInt8(0x6B)), bus: "/dev/i2c-1") }
+        // Even a forced part does not drive it with the wrong map.
+        #expect(throws: IMUError.self) {
+            try LSM6DS.identity(whoAmI: 0x70, address: I2CAddress(UInt8(0x6B)), bus: "/dev/i2c-1", override: .lsm6dso)
+        }
         do {
             _ = try LSM6DS.identity(whoAmI: 0x70, address: I2CAddress(UInt8(0x6B)), bus: "/dev/i2c-1")
         } catch {
@@ -142,5 +146,40 @@ import PlumbHAL
         #expect(ds3.field("TAP_CFG", "TIMER_EN") == LSM6DS.Variant.lsm6ds3.timerEnable)
         #expect(LSM6DS.registerMap(for: .lsm6dsl).field("CTRL10_C", "TIMER_EN") == LSM6DS.Variant.lsm6dsl.timerEnable)
         #expect(ds3[0x12]?.selfClearingMask == 0x81)
+    }
+}
+
+/// The fields the driver uses, checked against the register maps shared with the emulator and `plumb regs`.
+@Suite struct LSM6DSRegisterMapAgreementTests {
+    @Test(arguments: LSM6DS.Variant.all)
+    func driverFieldsAgreeWithTheMap(variant v: LSM6DS.Variant) {
+        let map = LSM6DS.registerMap(for: v)
+        #expect(map[0x0F]?.resetValue == v.whoAmI)
+        #expect(map.field("CTRL3_C", "SW_RESET") == RegisterField(address: LSM6DS.Register.control3C, mask: LSM6DS.Control3.softwareReset))
+        #expect(map.field("CTRL3_C", "BOOT").mask == LSM6DS.Control3.boot)
+        #expect(map.field("CTRL3_C", "BDU").mask == LSM6DS.Control3.blockDataUpdate)
+        #expect(map.field("CTRL3_C", "H_LACTIVE").mask == LSM6DS.Control3.activeLow)
+        #expect(map.field("CTRL3_C", "PP_OD").mask == LSM6DS.Control3.openDrain)
+        #expect(map.field("CTRL1_XL", "FS_XL").mask == 0x0C)
+        #expect(map.field("CTRL2_G", "FS_G").mask | map.field("CTRL2_G", "FS_125").mask == 0x0E)
+        #expect(map.field(v.generation == .dso ? "FIFO_CTRL4" : "FIFO_CTRL5", "FIFO_MODE") == v.fifoMode)
+        #expect(map[v.fifoThresholdHigh.address]?.fields.contains { $0.mask == v.fifoThresholdHigh.mask } == true)
+        let timer = v.generation == .dso ? map.field("CTRL10_C", "TIMESTAMP_EN")
+            : v.generation == .ds3 ? map.field("TAP_CFG", "TIMER_EN") : map.field("CTRL10_C", "TIMER_EN")
+        #expect(timer == v.timerEnable)
+        #expect(map.field(v.generation == .dso ? "TAP_CFG0" : "TAP_CFG", "LIR") == v.latchInterrupts)
+        if let i3c = v.i3cDisable { #expect(map.field("CTRL9_XL", "I3C_DISABLE") == i3c) } else { #expect(v.generation != .dso) }
+        if let pulse = v.dataReadyPulsed {
+            let name = v.generation == .dso ? ("COUNTER_BDR_REG1", "DATAREADY_PULSED") : ("DRDY_PULSE_CFG_G", "DRDY_PULSED")
+            #expect(map.field(name.0, name.1) == pulse)
+        } else {
+            #expect(v.generation == .ds3)
+        }
+        let interrupt = map.field("INT1_CTRL", v.generation == .dso ? "INT1_FIFO_TH" : "INT1_FTH")
+        #expect(interrupt.mask == LSM6DS.fifoThresholdInterrupt)
+        #expect(map["FIFO_STATUS1"]?.address == LSM6DS.Register.fifoStatus1)
+        #expect(map[v.generation == .dso ? "FIFO_DATA_OUT_TAG" : "FIFO_DATA_OUT_L"]?.address
+                == (v.generation == .dso ? LSM6DS.TaggedFIFO.dataRegister : LSM6DS.PatternFIFO.dataRegister))
+        if let fine = v.frequencyFineAddress { #expect(map["INTERNAL_FREQ_FINE"]?.address == fine) }
     }
 }

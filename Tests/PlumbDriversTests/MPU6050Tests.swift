@@ -229,3 +229,32 @@ private let allKeys = MPU6050.variants.map(\.key)
         #expect(abs(try #require(s.temperature) - (raw / sensitivity + offset)) < 1e-9)
     }
 }
+
+@Suite struct MPU6050RegisterMapTests {
+    /// The driver's address constants and the shared register table must agree.
+    @Test(arguments: [MPU6050.Generation.mpu6050, .mpu6500])
+    func constantsMatchTheTable(generation: MPU6050.Generation) {
+        let map = MPU6050.registerMap(generation)
+        let pairs: [(UInt8, String)] = [
+            (MPU6050.Register.sampleRateDivider, "SMPLRT_DIV"), (MPU6050.Register.config, "CONFIG"),
+            (MPU6050.Register.gyroConfig, "GYRO_CONFIG"), (MPU6050.Register.accelConfig, "ACCEL_CONFIG"),
+            (MPU6050.Register.fifoEnable, "FIFO_EN"), (MPU6050.Register.intPinConfig, "INT_PIN_CFG"),
+            (MPU6050.Register.intEnable, "INT_ENABLE"), (MPU6050.Register.intStatus, "INT_STATUS"),
+            (MPU6050.Register.accelXOutH, "ACCEL_XOUT_H"), (MPU6050.Register.tempOutH, "TEMP_OUT_H"),
+            (MPU6050.Register.gyroXOutH, "GYRO_XOUT_H"), (MPU6050.Register.signalPathReset, "SIGNAL_PATH_RESET"),
+            (MPU6050.Register.userControl, "USER_CTRL"), (MPU6050.Register.powerManagement1, "PWR_MGMT_1"),
+            (MPU6050.Register.powerManagement2, "PWR_MGMT_2"), (MPU6050.Register.fifoCountH, "FIFO_COUNTH"),
+            (MPU6050.Register.fifoData, "FIFO_R_W"), (MPU6050.Register.whoAmI, "WHO_AM_I"),
+            (MPU6050.Register.gyroOffset, "XG_OFFS_USRH"),
+        ]
+        for (address, name) in pairs { #expect(map[name]?.address == address, "\(name)") }
+        let v = MPU6050.variants.first { $0.generation == generation }!
+        #expect(map[generation == .mpu6050 ? "XA_OFFS_H" : "XA_OFFSET_H"]?.address == v.accelerometerOffsetRegister)
+        #expect(map[generation == .mpu6050 ? "YA_OFFS_H" : "YA_OFFSET_H"]?.address == v.accelerometerOffsetRegister + v.accelerometerOffsetStride)
+        // Field values decode with their meanings.
+        let fields = map.decode(0x1B, value: 0x18)
+        #expect(fields.first { $0.name == "FS_SEL" }?.meaning == "±2000 °/s")
+        #expect(map["INT_STATUS"]?.access == .readToClear)
+        #expect(map["PWR_MGMT_1"]?.selfClearingMask == 0x80)
+    }
+}

@@ -15,7 +15,7 @@ private let optimized = true
 /// noise, timestamps must increase, and every lost sample must be accounted for by a gap.
 ///
 /// The one-hour run needs an optimised build (3.6 million samples through emulator, bus, driver
-/// and checker); `scripts/test.d/30-soak` runs it with `swift test -c release`. The debug build
+/// and checker); `scripts/test.d/40-soak` runs it with `swift test -c release`. The debug build
 /// runs the same scenario for two minutes.
 @Suite struct SoakTests {
     struct Outcome {

@@ -173,3 +173,25 @@ func runStream(_ rig: MPURig, profile: MotionProfile, config: IMUConfiguration, 
         }
     }
 }
+
+@Suite struct IMUStreamPinModeTests {
+    /// With 50 µs pulses every sample has an edge; with an active-low pin the line watches falling
+    /// edges. Either way the stream keeps its timing and loses nothing.
+    @Test(arguments: [(InterruptPinConfiguration.Mode.pulsed, InterruptPinConfiguration.Level.activeHigh),
+                      (.latched, .activeLow), (.pulsed, .activeLow)])
+    func pulsedAndActiveLowPins(mode: InterruptPinConfiguration.Mode, level: InterruptPinConfiguration.Level) throws {
+        let profile = MotionProfile.slowRotation()
+        let rig = MPURig("mpu6500", profile: profile, errorModel: nil) { $0.clockError = -0.01 }
+        rig.line.edges = level == .activeLow ? .falling : .rising
+        var config = IMUConfiguration(outputDataRate: 500, accelerometerRange: 4, gyroscopeRange: 500, fifoWatermark: 16)
+        config.interrupt = InterruptPinConfiguration(level: level, mode: mode)
+        var check = TruthCheck(rig: rig, profile: profile, config: config)
+        var gaps: [StreamGap] = []
+        let stream = try runStream(rig, profile: profile, config: config, seconds: 5, check: &check, gaps: &gaps)
+        #expect(gaps.isEmpty)
+        #expect(check.failures.isEmpty)
+        #expect(stream.mode == .interrupts)
+        #expect(abs(rig.driver.sampleClock.period - 2e6 / 0.99) < 20)
+        if mode == .pulsed { #expect(stream.statistics.edges > 2000) } else { #expect(stream.statistics.edges < 400) }
+    }
+}

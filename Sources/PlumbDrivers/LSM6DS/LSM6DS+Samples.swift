@@ -38,8 +38,8 @@ extension LSM6DS {
     /// the slot count is unknown, so samples are dropped (and counted) until the next timestamp
     /// word re-anchors the timeline: no sample is ever emitted with a guessed time.
     ///
-    /// The assembler keeps its state between drains; call ``restart(timebase:nominalPeriodTicks:)``
-    /// after the FIFO is flushed and the counter reset.
+    /// The assembler keeps its state between drains; call ``restart(timebase:)`` after the FIFO is
+    /// flushed and the counter reset.
     public struct SampleAssembler: Sendable {
         /// Scale for the accelerometer, m/s² per LSB.
         public var accelerometerScale: Double

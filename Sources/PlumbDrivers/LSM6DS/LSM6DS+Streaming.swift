@@ -7,7 +7,7 @@ extension LSM6DS {
     ///
     /// Order: FIFO to bypass (the flush, as K-LSM and Seeed-Studio/Seeed_Arduino_LSM6DS3#37 do it:
     /// draining to empty never finishes at high rates); sensors on; read INTERNAL_FREQ_FINE (DSO
-    /// generation) and the temperature; TIMESTAMP2 = 0xAA (timer reset) and note the host time;
+    /// generation); TIMESTAMP2 = 0xAA (timer reset) and note the host time;
     /// read the counter back to anchor it; INT1_CTRL/INT2_CTRL = FIFO threshold on the configured pin only; FIFO_MODE = continuous.
     public func startStreaming() throws(IMUError) {
         let v = try requireVariant()
@@ -19,8 +19,7 @@ extension LSM6DS {
         try writeRegister(Register.control2G, p.control2G)
         expectedControl = [p.control1XL, p.control2G, p.control3C]
         var fine: Int8 = 0
-        if let a = v.frequenceFineAddress { fine = Int8(bitPattern: try readRegister(a)) }
-        let t = try readRegisters(Register.outTemperature, count: 2)
+        if let a = v.frequencyFineAddress { fine = Int8(bitPattern: try readRegister(a)) }
         try writeRegister(Register.timestamp2, Self.timestampResetValue)
         // Anchor the counter to the host clock from its value now, so the mapping holds even on a
         // part that ignores the reset write.
@@ -36,13 +35,12 @@ extension LSM6DS {
         try writeRegister(Register.fifoModeControl, p.fifoModeControl | FIFOMode.continuous.rawValue)
 
         let timebase = Timebase(bits: v.timestampBits, frequencyFine: fine, originNanoseconds: origin)
-        var a = SampleAssembler(
+        let a = SampleAssembler(
             accelerometerScale: p.accelerometerRange.milliGPerLSB * 1e-3 * LSM6DS.standardGravity,
             gyroscopeScale: p.gyroscopeRange.milliDPSPerLSB * 1e-3 * .pi / 180,
             gyroscopeEnabled: p.effective.gyroscopeEnabled,
             temperatureLSBPerDegree: v.temperatureLSBPerDegree, timebase: timebase,
             nominalPeriodTicks: 1e9 / p.dataRate.hertz / timebase.tickNanoseconds)
-        a.temperatureRaw = LSM6DS.int16(t, 0)
         assembler = a
         pattern = v.generation.hasPatternFIFO
             ? PatternFIFO(gyroscopeDecimation: p.effective.gyroscopeEnabled ? 1 : 0, accelerometerDecimation: 1,
@@ -50,7 +48,9 @@ extension LSM6DS {
             : nil
         patternPosition = 0
         patternSlot = 0
-        lastTemperatureReadNanoseconds = origin
+        // The temperature comes from the FIFO (DSO generation, first batch) or from OUT_TEMP at the
+        // first drain (DS3 generation), once the sensors have converted it.
+        lastTemperatureReadNanoseconds = 0
         pendingGaps.removeAll()
         words.reserveCapacity(p.watermarkWords * 2 + 64)
         streaming = true
@@ -145,7 +145,7 @@ extension LSM6DS {
         var position = Int(status[2]) | Int(status[3] & 0x03) << 8
         if overflow || position != patternPosition { a.markDiscontinuity() }
         patternPosition = position
-        if clock.nowNanoseconds &- lastTemperatureReadNanoseconds >= 1_000_000_000 {
+        if lastTemperatureReadNanoseconds == 0 || clock.nowNanoseconds &- lastTemperatureReadNanoseconds >= 1_000_000_000 {
             let t = try readRegisters(Register.outTemperature, count: 2)
             a.temperatureRaw = LSM6DS.int16(t, 0)
             lastTemperatureReadNanoseconds = clock.nowNanoseconds
@@ -175,15 +175,6 @@ extension LSM6DS {
         }
         a.lostSlots += a.consume(words, into: &samples)
         return overflow
-    }
-
-    /// FIFO to bypass and back to continuous: empties it at once.
-    func flush(_ a: inout SampleAssembler) throws(IMUError) {
-        guard let p = plan else { return }
-        try writeRegister(Register.fifoModeControl, p.fifoModeControl)
-        try writeRegister(Register.fifoModeControl, p.fifoModeControl | FIFOMode.continuous.rawValue)
-        a.markDiscontinuity()
-        patternPosition = 0
     }
 
     /// Reads `count` FIFO bytes into `fifoBytes`: one transfer when the bus allows, else chunks of

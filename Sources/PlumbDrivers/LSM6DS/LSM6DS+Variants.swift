@@ -172,7 +172,7 @@ extension LSM6DS {
         public var timestampBits: Int { generation == .dso ? 32 : 24 }
 
         /// INTERNAL_FREQ_FINE (0x63), the factory trim of the 25 µs tick; DSO generation only.
-        public var frequenceFineAddress: UInt8? { generation == .dso ? 0x63 : nil }
+        public var frequencyFineAddress: UInt8? { generation == .dso ? 0x63 : nil }
 
         /// CTRL9_XL (0x18) bit 1, I3C_DISABLE; DSO generation only.
         public var i3cDisable: RegisterField? {
@@ -318,17 +318,19 @@ extension LSM6DS {
     public struct UnsupportedPart: Sendable, Hashable {
         public var whoAmI: UInt8
         public var name: String
+        /// A lowercase key for listings ("lsm6dsv"); no driver opens it.
+        public var key: String
         public var reason: String
     }
 
     /// IDs of ST parts that answer at 0x6A/0x6B with a register map this driver does not speak.
     /// Detection reports them by name and refuses, rather than driving them with the wrong map.
     public static let unsupportedParts: [UnsupportedPart] = [
-        .init(whoAmI: 0x70, name: "LSM6DSV/LSM6DSV16X",
+        .init(whoAmI: 0x70, name: "LSM6DSV/LSM6DSV16X", key: "lsm6dsv",
               reason: "its register map differs (FS_G in CTRL6 0x15, FS_XL in CTRL8 0x17, FIFO status at 0x1B)"),
-        .init(whoAmI: 0x6D, name: "LSM6DST/LSM6DSTX", reason: "it has not been verified against this driver"),
-        .init(whoAmI: 0x22, name: "LSM6DSO16IS/ISM330IS", reason: "it has no FIFO interrupt configuration"),
-        .init(whoAmI: 0x68, name: "LSM6DS0/LSM9DS1", reason: "its register map is a different family (CTRL at 0x10/0x20)"),
+        .init(whoAmI: 0x6D, name: "LSM6DST/LSM6DSTX", key: "lsm6dst", reason: "it has not been verified against this driver"),
+        .init(whoAmI: 0x22, name: "LSM6DSO16IS/ISM330IS", key: "lsm6dso16is", reason: "it has no FIFO interrupt configuration"),
+        .init(whoAmI: 0x68, name: "LSM6DS0/LSM9DS1", key: "lsm6ds0", reason: "its register map is a different family (CTRL at 0x10/0x20)"),
     ]
 
     /// The WHO_AM_I values this driver accepts.

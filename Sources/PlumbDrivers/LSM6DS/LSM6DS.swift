@@ -115,19 +115,20 @@ public final class LSM6DS: IMU {
     public static func identity(whoAmI who: UInt8, address: I2CAddress, bus: String,
                                 override: Variant? = nil) throws(IMUError) -> IMUIdentity {
         let matches = Variant.matching(whoAmI: who)
+        // A known part with another register map is refused even when a part is forced: driving
+        // an LSM6DSV with the LSM6DSO map would write the wrong registers.
+        if matches.isEmpty, let known = unsupportedParts.first(where: { $0.whoAmI == who }) {
+            throw .unsupported("0x\(hex(who)) at \(address) on \(bus) is an \(known.name), which Plumb does not support yet: \(known.reason). Supported: LSM6DS3/DSL/DSO generations (WHO_AM_I \(supportedWhoAmI.map { "0x" + hex($0) }.joined(separator: ", ")))")
+        }
         if let forced = override {
             var warnings: [String] = []
             if forced.whoAmI != who {
-                let seen = matches.first.map { "an \($0.name)-generation part" }
-                    ?? unsupportedParts.first { $0.whoAmI == who }.map { "an \($0.name)" } ?? "no known part"
+                let seen = matches.first.map { "an \($0.name)-generation part" } ?? "no known part"
                 warnings.append("WHO_AM_I is 0x\(hex(who)) (\(seen)), not \(forced.name)'s 0x\(hex(forced.whoAmI)); driving it as \(forced.name) because the part was given")
             }
             return IMUIdentity(part: forced.name, partKey: forced.key, whoAmI: who, address: address, bus: bus, warnings: warnings)
         }
         guard let first = matches.first else {
-            if let known = unsupportedParts.first(where: { $0.whoAmI == who }) {
-                throw .unsupported("0x\(hex(who)) at \(address) on \(bus) is an \(known.name), which Plumb does not support yet: \(known.reason). Supported: LSM6DS3/DSL/DSO generations (WHO_AM_I \(supportedWhoAmI.map { "0x" + hex($0) }.joined(separator: ", ")))")
-            }
             throw .unexpectedIdentity(whoAmI: who, address: address, bus: bus, expected: supportedWhoAmI)
         }
         var warnings: [String] = []

@@ -53,34 +53,10 @@ extension MPU6050 {
             return DrainResult(sampleCount: 0, gaps: [gap])
         }
 
-        let accelScale = MotionConstants.standardGravity / MPU6050.accelerometerRanges[Int(s.accelerometerRangeCode)].lsbPerG
-        let gyroScale = MotionConstants.radiansPerDegree / MPU6050.gyroscopeRanges[Int(s.gyroscopeRangeCode)].lsbPerDegree
-        let hasGyro = s.fifoEnable & Bits.fifoGyro != 0
-        let hasTemp = s.fifoEnable & Bits.fifoTemperature != 0
-        samples.reserveCapacity(samples.count + records)
+        let decoder = FIFODecoder(settings: s, variant: v)
         fifoBuffer.withUnsafeBufferPointer { buffer in
-            for i in 0..<records {
-                let base = i * record
-                @inline(__always) func word(_ offset: Int) -> Int16 {
-                    Int16(bitPattern: UInt16(buffer[base + offset]) << 8 | UInt16(buffer[base + offset + 1]))
-                }
-                let a = SIMD3(word(0), word(2), word(4))
-                var g = SIMD3<Int16>(0, 0, 0)
-                var temperature = lastTemperature
-                var gyroOffset = 6
-                if hasTemp { temperature = v.temperature(raw: word(6)); gyroOffset = 8 }
-                if hasGyro { g = SIMD3(word(gyroOffset), word(gyroOffset + 2), word(gyroOffset + 4)) }
-                var t = sampleClock.time(of: fifoIndex + i)
-                if let last = lastSampleTime, t <= last { t = last + 1 }
-                lastSampleTime = t
-                samples.append(IMUSample(
-                    timestampNanoseconds: t,
-                    acceleration: SIMD3(Double(a.x), Double(a.y), Double(a.z)) * accelScale,
-                    angularRate: SIMD3(Double(g.x), Double(g.y), Double(g.z)) * gyroScale,
-                    temperature: temperature,
-                    saturation: Saturation.of(accelerometer: a, gyroscope: hasGyro ? g : .zero)))
-                if hasTemp { lastTemperature = temperature }
-            }
+            decoder.decode(buffer, records: records, clock: sampleClock, firstIndex: fifoIndex,
+                           lastTime: &lastSampleTime, temperature: &lastTemperature, into: &samples)
         }
         fifoIndex += records
         return DrainResult(sampleCount: records)
@@ -157,6 +133,54 @@ extension MPU6050 {
                          angularRate: SIMD3(Double(g.x), Double(g.y), Double(g.z)) * gyroScale,
                          temperature: v.temperature(raw: word(6)),
                          saturation: Saturation.of(accelerometer: a, gyroscope: g))
+    }
+}
+
+extension MPU6050 {
+    /// Turns FIFO records into samples: big-endian words in register order (accel x/y/z,
+    /// temperature when enabled, gyro x/y/z when enabled), scaled by the ranges in force.
+    public struct FIFODecoder: Sendable {
+        public let recordSize: Int
+        let accelScale: Double, gyroScale: Double
+        let hasGyro: Bool, hasTemp: Bool
+        let variant: Variant
+
+        public init(settings s: Settings, variant: Variant) {
+            recordSize = s.recordSize
+            accelScale = MotionConstants.standardGravity / MPU6050.accelerometerRanges[Int(s.accelerometerRangeCode)].lsbPerG
+            gyroScale = MotionConstants.radiansPerDegree / MPU6050.gyroscopeRanges[Int(s.gyroscopeRangeCode)].lsbPerDegree
+            hasGyro = s.fifoEnable & Bits.fifoGyro != 0
+            hasTemp = s.fifoEnable & Bits.fifoTemperature != 0
+            self.variant = variant
+        }
+
+        /// Decodes `records` whole records from `buffer`, timing record i as
+        /// `clock.time(of: firstIndex + i)` and never earlier than `lastTime` + 1 ns.
+        public func decode(_ buffer: UnsafeBufferPointer<UInt8>, records: Int, clock: SampleClock, firstIndex: Int,
+                           lastTime: inout UInt64?, temperature: inout Double?, into samples: inout [IMUSample]) {
+            precondition(buffer.count >= records * recordSize, "a partial record would be misaligned")
+            samples.reserveCapacity(samples.count + records)
+            for i in 0..<records {
+                let base = i * recordSize
+                @inline(__always) func word(_ offset: Int) -> Int16 {
+                    Int16(bitPattern: UInt16(buffer[base + offset]) << 8 | UInt16(buffer[base + offset + 1]))
+                }
+                let a = SIMD3(word(0), word(2), word(4))
+                var g = SIMD3<Int16>(0, 0, 0)
+                var gyroOffset = 6
+                if hasTemp { temperature = variant.temperature(raw: word(6)); gyroOffset = 8 }
+                if hasGyro { g = SIMD3(word(gyroOffset), word(gyroOffset + 2), word(gyroOffset + 4)) }
+                var t = clock.time(of: firstIndex + i)
+                if let last = lastTime, t <= last { t = last + 1 }
+                lastTime = t
+                samples.append(IMUSample(
+                    timestampNanoseconds: t,
+                    acceleration: SIMD3(Double(a.x), Double(a.y), Double(a.z)) * accelScale,
+                    angularRate: SIMD3(Double(g.x), Double(g.y), Double(g.z)) * gyroScale,
+                    temperature: temperature,
+                    saturation: Saturation.of(accelerometer: a, gyroscope: g)))
+            }
+        }
     }
 }
 

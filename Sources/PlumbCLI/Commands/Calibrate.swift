@@ -1,0 +1,98 @@
+import Foundation
+import PlumbHAL
+import PlumbDrivers
+import PlumbSimulation
+
+/// `plumb calibrate`: gyroscope bias at rest and accelerometer offset and scale from six
+/// positions, saved as JSON for `plumb read --calibration`.
+enum Calibrate {
+    static let spec = CommandSpec(
+        name: "calibrate",
+        abstract: "Calibrate the IMU: gyroscope bias, accelerometer offset and scale; save as JSON.",
+        discussion: """
+        Hold the sensor still on each of its six faces (any order) for --hold seconds; progress and the
+        next face to show go to standard error. With --gyro-only, keep it still once. With --simulate the
+        emulated chip tours the six faces by itself (profile 'tour').
+        """,
+        options: [
+            .option("output", short: "o", value: "FILE", help: "Where to save the calibration. Default plumb-calibration.json."),
+            .flag("gyro-only", help: "Only the gyroscope bias (keep the sensor still)."),
+            .option("hold", value: "SECONDS", help: "Stillness needed per face. Default 2."),
+            .option("timeout", value: "SECONDS", help: "Give up after this long. Default 180."),
+            .option("rate", value: "HZ", help: "Output data rate while calibrating. Default 100."),
+        ] + SensorOptions.specs)
+
+    static let command = Command(spec) { args, context in
+        let output = args.string("output") ?? "plumb-calibration.json"
+        let hold = try args.double("hold", in: 0.5...60) ?? 2
+        let timeout = try args.double("timeout", in: 1...3600) ?? 180
+        let rate = try args.double("rate", in: 10...1000) ?? 100
+        let gyroOnly = args.has("gyro-only")
+        let sensor = try SensorOptions.open(args, context: context, defaultProfile: gyroOnly ? "rest" : "tour")
+        for w in sensor.identity.warnings { context.err.line("plumb calibrate: warning: \(w)") }
+        let stream = IMUStream(imu: sensor.imu, line: sensor.line, clock: sensor.clock)
+        do { try stream.start(IMUConfiguration(outputDataRate: rate, accelerometerRange: 2, gyroscopeRange: 250)) } catch {
+            throw CLIError.failure("\(error)", fix: nil)
+        }
+        context.err.line("Calibrating \(sensor.identity.part) at \(sensor.identity.address) on \(sensor.identity.bus).")
+        if gyroOnly {
+            context.err.line("Keep the sensor still for \(hold) s.")
+        } else {
+            context.err.line("Hold the sensor still on each of its six faces for \(hold) s, in any order. Start with the \(Face.zUp.instruction).")
+        }
+        context.err.flush()
+
+        var calibrator = SixPositionCalibrator()
+        calibrator.holdSeconds = hold
+        let deadline = sensor.clock.nowNanoseconds + UInt64(timeout * 1e9)
+        var samples: [IMUSample] = []
+        var announced = 0
+        var stillSince: UInt64?
+        var result: Calibration?
+        while sensor.clock.nowNanoseconds < deadline {
+            samples.removeAll(keepingCapacity: true)
+            _ = stream.step(into: &samples)
+            for notice in stream.takeNotices() { context.err.line("plumb calibrate: \(notice.message)") }
+            for s in samples { calibrator.add(s) }
+            let progress = calibrator.progress
+            if gyroOnly {
+                if progress.current != nil { stillSince = stillSince ?? sensor.clock.nowNanoseconds } else { stillSince = nil }
+                if let since = stillSince, Double(sensor.clock.nowNanoseconds - since) / 1e9 >= hold, let bias = calibrator.gyroscopeBias {
+                    result = Calibration(gyroscopeBias: bias, part: sensor.identity.partKey)
+                    break
+                }
+                continue
+            }
+            if progress.done.count > announced {
+                announced = progress.done.count
+                var line = "  \(progress.done.last!.rawValue) up: done (\(announced)/6)."
+                if let next = progress.remaining.first { line += " Next: \(next.instruction)." }
+                context.err.line(line)
+                context.err.flush()
+            }
+            if progress.isComplete {
+                result = calibrator.result(part: sensor.identity.partKey)
+                break
+            }
+        }
+        do { try stream.stop() } catch { context.err.line("plumb calibrate: stopping the stream failed: \(error)") }
+        guard let result else {
+            let missing = calibrator.progress.remaining.map(\.rawValue).joined(separator: ", ")
+            throw CLIError.failure("calibration incomplete after \(timeout) s" + (gyroOnly ? "" : ": faces missing: \(missing)"),
+                                   fix: gyroOnly ? "keep the sensor still" : "hold the sensor still on each missing face for \(hold) s")
+        }
+        let data = try result.jsonData()
+        do { try data.write(to: URL(fileURLWithPath: output)) } catch {
+            throw CLIError.failure("cannot write \(output): \(error.localizedDescription)", fix: "choose another path with --output")
+        }
+        func f(_ v: SIMD3<Double>, _ digits: Int) -> String {
+            [v.x, v.y, v.z].map { String(format: "%.\(digits)f", $0) }.joined(separator: " ")
+        }
+        context.out.line("gyroscope bias (rad/s):        \(f(result.gyroscopeBias, 5))")
+        if !gyroOnly {
+            context.out.line("accelerometer offset (m/s²):   \(f(result.accelerometerOffset, 4))")
+            context.out.line("accelerometer scale:           \(f(result.accelerometerScale, 5))")
+        }
+        context.out.line("saved to \(output)")
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import PlumbHAL
+import PlumbDrivers
+import PlumbLinux
+import PlumbSimulation
+
+/// `plumb probe`: the I2C adapters, what each can do, and every IMU that answers on them.
+enum Probe {
+    static let spec = CommandSpec(
+        name: "probe",
+        abstract: "List I2C adapters and the IMUs that answer on them.",
+        discussion: """
+        Reads the identity register of each supported family at each of its addresses (WHO_AM_I 0x75 at
+        0x68/0x69 for the MPU-6050 family) and names the part found, with a warning for clone IDs.
+        With --simulate it probes the emulated bus instead.
+        """,
+        options: [
+            .option("bus", value: "PATH", help: "Probe only this bus, such as /dev/i2c-1."),
+            .option("format", value: "FORMAT", help: "text or json. Default text."),
+            .flag("simulate", help: "Probe an emulated bus with one chip on it."),
+            .option("chip", value: "NAME", help: "The emulated part (\(SimulatedChips.all.map(\.key).joined(separator: ", "))). Default mpu6050."),
+            .option("faults", value: "SPEC", help: "Emulated faults (see 'plumb read --help')."),
+        ])
+
+    struct Device: Codable, Equatable {
+        var address: String
+        var register: String
+        var whoAmI: String
+        var family: String?
+        var part: String?
+        var key: String?
+        var warnings: [String]
+    }
+
+    struct Adapter: Codable, Equatable {
+        var path: String
+        var name: String
+        var functionality: [String]
+        var error: String?
+        var devices: [Device]
+    }
+
+    static let command = Command(spec) { args, context in
+        let format = try args.choice("format", ["text", "json"]) ?? "text"
+        if !args.has("simulate") {
+            for name in ["chip", "faults"] where args.string(name) != nil { throw CLIError.usage("'--\(name)' needs '--simulate'.") }
+        }
+        var adapters: [Adapter] = []
+        if args.has("simulate") {
+            if args.string("bus") != nil { throw CLIError.usage("'--bus' names hardware; it cannot be combined with '--simulate'.") }
+            let sensor = try SensorOptions.simulation(args)
+            adapters.append(try probe(bus: sensor.bus, name: "emulated \(sensor.model.part)", functionality: ["I2C"]))
+        } else {
+            var list: [I2CAdapter] = []
+            do { list = try I2CAdapter.list() } catch {
+                // With --bus the node is opened directly below; without it there is nothing to probe.
+                if args.string("bus") == nil {
+                    throw CLIError.failure("\(error)", fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in /boot/firmware/config.txt) and load i2c-dev")
+                }
+            }
+            if let path = args.string("bus") {
+                list = list.filter { $0.devicePath == path }
+                if list.isEmpty {
+                    list = [I2CAdapter(number: -1, name: "", devicePath: path, functionality: nil)]
+                }
+            }
+            if list.isEmpty {
+                throw CLIError.failure("no I2C adapter found", fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in /boot/firmware/config.txt) and load i2c-dev")
+            }
+            for a in list {
+                let functionality = a.functionality?.decoded ?? []
+                if let reason = a.unavailableReason {
+                    adapters.append(Adapter(path: a.devicePath, name: a.name, functionality: functionality, error: reason, devices: []))
+                    continue
+                }
+                do {
+                    let bus = try LinuxI2CBus(path: a.devicePath)
+                    adapters.append(try probe(bus: bus, name: a.name, functionality: bus.functionality.decoded))
+                } catch let error as I2CError {
+                    adapters.append(Adapter(path: a.devicePath, name: a.name, functionality: functionality, error: error.description, devices: []))
+                }
+            }
+        }
+        switch format {
+        case "json":
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            struct Report: Codable { var adapters: [Adapter] }
+            let data = try encoder.encode(Report(adapters: adapters))
+            context.out.line(String(decoding: data, as: UTF8.self))
+        default:
+            for a in adapters { context.out.write(text(a)) }
+        }
+        if adapters.allSatisfy({ $0.error != nil }) {
+            throw CLIError.failure("no I2C bus could be probed", fix: "see the error under each bus above")
+        }
+    }
+
+    static func probe(bus: any I2CBus, name: String, functionality: [String]) throws(CLIError) -> Adapter {
+        let findings: [ProbeFinding]
+        do { findings = try IMUFamilies.probe(bus) } catch {
+            return Adapter(path: bus.path, name: name, functionality: functionality, error: error.description, devices: [])
+        }
+        let devices = findings.map { f in
+            Device(address: f.address.description, register: "0x" + hex(f.register), whoAmI: "0x" + hex(f.whoAmI),
+                   family: f.family, part: f.part, key: f.partKey, warnings: f.warnings)
+        }
+        return Adapter(path: bus.path, name: name, functionality: functionality, error: nil, devices: devices)
+    }
+
+    static func text(_ a: Adapter) -> String {
+        var lines: [String] = []
+        var head = a.path
+        if !a.name.isEmpty { head += "  \(a.name)" }
+        if !a.functionality.isEmpty { head += "  [\(a.functionality.joined(separator: ", "))]" }
+        lines.append(head)
+        if let error = a.error { lines.append("  error: \(error)") }
+        if a.error == nil, a.devices.isEmpty { lines.append("  no IMU answers") }
+        for d in a.devices {
+            let what = d.part.map { "\($0) (\(d.key ?? ""))" } ?? "unknown chip"
+            lines.append("  \(d.address)  WHO_AM_I \(d.whoAmI)  \(what)")
+            for w in d.warnings { lines.append("        warning: \(w)") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import PlumbHAL
+import PlumbDrivers
+import PlumbSimulation
+
+/// `plumb read`: stream samples as CSV or JSON Lines.
+enum Read {
+    static let header = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c"
+
+    static let spec = CommandSpec(
+        name: "read",
+        abstract: "Stream IMU samples as CSV or JSON Lines.",
+        discussion: """
+        Columns: t_s (seconds since the first sample), angular rate in rad/s, specific force in m/s²
+        (+9.81 on the axis pointing up at rest), die temperature in °C. Gaps (FIFO overflow, bus
+        errors, a chip reset) are reported: on standard error for CSV, as {"gap": …} lines for JSON Lines.
+        """,
+        options: [
+            .option("rate", value: "HZ", help: "Output data rate. Default 100."),
+            .option("count", short: "n", value: "N", help: "Stop after N samples. Default: run until interrupted."),
+            .option("format", value: "FORMAT", help: "csv or jsonl. Default csv."),
+            .option("watermark", value: "N", help: "Samples per FIFO read. Default 16 (1 below 20 Hz)."),
+            .option("accel-range", value: "G", help: "Accelerometer range in g (2, 4, 8, 16). Default 4."),
+            .option("gyro-range", value: "DPS", help: "Gyroscope range in °/s (250, 500, 1000, 2000). Default 500."),
+            .option("calibration", value: "FILE", help: "Apply a calibration saved by 'plumb calibrate'."),
+            .option("mount", value: "AXES", help: "Axis alignment of the sensor in the device, such as -y,x,z."),
+        ] + SensorOptions.specs)
+
+    static let command = Command(spec) { args, context in
+        let format = try args.choice("format", ["csv", "jsonl"]) ?? "csv"
+        let count = try args.int("count", in: 1...Int.max)
+        let rate = try args.double("rate", in: 0.1...10_000) ?? 100
+        var config = IMUConfiguration(outputDataRate: rate)
+        config.fifoWatermark = try args.int("watermark", in: 1...1024) ?? (rate < 20 ? 1 : 16)
+        if let g = try args.double("accel-range", in: 1...32) { config.accelerometerRange = g }
+        if let d = try args.double("gyro-range", in: 100...4000) { config.gyroscopeRange = d }
+        var calibration = try loadCalibration(args)
+        if let m = args.string("mount") {
+            do { calibration.mounting = try Mounting(alignment: m) } catch { throw CLIError.usage("The value '\(m)' is invalid for '--mount': \(error).") }
+        }
+        let sensor = try SensorOptions.open(args, context: context)
+        for w in sensor.identity.warnings { context.err.line("plumb read: warning: \(w)") }
+
+        let stream = IMUStream(imu: sensor.imu, line: sensor.line, clock: sensor.clock)
+        do { try stream.start(config) } catch { throw CLIError.failure("\(error)", fix: nil) }
+        if format == "csv" { context.out.line(header) }
+        var samples: [IMUSample] = []
+        samples.reserveCapacity(1024)
+        var written = 0
+        var origin: UInt64?
+        var idle = 0
+        while count.map({ written < $0 }) ?? true {
+            samples.removeAll(keepingCapacity: true)
+            let gaps = stream.step(into: &samples)
+            for notice in stream.takeNotices() { context.err.line("plumb read: \(notice.message)") }
+            if origin == nil, let first = samples.first { origin = first.timestampNanoseconds }
+            let t0 = origin ?? 0
+            for gap in gaps {
+                let at = Double(Int64(bitPattern: (gap.afterNanoseconds ?? gap.detectedNanoseconds) &- t0)) / 1e9
+                let lost = gap.lostSamples.map { "\($0)" } ?? "unknown"
+                if format == "csv" {
+                    context.err.line("plumb read: gap after t=\(String(format: "%.6f", at)) s: \(gap.reason.rawValue), \(lost) samples lost")
+                } else {
+                    context.out.line("{\"gap\":\"\(gap.reason.rawValue)\",\"t_s\":\(String(format: "%.6f", at)),\"lost\":\(lost == "unknown" ? "null" : lost)}")
+                }
+            }
+            idle = samples.isEmpty ? idle + 1 : 0
+            if idle > 1000 { throw CLIError.failure("no data from \(sensor.identity.part) at \(sensor.identity.address) on \(sensor.identity.bus)", fix: "run 'plumb probe' and check the sensor's power") }
+            for raw in samples {
+                if let count, written >= count { break }
+                let s = calibration.apply(raw)
+                let t = Double(s.timestampNanoseconds &- t0) / 1e9
+                let temp = s.temperature.map { String(format: "%.2f", $0) }
+                if format == "csv" {
+                    context.out.line(String(format: "%.6f,%.6f,%.6f,%.6f,%.5f,%.5f,%.5f,", t, s.angularRate.x, s.angularRate.y, s.angularRate.z,
+                                            s.acceleration.x, s.acceleration.y, s.acceleration.z) + (temp ?? ""))
+                } else {
+                    context.out.line(String(format: "{\"t_s\":%.6f,\"gyr_x\":%.6f,\"gyr_y\":%.6f,\"gyr_z\":%.6f,\"acc_x\":%.5f,\"acc_y\":%.5f,\"acc_z\":%.5f,\"temp_c\":", t,
+                                            s.angularRate.x, s.angularRate.y, s.angularRate.z, s.acceleration.x, s.acceleration.y, s.acceleration.z)
+                                     + (temp ?? "null") + "}")
+                }
+                written += 1
+            }
+            if sensor.simulation == nil { context.out.flush() }
+        }
+        do { try stream.stop() } catch { context.err.line("plumb read: stopping the stream failed: \(error)") }
+    }
+
+    static func loadCalibration(_ args: ParsedArguments) throws(CLIError) -> Calibration {
+        guard let path = args.string("calibration") else { return .none }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw .failure("cannot read \(path): \(error.localizedDescription)", fix: "run 'plumb calibrate --output \(path)' first")
+        }
+        do { return try Calibration.load(json: data, source: path) } catch {
+            throw .failure(error.description, fix: "run 'plumb calibrate --output \(path)' again")
+        }
+    }
+}

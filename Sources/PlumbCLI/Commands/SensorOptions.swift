@@ -1,0 +1,173 @@
+import Foundation
+import PlumbHAL
+import PlumbDrivers
+import PlumbLinux
+import PlumbSimulation
+
+/// The options every command that reads a sensor shares, and opening the sensor they name:
+/// real hardware (`--bus`, `--address`, `--part`, `--interrupt`) or the emulator (`--simulate`,
+/// `--chip`, `--profile` or `--replay`, `--faults`, `--seed`).
+enum SensorOptions {
+    static let specs: [OptionSpec] = [
+        .option("bus", value: "PATH", help: "The I2C bus, such as /dev/i2c-1 (default: the first bus with an IMU)."),
+        .option("address", value: "ADDR", help: "The chip's address, such as 0x68 (default: found by probing)."),
+        .option("part", value: "NAME", help: "Drive the chip as this part whatever its WHO_AM_I says (\(IMUFamilies.partKeys.joined(separator: ", ")))."),
+        .option("interrupt", value: "[CHIP:]LINE", help: "The data-ready GPIO line, by offset or name, such as gpiochip0:17 (default: poll)."),
+        .flag("simulate", help: "Use an emulated chip in virtual time instead of hardware."),
+        .option("chip", value: "NAME", help: "The emulated part (\(SimulatedChips.all.map(\.key).joined(separator: ", "))). Default mpu6050."),
+        .option("profile", value: "NAME", help: "The emulated motion: \(MotionProfile.builtInNames.joined(separator: ", ")). Default rest."),
+        .option("replay", value: "FILE", help: "Replay a recording (BROAD CSV columns t_s,gyr_x..acc_z) as the emulated motion."),
+        .option("faults", value: "SPEC", help: "Emulated faults, such as errors=0.01,reset@5s,stuck@2s+300ms,lost=0.1,silent@3s+1s."),
+        .option("seed", value: "N", help: "Seed for the emulated noise and faults. Default 1."),
+    ]
+
+    /// A sensor ready to use.
+    struct Opened {
+        var imu: any IMU
+        var identity: IMUIdentity
+        var line: (any InterruptLine)?
+        var clock: any MonotonicClock
+        /// The simulation behind it, when `--simulate`.
+        var simulation: SimulatedSensor?
+    }
+
+    static func validateSimulationOptions(_ args: ParsedArguments) throws(CLIError) {
+        if !args.has("simulate") {
+            for name in ["chip", "profile", "replay", "faults", "seed"] where args.string(name) != nil {
+                throw .usage("'--\(name)' needs '--simulate'.")
+            }
+        } else {
+            for name in ["bus", "interrupt"] where args.string(name) != nil {
+                throw .usage("'--\(name)' names hardware; it cannot be combined with '--simulate'.")
+            }
+        }
+        if args.string("profile") != nil, args.string("replay") != nil {
+            throw .usage("Give '--profile' or '--replay', not both.")
+        }
+    }
+
+    /// Builds the emulated sensor the options describe.
+    static func simulation(_ args: ParsedArguments, defaultProfile: String = "rest") throws(CLIError) -> SimulatedSensor {
+        let chipName = args.string("chip") ?? "mpu6050"
+        guard let model = SimulatedChips.model(chipName) else {
+            throw .usage("The value '\(chipName)' is invalid for '--chip': expected one of \(SimulatedChips.all.map(\.key).joined(separator: ", ")).")
+        }
+        let profile: MotionProfile
+        if let path = args.string("replay") {
+            let text: String
+            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+                throw .failure("cannot read \(path): \(error.localizedDescription)", fix: "give a CSV file with the columns \(MotionProfile.replayColumns.joined(separator: ","))")
+            }
+            do { profile = try MotionProfile.replay(csv: text, name: path) } catch {
+                throw .failure(error.description, fix: "the file needs the columns \(MotionProfile.replayColumns.joined(separator: ","))")
+            }
+        } else {
+            let name = args.string("profile") ?? defaultProfile
+            guard let p = MotionProfile.named(name) else {
+                throw .usage("The value '\(name)' is invalid for '--profile': expected one of \(MotionProfile.builtInNames.joined(separator: ", ")).")
+            }
+            profile = p
+        }
+        let seed = UInt64(try args.int("seed", in: 0...Int.max) ?? 1)
+        let sensor = SimulatedSensor(model: model, profile: profile, seed: seed)
+        if let spec = args.string("faults") {
+            do { try FaultPlan(parsing: spec).install(on: sensor) } catch { throw .usage(error.message + ".") }
+        }
+        return sensor
+    }
+
+    /// Opens the sensor: identifies it and returns its driver.
+    static func open(_ args: ParsedArguments, context: CommandContext, defaultProfile: String = "rest") throws(CLIError) -> Opened {
+        try validateSimulationOptions(args)
+        let part = args.string("part")
+        if let part, IMUFamilies.family(forPart: part) == nil {
+            throw .usage("The value '\(part)' is invalid for '--part': expected one of \(IMUFamilies.partKeys.joined(separator: ", ")).")
+        }
+        let address: I2CAddress?
+        if let text = args.string("address") {
+            guard let a = I2CAddress(parsing: text) else { throw .usage("The value '\(text)' is invalid for '--address': expected an address such as 0x68.") }
+            address = a
+        } else {
+            address = nil
+        }
+
+        if args.has("simulate") {
+            let sensor = try simulation(args, defaultProfile: defaultProfile)
+            let (imu, identity) = try identify(bus: sensor.bus, address: address, part: part, clock: sensor.clock)
+            return Opened(imu: imu, identity: identity, line: sensor.line, clock: sensor.clock, simulation: sensor)
+        }
+
+        let clock = SystemClock()
+        var candidates: [String] = []
+        if let path = args.string("bus") {
+            candidates = [path]
+        } else {
+            do { candidates = try I2CAdapter.list().map(\.devicePath) } catch {
+                throw .failure(error.description, fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in config.txt) and load i2c-dev")
+            }
+            if candidates.isEmpty {
+                throw .failure("no I2C adapter found", fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in config.txt) and load i2c-dev")
+            }
+        }
+        var lastError: CLIError?
+        for path in candidates {
+            let bus: LinuxI2CBus
+            do { bus = try LinuxI2CBus(path: path, clock: clock) } catch {
+                lastError = .failure(error.description, fix: nil)
+                continue
+            }
+            do {
+                let (imu, identity) = try identify(bus: bus, address: address, part: part, clock: clock)
+                var line: (any InterruptLine)?
+                if let spec = args.string("interrupt") { line = try interruptLine(spec) }
+                return Opened(imu: imu, identity: identity, line: line, clock: clock, simulation: nil)
+            } catch {
+                lastError = error
+            }
+        }
+        throw lastError ?? .failure("no IMU found", fix: "run 'plumb probe' to see what answers on each bus")
+    }
+
+    static func identify(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock) throws(CLIError) -> (any IMU, IMUIdentity) {
+        var family: IMUFamily?
+        var at = address
+        if let part { family = IMUFamilies.family(forPart: part) }
+        if at == nil || family == nil {
+            let findings: [ProbeFinding]
+            do { findings = try IMUFamilies.probe(bus) } catch { throw .failure(error.description, fix: nil) }
+            let known = findings.filter { $0.family != nil && (at == nil || $0.address == at) }
+            guard let first = known.first else {
+                if let unknown = findings.first {
+                    throw .failure("\(unknown.address) on \(bus.path) answers WHO_AM_I 0x\(hex(unknown.whoAmI)), which is no known IMU",
+                                   fix: "if it is a clone of a supported part, pass --part NAME (\(IMUFamilies.partKeys.joined(separator: ", ")))")
+                }
+                throw .failure("no IMU answers on \(bus.path)", fix: "check that the sensor is powered and on this bus: 'plumb probe' lists every bus")
+            }
+            at = first.address
+            if family == nil { family = IMUFamilies.all.first { $0.name == first.family } }
+        }
+        guard let family, let at else { throw .failure("no IMU found on \(bus.path)", fix: nil) }
+        do {
+            let imu = try family.open(bus, at, clock, part)
+            let identity = try imu.identify()
+            return (imu, identity)
+        } catch {
+            throw .failure(error.description, fix: nil)
+        }
+    }
+
+    static func interruptLine(_ spec: String) throws(CLIError) -> any InterruptLine {
+        var chip: String?
+        var lineText = spec
+        if let colon = spec.lastIndex(of: ":") {
+            chip = String(spec[..<colon])
+            lineText = String(spec[spec.index(after: colon)...])
+        }
+        let line: GPIOLineSelector.Line = UInt32(lineText).map { .offset($0) } ?? .name(lineText)
+        do {
+            return try GPIODInterruptLine(GPIOLineSelector(chip: chip, line: line), edges: .rising, bias: .pullDown)
+        } catch {
+            throw .failure(error.description, fix: "check the chip and line with 'gpioinfo'; the data-ready pin must be free")
+        }
+    }
+}

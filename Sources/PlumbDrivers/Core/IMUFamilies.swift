@@ -1,0 +1,92 @@
+import PlumbHAL
+
+/// One driver family in the table that `plumb probe` and `plumb read` search: where its chips
+/// answer, which register identifies them, and how to open a driver.
+///
+/// Adding a family is adding a row to ``IMUFamilies/all`` (the LSM6DS driver adds its own).
+public struct IMUFamily: Sendable {
+    /// "MPU-6050 family".
+    public var name: String
+    /// The addresses its chips can have, in probing order.
+    public var addresses: [I2CAddress]
+    /// The identity register (WHO_AM_I).
+    public var identityRegister: UInt8
+    /// The `--part` / `--chip` names it drives.
+    public var partKeys: [String]
+    /// The part for an identity value: (vendor name, key, warnings), or `nil` when not this family.
+    public var match: @Sendable (UInt8) -> (part: String, key: String, warnings: [String])?
+    /// Opens a driver on `bus` at `address`; `part` forces a variant.
+    public var open: @Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ clock: any MonotonicClock, _ part: String?) throws(IMUError) -> any IMU
+
+    public init(name: String, addresses: [I2CAddress], identityRegister: UInt8, partKeys: [String],
+                match: @escaping @Sendable (UInt8) -> (part: String, key: String, warnings: [String])?,
+                open: @escaping @Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ clock: any MonotonicClock, _ part: String?) throws(IMUError) -> any IMU) {
+        self.name = name; self.addresses = addresses; self.identityRegister = identityRegister
+        self.partKeys = partKeys; self.match = match; self.open = open
+    }
+}
+
+extension MPU6050 {
+    /// The MPU-6050 family row: 0x68/0x69, WHO_AM_I at 0x75.
+    public static let family = IMUFamily(
+        name: "MPU-6050 family", addresses: [I2CAddress(0x68), I2CAddress(0x69)], identityRegister: Register.whoAmI,
+        partKeys: variants.map(\.key),
+        match: { who in variant(whoAmI: who).map { ($0.variant.part, $0.variant.key, $0.warnings) } },
+        open: { bus, address, clock, part throws(IMUError) in try MPU6050(bus: bus, address: address, clock: clock, part: part) })
+}
+
+/// What ``IMUFamilies/probe(_:)`` found at one address.
+public struct ProbeFinding: Sendable, Equatable {
+    public var address: I2CAddress
+    /// The identity register read.
+    public var register: UInt8
+    /// Its value.
+    public var whoAmI: UInt8
+    /// The family, part and key when known; `nil` for an unknown chip that acknowledged.
+    public var family: String?
+    public var part: String?
+    public var partKey: String?
+    public var warnings: [String]
+}
+
+/// The table of driver families.
+public enum IMUFamilies {
+    /// Every family, in probing order.
+    public static var all: [IMUFamily] { [MPU6050.family, LSM6DS.family] }
+
+    /// The family that drives `partKey`, or `nil`.
+    public static func family(forPart partKey: String) -> IMUFamily? {
+        all.first { $0.partKeys.contains(partKey.lowercased()) }
+    }
+
+    /// Every part key, in table order.
+    public static var partKeys: [String] { all.flatMap(\.partKeys) }
+
+    /// Reads each family's identity register at each of its addresses.
+    ///
+    /// An address that does not acknowledge is skipped; one that acknowledges with an unknown
+    /// value is reported with `family == nil`, so the user learns what is there.
+    /// - Throws: ``IMUError/bus(_:)`` for a bus failure other than "nothing answers".
+    public static func probe(_ bus: any I2CBus) throws(IMUError) -> [ProbeFinding] {
+        var findings: [ProbeFinding] = []
+        for family in all {
+            for address in family.addresses where !findings.contains(where: { $0.address == address && $0.family != nil }) {
+                let value: UInt8
+                do { value = try bus.readRegister(family.identityRegister, address: address) } catch {
+                    if error.kind == .noAcknowledge { continue }
+                    throw .bus(error)
+                }
+                if let m = family.match(value) {
+                    findings.removeAll { $0.address == address }
+                    findings.append(ProbeFinding(address: address, register: family.identityRegister, whoAmI: value,
+                                                 family: family.name, part: m.part, partKey: m.key, warnings: m.warnings))
+                } else if !findings.contains(where: { $0.address == address }) {
+                    findings.append(ProbeFinding(address: address, register: family.identityRegister, whoAmI: value,
+                                                 family: nil, part: nil, partKey: nil,
+                                                 warnings: ["register 0x\(hex(family.identityRegister)) reads 0x\(hex(value)): not a known \(family.name) part"]))
+                }
+            }
+        }
+        return findings.sorted { $0.address < $1.address }
+    }
+}

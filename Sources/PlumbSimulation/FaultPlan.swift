@@ -1,0 +1,104 @@
+import PlumbHAL
+
+/// Faults for a simulated run, from the `--faults` option: a comma-separated list.
+///
+/// | item | meaning |
+/// |---|---|
+/// | `errors=P` | each bus transfer fails with EREMOTEIO with probability P (0.01 = 1 %) |
+/// | `reg=0xNN` | every transfer touching register 0xNN fails with EIO |
+/// | `nack@T+D` | nothing acknowledges from T for D seconds (ENXIO) |
+/// | `stuck@T+D` | the bus is stuck from T for D seconds (ETIMEDOUT after 25 ms each) |
+/// | `reset@T` | the chip suffers a power-on reset at T (repeatable) |
+/// | `lost=P` | each interrupt edge is lost with probability P |
+/// | `silent@T+D` | no interrupt edges from T for D seconds |
+///
+/// Times are seconds after the start of the simulation, with an optional `s` or `ms` suffix:
+/// `stuck@5s+200ms`.
+public struct FaultPlan: Sendable, Equatable {
+    public var busFaults: [FaultRule] = []
+    /// Seconds after start.
+    public var resets: [Double] = []
+    public var lostEdgeProbability = 0.0
+    /// Seconds after start, and duration.
+    public var silentWindows: [(start: Double, duration: Double)] = []
+    /// Bus windows need the start time to become absolute; kept relative here.
+    var relativeBusWindows: [(index: Int, start: Double, duration: Double)] = []
+
+    public init() {}
+
+    public static func == (a: FaultPlan, b: FaultPlan) -> Bool {
+        a.busFaults == b.busFaults && a.resets == b.resets && a.lostEdgeProbability == b.lostEdgeProbability
+            && a.silentWindows.map(\.start) == b.silentWindows.map(\.start) && a.silentWindows.map(\.duration) == b.silentWindows.map(\.duration)
+            && a.relativeBusWindows.map(\.index) == b.relativeBusWindows.map(\.index)
+            && a.relativeBusWindows.map(\.start) == b.relativeBusWindows.map(\.start)
+            && a.relativeBusWindows.map(\.duration) == b.relativeBusWindows.map(\.duration)
+    }
+
+    /// Why a fault specification was refused: the message names the item.
+    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Parses a `--faults` value.
+    public init(parsing spec: String) throws(ParseError) {
+        for raw in spec.split(separator: ",") {
+            let item = raw.trimmingCharacters()
+            func fail(_ why: String) -> ParseError {
+                ParseError(message: "fault '\(item)': \(why) (expected errors=P, reg=0xNN, nack@T+D, stuck@T+D, reset@T, lost=P or silent@T+D)")
+            }
+            if let value = item.value(after: "errors=") {
+                guard let p = Double(value), (0...1).contains(p) else { throw fail("P must be a probability 0...1") }
+                busFaults.append(FaultRule(.rate(p), effect: .errno(Errno.EREMOTEIO)))
+            } else if let value = item.value(after: "lost=") {
+                guard let p = Double(value), (0...1).contains(p) else { throw fail("P must be a probability 0...1") }
+                lostEdgeProbability = p
+            } else if let value = item.value(after: "reg=") {
+                let digits = value.lowercased().hasPrefix("0x") ? String(value.dropFirst(2)) : value
+                guard let r = UInt8(digits, radix: 16) else { throw fail("the register must be hexadecimal, 0x00...0xff") }
+                busFaults.append(FaultRule(.register(r), effect: .errno(Errno.EIO)))
+            } else if let value = item.value(after: "reset@") {
+                guard let t = FaultPlan.seconds(value), t >= 0 else { throw fail("T must be a time such as 10s or 500ms") }
+                resets.append(t)
+            } else if let (kind, value) = ["nack@", "stuck@", "silent@"].lazy.compactMap({ k in item.value(after: k).map { (k, $0) } }).first {
+                let parts = value.split(separator: "+").map(String.init)
+                guard parts.count == 2, let t = FaultPlan.seconds(parts[0]), let d = FaultPlan.seconds(parts[1]), t >= 0, d > 0 else {
+                    throw fail("expected a start and a duration, such as \(kind)5s+200ms")
+                }
+                switch kind {
+                case "silent@": silentWindows.append((t, d))
+                default:
+                    relativeBusWindows.append((busFaults.count, t, d))
+                    busFaults.append(FaultRule(.always, effect: kind == "nack@" ? .noAcknowledge : .stuck))
+                }
+            } else {
+                throw fail("unknown fault")
+            }
+        }
+        resets.sort()
+    }
+
+    static func seconds(_ text: String) -> Double? {
+        if text.hasSuffix("ms") { return Double(text.dropLast(2)).map { $0 / 1000 } }
+        if text.hasSuffix("s") { return Double(text.dropLast()) }
+        return Double(text)
+    }
+
+    /// Installs the faults on a simulated sensor whose run starts now.
+    public func install(on sensor: SimulatedSensor) {
+        let start = sensor.clock.nowNanoseconds
+        func at(_ s: Double) -> UInt64 { start + UInt64((s * 1e9).rounded()) }
+        var rules = busFaults
+        for w in relativeBusWindows { rules[w.index].window = at(w.start)...at(w.start + w.duration) }
+        sensor.bus.faults += rules
+        sensor.chip.scheduledResets = (sensor.chip.scheduledResets + resets.map(at)).sorted()
+        sensor.line.lostEdgeProbability = lostEdgeProbability
+        sensor.line.silentWindows += silentWindows.map { at($0.start)...at($0.start + $0.duration) }
+    }
+}
+
+extension String {
+    fileprivate func value(after prefix: String) -> String? {
+        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : nil
+    }
+}

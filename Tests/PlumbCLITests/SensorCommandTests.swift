@@ -1,0 +1,129 @@
+import Testing
+import Foundation
+@testable import PlumbCLI
+
+private func run(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
+    let context = CommandContext.capturing()
+    let status = PlumbTool.main(arguments, context: context)
+    return (status, context.out.captured, context.err.captured)
+}
+
+@Suite struct ProbeCommandTests {
+    @Test func probesTheEmulatedBus() {
+        let r = run(["probe", "--simulate"])
+        #expect(r.status == 0)
+        #expect(r.out == "simulated bus  emulated MPU-6050  [I2C]\n  0x68  WHO_AM_I 0x68  MPU-6050 (mpu6050)\n")
+        #expect(r.err == "")
+    }
+
+    @Test func jsonNamesTheCloneAndWarns() {
+        let r = run(["probe", "--simulate", "--chip", "icm20689", "--format", "json"])
+        #expect(r.status == 0)
+        #expect(r.out == #"{"adapters":[{"devices":[{"address":"0x68","family":"MPU-6050 family","key":"icm20689","part":"ICM-20689","register":"0x75","warnings":["WHO_AM_I 0x98 is an ICM-20689-compatible chip (often sold as MPU-6050); driving it as ICM-20689"],"whoAmI":"0x98"}],"functionality":["I2C"],"name":"emulated ICM-20689","path":"simulated bus"}]}"# + "\n")
+    }
+
+    @Test func unknownChipIsAUsageError() {
+        let r = run(["probe", "--simulate", "--chip", "mpu1234"])
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: The value 'mpu1234' is invalid for '--chip': expected one of mpu6050, mpu6000, mpu9150, mpu6500, mpu9250, mpu9255, mpu6515, icm20602, icm20608, icm20689, lsm6ds3, lsm6ds3h, lsm6ds33, lsm6ds3trc, lsm6dsl, lsm6dsm, ism330dlc, lsm6dso, lsm6dsox, lsm6dso32, lsm6dsr, ism330dhcx.\nUsage: plumb probe"))
+    }
+}
+
+@Suite struct ReadCommandTests {
+    @Test func csvHasTheHeaderAndOneLinePerSample() throws {
+        let r = run(["read", "--simulate", "--count", "5", "--rate", "200"])
+        #expect(r.status == 0)
+        #expect(r.err == "")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        #expect(lines.first == "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c")
+        #expect(lines.count == 6)
+        var previous = -1.0
+        for line in lines.dropFirst() {
+            let v = line.split(separator: ",").map { Double($0)! }
+            #expect(v.count == 8)
+            if previous >= 0 { #expect(abs(v[0] - previous - 0.005) < 1e-4) } else { #expect(v[0] == 0) }
+            previous = v[0]
+            #expect(abs(v[6] - 9.8) < 0.5)
+            #expect(abs(v[7] - 27.5) < 0.01)
+        }
+    }
+
+    @Test func jsonLinesCarryTheSameFields() {
+        let r = run(["read", "--simulate", "--count", "2", "--format", "jsonl"])
+        #expect(r.status == 0)
+        let lines = r.out.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix(#"{"t_s":0.000000,"gyr_x":"#))
+        #expect(lines[0].hasSuffix(#","temp_c":27.50}"#))
+    }
+
+    @Test func chipResetIsReportedOnStandardError() {
+        let r = run(["read", "--simulate", "--count", "3000", "--rate", "1000", "--faults", "reset@1s"])
+        #expect(r.status == 0)
+        let err = r.err.split(separator: "\n").map(String.init)
+        #expect(err.count == 2)
+        #expect(err.first == "plumb read: the chip lost its configuration (reset or brown-out); re-initialising")
+        #expect(err.last?.hasPrefix("plumb read: gap after t=") == true)
+        #expect(err.last?.contains(": chipReset, ") == true)
+        #expect(r.out.split(separator: "\n").count == 3001)
+    }
+
+    @Test func simulationOptionsNeedSimulate() {
+        let r = run(["read", "--profile", "tour"])
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: '--profile' needs '--simulate'.\n"))
+    }
+
+    @Test func badFaultSpecNamesTheItem() {
+        let r = run(["read", "--simulate", "--faults", "errors=2"])
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: fault 'errors=2': P must be a probability 0...1 (expected errors=P, reg=0xNN, nack@T+D, stuck@T+D, reset@T, lost=P or silent@T+D).\n"))
+    }
+
+    @Test func replayNeedsTheColumns() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-bad-replay.csv").path
+        try "time,x\n0,1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let r = run(["read", "--simulate", "--replay", path, "--count", "1"])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(path):1: no column 't_s' (expected t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z)\nFix: the file needs the columns t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n")
+    }
+
+    @Test func helpShowsTheOptions() {
+        let r = run(["read", "--help"])
+        #expect(r.status == 0)
+        #expect(r.out.hasPrefix("OVERVIEW: Stream IMU samples as CSV or JSON Lines.\n"))
+        #expect(r.out.contains("  --simulate              Use an emulated chip in virtual time instead of hardware.\n"))
+    }
+}
+
+@Suite struct CalibrateCommandTests {
+    @Test func calibratesTheEmulatedChipAndSavesJSON() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-test-calibration-\(UInt32.random(in: 0...UInt32.max)).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = run(["calibrate", "--simulate", "--output", path])
+        #expect(r.status == 0, "\(r.err)")
+        let out = r.out.split(separator: "\n").map(String.init)
+        #expect(out.count == 4)
+        #expect(out.last == "saved to \(path)")
+        #expect(r.err.contains("  +x up: done (6/6).\n"))
+        let json = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(json.contains("\"gyroscopeBias\""))
+        // Reading with it removes the bias of the emulated part.
+        let read = run(["read", "--simulate", "--count", "200", "--calibration", path])
+        #expect(read.status == 0)
+        let rows = read.out.split(separator: "\n").dropFirst().map { $0.split(separator: ",").map { Double($0)! } }
+        let meanGyroY = rows.map { $0[2] }.reduce(0, +) / Double(rows.count)
+        #expect(abs(meanGyroY) < 0.002)
+    }
+}
+
+@Suite struct BenchDriversCommandTests {
+    @Test func reportsTheTableAndTheTargets() {
+        let r = run(["bench", "drivers", "--seconds", "2", "--records", "1000"])
+        #expect(r.status == 0)
+        #expect(r.out.contains("plumb FIFO stream, watermark 16"))
+        #expect(r.out.contains("reference: 14-byte burst per sample"))
+        #expect(r.out.contains("target at watermark 16: ≤ 14.4 bytes/sample: met"))
+        #expect(r.out.contains(" wakeups/s: met ("))
+    }
+}

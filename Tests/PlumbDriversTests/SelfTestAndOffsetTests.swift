@@ -1,0 +1,166 @@
+import Testing
+import Foundation
+import PlumbHAL
+@testable import PlumbDrivers
+import PlumbSimulation
+
+@Suite struct MPU6050SelfTestTests {
+    @Test(arguments: ["mpu6050", "mpu6500", "icm20689"])
+    func passesWithinLimitsAndRestoresTheConfiguration(key: String) throws {
+        let rig = MPURig(key, errorModel: nil)
+        _ = try rig.driver.identify()
+        try rig.driver.reset()
+        let config = IMUConfiguration(outputDataRate: 200, accelerometerRange: 16, gyroscopeRange: 2000)
+        try rig.driver.apply(config)
+        let result = try rig.driver.selfTest()
+        #expect(result.axes.count == 6)
+        #expect(result.passed, "\(result.axes)")
+        #expect(rig.chip.registers[0x1B] == 0x18) // back to ±2000 °/s, self-test bits clear
+        #expect(rig.chip.registers[0x1C] == 0x18)
+        #expect(try rig.driver.verifyConfiguration())
+    }
+
+    @Test(arguments: ["mpu6050", "mpu6500"])
+    func failsWhenTheResponseIsOffByAThird(key: String) throws {
+        let rig = MPURig(key, errorModel: nil) { $0.selfTestDeviation = -0.6 }
+        _ = try rig.driver.identify()
+        try rig.driver.reset()
+        try rig.driver.apply(.default)
+        let result = try rig.driver.selfTest()
+        #expect(!result.passed)
+    }
+
+    /// Factory trim formulas against values worked out by hand from the register map.
+    @Test func factoryTrimFormulas() {
+        // MPU-6050: XG_TEST = 1 → 25·131 = 3275; YG negated; XA_TEST = 1 → 4096·0.34 = 1392.64.
+        let t = MPU6050.factoryTrim6050(codes: [0b000_00001, 0b000_00001, 0, 0b00_01_00_00])
+        #expect(abs(t.gyroscope[0]! - 3275) < 1e-9)
+        #expect(abs(t.gyroscope[1]! + 3275) < 1e-9)
+        #expect(t.gyroscope[2] == nil)
+        #expect(abs(t.accelerometer[0]! - 1392.64) < 1e-9) // XA_TEST = 0b00001 from SELF_TEST_A bits 5:4
+        #expect(t.accelerometer[1] == nil)
+        // MPU-6500: code 1 → 2620; code 101 → 2620·1.01^100.
+        let u = MPU6050.factoryTrim6500(gyroCodes: [1, 101, 0], accelCodes: [1, 0, 1])
+        #expect(abs(u.gyroscope[0]! - 2620) < 1e-9)
+        #expect(abs(u.gyroscope[1]! - 2620 * pow(1.01, 100)) < 1e-6)
+        #expect(u.gyroscope[2] == nil)
+    }
+
+    @Test func refusesWhileStreaming() throws {
+        let rig = MPURig("mpu6050")
+        _ = try rig.start()
+        #expect(throws: IMUError.invalidConfiguration("stop streaming before the self-test")) { try rig.driver.selfTest() }
+    }
+}
+
+@Suite struct MPU6050OffsetTests {
+    /// The MPU-6500 generation's accelerometer offsets are 3 bytes apart (0x77, 0x7A, 0x7D),
+    /// the MPU-6050's 2 bytes apart (0x06, 0x08, 0x0A); bit 0 of each low byte is kept.
+    @Test(arguments: [("mpu6050", [0x06, 0x08, 0x0A] as [UInt8]), ("mpu6500", [0x77, 0x7A, 0x7D]), ("icm20602", [0x77, 0x7A, 0x7D])])
+    func accelerometerOffsetRegisters(key: String, addresses: [UInt8]) throws {
+        let rig = MPURig(key)
+        _ = try rig.driver.identify()
+        for a in addresses { try rig.bus.writeRegister(a + 1, 0x01, address: I2CAddress(0x68)) } // reserved bit 0 set
+        try rig.driver.writeOffsets(MPU6050.Offsets(gyroscope: SIMD3(100, -200, 300), accelerometer: SIMD3(0x1234, -0x0102, 0x0FFE)))
+        let r = rig.chip.registers
+        #expect([r[addresses[0]], r[addresses[0] + 1]] == [0x12, 0x35])
+        #expect([r[addresses[1]], r[addresses[1] + 1]] == [0xFE, 0xFF])
+        #expect([r[addresses[2]], r[addresses[2] + 1]] == [0x0F, 0xFF])
+        #expect([r[0x13], r[0x14], r[0x15], r[0x16], r[0x17], r[0x18]] == [0x00, 0x64, 0xFF, 0x38, 0x01, 0x2C])
+        let back = try rig.driver.readOffsets()
+        #expect(back.gyroscope == SIMD3(100, -200, 300))
+        #expect(back.accelerometer == SIMD3(0x1235, -0x0101, 0x0FFF))
+    }
+
+    @Test(arguments: ["mpu6050", "mpu9250"])
+    func adjustingOffsetsCancelsABias(key: String) throws {
+        let bias = SIMD3(0.05, -0.03, 0.02) // rad/s
+        let accelBias = SIMD3(0.3, -0.2, 0.15) // m/s²
+        let model = SensorErrorModel(gyroscopeBias: bias, accelerometerBias: accelBias)
+        let rig = MPURig(key, errorModel: model)
+        _ = try rig.start(IMUConfiguration(outputDataRate: 100))
+        try rig.driver.adjustOffsets(angularRate: -bias, acceleration: -accelBias)
+        rig.clock.advance(by: 100_000_000)
+        var samples: [IMUSample] = []
+        _ = try rig.driver.drain(into: &samples, edges: [])
+        let last = try #require(samples.last)
+        #expect(maxAbs(last.angularRate) < 0.002)
+        #expect(maxAbs(last.acceleration - SIMD3(0, 0, MotionConstants.standardGravity)) < 0.01)
+    }
+}
+
+@Suite struct MountingAndCalibrationTests {
+    @Test func thereAre24AlignmentsAllProperRotations() throws {
+        let all = Mounting.alignments
+        #expect(all.count == 24)
+        #expect(Set(all.map { $0.alignmentName! }).count == 24)
+        for m in all {
+            #expect(Mounting.determinant(m.rows) == 1)
+            #expect(try Mounting(alignment: m.alignmentName!) == m)
+            // Orthonormal: columns map the unit vectors to unit vectors.
+            for v in [SIMD3<Double>(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)] {
+                #expect(abs((m.apply(v) * m.apply(v)).sum() - 1) < 1e-12)
+            }
+        }
+    }
+
+    @Test func alignmentNamesReadAsDeviceAxes() throws {
+        let m = try Mounting(alignment: "-y,x,z")
+        #expect(m.apply(SIMD3(1, 2, 3)) == SIMD3(-2, 1, 3))
+        #expect(throws: IMUError.self) { try Mounting(alignment: "x,x,z") }
+        #expect(throws: IMUError.self) { try Mounting(alignment: "y,x,z") } // left-handed
+        #expect(throws: IMUError.self) { try Mounting(matrix: [[1, 0], [0, 1]]) }
+        let general = try Mounting(matrix: [[0.5, 0, 0], [0, 2, 0], [0, 0, 1]])
+        #expect(general.alignmentName == nil)
+        #expect(general.apply(SIMD3(2, 2, 2)) == SIMD3(1, 4, 2))
+    }
+
+    @Test func calibrationRoundTripsThroughJSON() throws {
+        let c = Calibration(gyroscopeBias: SIMD3(0.01, -0.02, 0.03), accelerometerOffset: SIMD3(0.1, 0.2, -0.3),
+                            accelerometerScale: SIMD3(1.01, 0.99, 1.002), mounting: try Mounting(alignment: "y,-x,z"),
+                            part: "mpu6050", temperature: 27.5)
+        let back = try Calibration.load(json: try c.jsonData(), source: "test")
+        #expect(back == c)
+        #expect(throws: IMUError.self) { try Calibration.load(json: Data("{\"mounting\":{\"rows\":[[1]]}}".utf8), source: "bad.json") }
+        let s = c.apply(IMUSample(timestampNanoseconds: 1, acceleration: SIMD3(1.1, 2.2, 3.3), angularRate: SIMD3(0.01, -0.02, 0.03)))
+        #expect(maxAbs(s.angularRate) < 1e-15)
+        #expect(maxAbs(s.acceleration - SIMD3(2.2 - 0.2, 0, 0) * SIMD3(0.99, 0, 0) - SIMD3(0, -(1.1 - 0.1) * 1.01, (3.3 + 0.3) * 1.002)) < 1e-12)
+    }
+
+    /// Six still positions from the tour recover the emulated part's bias and scale errors.
+    @Test func sixPositionsRecoverBiasOffsetAndScale() throws {
+        let model = SensorErrorModel(gyroscopeNoiseDensity: 0.005 * .pi / 180, accelerometerNoiseDensity: 400e-6 * 9.80665,
+                                     gyroscopeBias: SIMD3(0.02, -0.015, 0.01), accelerometerBias: SIMD3(0.2, -0.15, 0.3),
+                                     gyroscopeScaleError: .zero, accelerometerScaleError: SIMD3(0.02, -0.01, 0.015))
+        let profile = MotionProfile.tour(hold: 4, turn: 1.5)
+        let rig = MPURig("mpu6050", profile: profile, errorModel: model)
+        let stream = IMUStream(imu: rig.driver, line: rig.line, clock: rig.clock)
+        try stream.start(IMUConfiguration(outputDataRate: 200, accelerometerRange: 2, gyroscopeRange: 250))
+        var calibrator = SixPositionCalibrator()
+        var samples: [IMUSample] = []
+        while rig.clock.nowNanoseconds < 40_000_000_000, !calibrator.progress.isComplete {
+            samples.removeAll(keepingCapacity: true)
+            _ = stream.step(into: &samples)
+            for s in samples { calibrator.add(s) }
+        }
+        #expect(calibrator.progress.done == [.zUp, .yUp, .zDown, .yDown, .xDown, .xUp])
+        let c = try #require(calibrator.result(part: "mpu6050"))
+        #expect(maxAbs(c.gyroscopeBias - model.gyroscopeBias) < 0.001)
+        // Offset: reading = (1+s)·f + b, so offset = b and scale = 1/(1+s).
+        #expect(maxAbs(c.accelerometerOffset - model.accelerometerBias) < 0.01)
+        #expect(maxAbs(c.accelerometerScale - 1 / (1 + model.accelerometerScaleError)) < 0.002)
+    }
+}
+
+@Suite struct SampleClockTests {
+    @Test func estimatesThePeriodFromEdges() {
+        var clock = SampleClock(nominalPeriodNanoseconds: 1_000_000)
+        let truePeriod = 1_000_000 / 1.02
+        clock.anchor(edge: 5_000_000, index: 0)
+        for k in 1...100 { clock.observe(edge: UInt64(5_000_000 + Double(k) * truePeriod), newestIndex: k) }
+        #expect(abs(clock.period - truePeriod) < 1)
+        #expect(abs(Double(clock.time(of: 150)) - (5_000_000 + 150 * truePeriod)) < 100)
+        // An edge half-way between samples fits no record and is ignored.
+        #expect(clock.observe(edge: UInt64(5_000_000 + 100.5 * truePeriod), newestIndex: 101) == nil)
+    }
+}

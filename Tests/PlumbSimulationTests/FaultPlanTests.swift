@@ -1,0 +1,27 @@
+import Testing
+import PlumbHAL
+import PlumbDrivers
+@testable import PlumbSimulation
+
+@Suite struct FaultPlanTests {
+    @Test func parsesEveryKindAndInstallsRelativeToNow() throws {
+        let plan = try FaultPlan(parsing: "errors=0.01, reg=0x3a, reset@2s, reset@500ms, lost=0.1, silent@1s+250ms, stuck@3+0.2, nack@4s+1s")
+        #expect(plan.resets == [0.5, 2])
+        #expect(plan.lostEdgeProbability == 0.1)
+        let sensor = SimulatedSensor(model: SimulatedChips.model("mpu6050")!, startNanoseconds: 10_000_000_000)
+        plan.install(on: sensor)
+        #expect(sensor.chip.scheduledResets == [10_500_000_000, 12_000_000_000])
+        #expect(sensor.line.silentWindows == [11_000_000_000...11_250_000_000])
+        #expect(sensor.bus.faults == [
+            FaultRule(.rate(0.01), effect: .errno(Errno.EREMOTEIO)),
+            FaultRule(.register(0x3A), effect: .errno(Errno.EIO)),
+            FaultRule(.always, effect: .stuck, window: 13_000_000_000...13_200_000_000),
+            FaultRule(.always, effect: .noAcknowledge, window: 14_000_000_000...15_000_000_000),
+        ])
+    }
+
+    @Test(arguments: ["errors=1.5", "reg=0x1ff", "reset@soon", "stuck@1s", "melt@1s", "lost=-1"])
+    func refusesBadItems(spec: String) {
+        #expect(throws: FaultPlan.ParseError.self) { try FaultPlan(parsing: spec) }
+    }
+}

@@ -1,0 +1,138 @@
+import Testing
+import PlumbHAL
+import PlumbDrivers
+@testable import PlumbSimulation
+
+/// The LSM6DS emulator at register level, without the driver: the behaviour the datasheets give.
+@Suite struct LSM6DSEmulatorTests {
+    let clock = VirtualClock(startNanoseconds: 1_000_000_000)
+    let a = I2CAddress(UInt8(0x6A))
+
+    func chip(_ v: LSM6DS.Variant) -> (EmulatedI2CBus, LSM6DSEmulator, SimulatedInterruptLine) {
+        let bus = EmulatedI2CBus(clock: clock, bitsPerSecond: nil)
+        let chip = LSM6DSEmulator(variant: v, clock: clock, errorModel: .ideal)
+        bus.attach(chip, at: a)
+        let line = SimulatedInterruptLine(clock: clock, edges: .both)
+        line.source = chip
+        chip.interruptLine = line
+        return (bus, chip, line)
+    }
+
+    @Test func powerOnValuesAndReadOnlyIdentity() throws {
+        let (bus, _, _) = chip(.lsm6dso)
+        #expect(try bus.readRegister(0x0F, address: a) == 0x6C)
+        #expect(try bus.readRegister(0x12, address: a) == 0x04)
+        #expect(try bus.readRegister(0x18, address: a) == 0xE0)
+        try bus.writeRegister(0x0F, 0x00, address: a)
+        #expect(try bus.readRegister(0x0F, address: a) == 0x6C)
+        let (ds3, _, _) = chip(.lsm6ds3)
+        #expect(try ds3.readRegisters(0x18, count: 2, address: a) == [0x38, 0x38])
+    }
+
+    @Test func softwareResetClearsItselfAfter50Microseconds() throws {
+        let (bus, _, _) = chip(.lsm6dso)
+        try bus.writeRegister(0x10, 0x40, address: a)
+        try bus.writeRegister(0x12, 0x05, address: a)
+        #expect(try bus.readRegister(0x12, address: a) == 0x05)
+        clock.advance(by: 50_000)
+        #expect(try bus.readRegister(0x12, address: a) == 0x04)
+        #expect(try bus.readRegister(0x10, address: a) == 0x00)
+        try bus.writeRegister(0x12, 0x84, address: a)
+        clock.advance(by: 9_000_000)
+        #expect(try bus.readRegister(0x12, address: a) == 0x84)
+        clock.advance(by: 1_000_000)
+        #expect(try bus.readRegister(0x12, address: a) == 0x04)
+    }
+
+    @Test func autoIncrementFollowsIFINC() throws {
+        let (bus, _, _) = chip(.lsm6dso)
+        try bus.write([0x73, 1, 2, 3], to: a)
+        #expect(try bus.readRegisters(0x73, count: 3, address: a) == [1, 2, 3])
+        try bus.writeRegister(0x12, 0x00, address: a) // IF_INC off
+        #expect(try bus.readRegisters(0x73, count: 3, address: a) == [1, 1, 1])
+    }
+
+    @Test func rangeAndRateTakeEffect() throws {
+        let (bus, chip, _) = chip(.lsm6dso)
+        chip.profile = MotionProfile(name: "1 g on x") { _ in MotionState(angularRate: SIMD3(1, 0, 0), specificForce: SIMD3(9.80665, 0, 0), attitude: nil) }
+        try bus.writeRegister(0x10, 0x40, address: a) // 104 Hz, ±2 g
+        try bus.writeRegister(0x11, 0x4C, address: a) // 104 Hz, ±2000 dps
+        clock.advance(by: 10_000_000)
+        #expect(try bus.readRegister(0x1E, address: a) & 0x03 == 0x03)
+        let out = try bus.readRegisters(0x22, count: 12, address: a)
+        #expect(Int16(bitPattern: UInt16(out[6]) | UInt16(out[7]) << 8) == 16393) // 1000 mg / 0.061
+        #expect(Int16(bitPattern: UInt16(out[0]) | UInt16(out[1]) << 8) == 819)   // 57.3 dps / 70 mdps
+        #expect(try bus.readRegister(0x1E, address: a) & 0x03 == 0)
+        try bus.writeRegister(0x10, 0x44, address: a) // ±16 g (code 1)
+        clock.advance(by: 10_000_000)
+        let x = try bus.readRegisters(0x28, count: 2, address: a)
+        #expect(Int16(bitPattern: UInt16(x[0]) | UInt16(x[1]) << 8) == 2049)      // 1000 mg / 0.488
+    }
+
+    @Test func taggedFIFOWithOverflowAndWatermarkPin() throws {
+        let (bus, chip, line) = chip(.lsm6dso)
+        try bus.write([0x07, 10, 0x00, 0x77], to: a)   // watermark 10 words, BDR 833 Hz both
+        try bus.writeRegister(0x0D, 0x08, address: a)  // INT1_FIFO_TH
+        try bus.writeRegister(0x19, 0x20, address: a)  // timer on
+        try bus.writeRegister(0x0A, 0xC6, address: a)  // TS every 32nd batch, continuous
+        try bus.write([0x10, 0x70, 0x70], to: a)       // 833 Hz both
+        clock.advance(by: 1_200_000 * 5 + 100_000)     // five instants
+        #expect(chip.fifoLevel == 11)                   // 1 timestamp + 5 × (G, XL)
+        let edges = try line.readQueuedEdges()
+        #expect(edges.map(\.kind) == [.rising])
+        let status = try bus.readRegisters(0x3A, count: 2, address: a)
+        #expect(status == [11, 0x80])
+        var words: [LSM6DS.FIFOWord] = []
+        try LSM6DS.TaggedFIFO.decode(try bus.readRegisters(0x78, count: 21, address: a), into: &words)
+        #expect(words.map(\.slot) == [0, 0, 0])
+        if case .timestamp = words[0].entry {} else { Issue.record("first word \(words[0])") }
+        #expect(try line.readQueuedEdges().map(\.kind) == [.falling]) // below the watermark again
+        clock.advance(by: 2_000_000_000)               // stall: 3 KB fills and overflows
+        let full = try bus.readRegisters(0x3A, count: 2, address: a)
+        #expect(chip.counters.fifoWordsLost > 0)
+        #expect(Int(full[0]) | Int(full[1] & 3) << 8 == 512)
+        #expect(full[1] & 0x68 == 0x68)                 // OVR_IA, FULL_IA, OVR_LATCHED
+        #expect(try bus.readRegister(0x3B, address: a) & 0x08 == 0) // the latch cleared on read
+        try bus.writeRegister(0x0A, 0xC0, address: a)  // bypass empties it
+        #expect(chip.fifoLevel == 0)
+    }
+
+    @Test func patternFIFOPositionAndTimestampSet() throws {
+        let (bus, chip, _) = chip(.lsm6ds3)
+        try bus.write([0x07, 0x80, 0x09, 0x28, 0x36], to: a) // TS in FIFO, G+XL every sample, TS every 8th, 416 Hz continuous
+        try bus.writeRegister(0x5C, 0x10, address: a)          // TIMER_HR
+        try bus.writeRegister(0x58, 0x80, address: a)          // TIMER_EN
+        try bus.write([0x10, 0x60, 0x60], to: a)
+        clock.advance(by: 2_404_000 * 2 + 1_000)               // two instants at 416 Hz
+        #expect(chip.fifoLevel == 15)                           // G, XL, TS + G, XL sets of 3 words
+        let s = try bus.readRegisters(0x3A, count: 4, address: a)
+        #expect(s == [15, 0x00, 0, 0])
+        let p = LSM6DS.PatternFIFO(gyroscopeDecimation: 1, accelerometerDecimation: 1, timestampDecimation: 8)
+        var words: [LSM6DS.FIFOWord] = []
+        let bytes = try bus.readRegisters(0x3E, count: 18, address: a)
+        _ = try p.decode(bytes, position: 0, slot: 0, into: &words)
+        guard case .timestamp(let ticks) = words[0].entry else { Issue.record("\(words)"); return }
+        #expect(ticks >= 96 && ticks <= 97)                    // 2.404 ms / 25 µs
+        #expect(try bus.readRegisters(0x3C, count: 2, address: a) == [9, 0])
+    }
+
+    @Test func timerResetsOn0xAA() throws {
+        let (bus, chip, _) = chip(.lsm6dso)
+        try bus.writeRegister(0x19, 0x20, address: a)
+        clock.advance(by: 1_000_000)
+        #expect(chip.timerTicks == 40)
+        try bus.writeRegister(0x42, 0xAA, address: a)
+        clock.advance(by: 250_000)
+        #expect(try bus.readRegisters(0x40, count: 4, address: a) == [10, 0, 0, 0])
+    }
+
+    @Test func activeLowInvertsThePin() throws {
+        let (bus, _, line) = chip(.lsm6dso)
+        try bus.writeRegister(0x12, 0x24, address: a)          // H_LACTIVE: idle high
+        #expect(try line.readQueuedEdges().map(\.kind) == [.rising])
+        try bus.writeRegister(0x0D, 0x01, address: a)          // DRDY_XL on INT1
+        try bus.writeRegister(0x10, 0x40, address: a)
+        clock.advance(by: 9_700_000)
+        #expect(try line.readQueuedEdges().map(\.kind) == [.falling])
+    }
+}
