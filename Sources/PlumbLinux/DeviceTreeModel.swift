@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// The device-tree model string, which names the board ("Raspberry Pi 4 Model B Rev 1.4").
 ///
@@ -16,12 +16,12 @@ public enum DeviceTreeModel {
     public static func read(root: String = "") throws(DeviceTreeError) -> String? {
         for path in paths {
             let full = root + path
-            guard FileManager.default.fileExists(atPath: full) else { continue }
-            let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: full)) } catch {
-                throw DeviceTreeError(path: full, reason: error.localizedDescription)
+            var error: Int32 = 0
+            guard let text = Sys.readFile(full, error: &error) else {
+                if error == ENOENT || error == ENOTDIR { continue }
+                throw DeviceTreeError(path: full, reason: Sys.describe(errno: error))
             }
-            var bytes = [UInt8](data)
+            var bytes = Array(text.utf8)
             while let last = bytes.last, last == 0 || last == 0x0A { bytes.removeLast() }
             return String(decoding: bytes, as: UTF8.self)
         }

@@ -1,5 +1,5 @@
 import CSystemd
-import Foundation
+import Glibc
 
 /// Tells systemd how the service is doing (sd_notify(3)): ready, reloading, stopping, alive.
 ///
@@ -42,6 +42,6 @@ public struct SystemdNotifyError: Error, Sendable, Equatable, CustomStringConver
     public var errno: Int32
     public var state: String
     public var description: String {
-        "sd_notify(\(state.replacingOccurrences(of: "\n", with: " "))) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+        "sd_notify(\(state.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: " "))) failed: \(String(cString: strerror(errno))) (errno \(errno))"
     }
 }
