@@ -14,5 +14,6 @@ extension PlumbTool {
         Watch.command,
         Level.command,
         Bench.command,
+        Regs.command,
     ]
 }
