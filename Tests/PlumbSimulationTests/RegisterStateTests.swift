@@ -23,9 +23,9 @@ import PlumbDrivers
                 // Factory codes are the part's own; measured outputs and status change as soon
                 // as a sensor runs (the MPU-6500 generation powers up awake).
                 if row.isFactoryProgrammed || (row.access == .readOnly && row.name != "WHO_AM_I") { continue }
-                #expect(value == row.resetValue, "\(key) \(row.name) 0x\(hexByte(r.address)) = 0x\(hexByte(value)), datasheet 0x\(hexByte(row.resetValue))")
+                #expect(value == row.resetValue, "\(key) \(row.name) 0x\(registerHex(r.address)) = 0x\(registerHex(value)), datasheet 0x\(registerHex(row.resetValue))")
             } else {
-                #expect(value == 0, "\(key) undescribed 0x\(hexByte(r.address)) = 0x\(hexByte(value))")
+                #expect(value == 0, "\(key) undescribed 0x\(registerHex(r.address)) = 0x\(registerHex(value))")
             }
         }
     }
@@ -47,7 +47,7 @@ import PlumbDrivers
         ]
         for (key, register, value) in expected {
             let (_, editor) = open(key)
-            #expect(try editor.read(register).value == value, "\(key) 0x\(hexByte(register))")
+            #expect(try editor.read(register).value == value, "\(key) 0x\(registerHex(register))")
         }
     }
 
@@ -127,7 +127,7 @@ import PlumbDrivers
         let (_, fresh) = open(key)
         let reference = try fresh.dump()
         for (a, b) in zip(dump, reference) where a.address != address && editor.map[a.address]?.access == .readWrite {
-            #expect(a.value == b.value, "\(key) 0x\(hexByte(a.address)) changed")
+            #expect(a.value == b.value, "\(key) 0x\(registerHex(a.address)) changed")
         }
     }
 }

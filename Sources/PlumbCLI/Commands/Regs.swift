@@ -132,7 +132,7 @@ enum RegsDump {
             for (i, r) in readings.enumerated() { context.out.line(r.json + (i == readings.count - 1 ? "" : ",")) }
             context.out.line("]}")
         } else {
-            context.out.line("\(id.part) at \(id.address) on \(id.bus) (WHO_AM_I 0x\(hexByte(id.whoAmI)))")
+            context.out.line("\(id.part) at \(id.address) on \(id.bus) (WHO_AM_I 0x\(registerHex(id.whoAmI)))")
             for r in readings { context.out.line(r.text) }
         }
     }
@@ -192,11 +192,11 @@ enum RegsSet {
             context.out.line(after.json)
         } else {
             let name = plan.name ?? "(unknown)"
-            context.out.line("\(name) 0x\(hexByte(plan.address)): \(plan.before.map { "0x" + hexByte($0) } ?? "?") -> 0x\(hexByte(plan.value))")
+            context.out.line("\(name) 0x\(registerHex(plan.address)): \(plan.before.map { "0x" + registerHex($0) } ?? "?") -> 0x\(registerHex(plan.value))")
             context.out.line(after.text)
         }
         if let readBack = after.value, readBack != plan.value, !plan.triggersReset {
-            context.err.line("warning: read back 0x\(hexByte(readBack)) after writing 0x\(hexByte(plan.value)): the chip keeps some bits of its own")
+            context.err.line("warning: read back 0x\(registerHex(readBack)) after writing 0x\(registerHex(plan.value)): the chip keeps some bits of its own")
         }
     }
 }

@@ -106,13 +106,13 @@ public struct RegisterEditor {
     ///   does not fit, or (without `force`) a reset, power or interface bit or an undescribed address.
     public func plan(_ register: UInt8, _ assignments: [String], force: Bool,
                      current: () throws(I2CError) -> UInt8) throws(RegisterEditError) -> WritePlan {
-        guard !assignments.isEmpty else { throw .badValue("", register: map[register]?.name ?? "0x\(hexByte(register))") }
+        guard !assignments.isEmpty else { throw .badValue("", register: map[register]?.name ?? "0x\(registerHex(register))") }
         guard let row = map[register] else {
             guard force else { throw .undescribedAddress(register, part: map.name) }
             guard assignments.count == 1, let n = RegisterEditor.number(assignments[0]) else {
-                throw .badValue(assignments.joined(separator: " "), register: "0x\(hexByte(register))")
+                throw .badValue(assignments.joined(separator: " "), register: "0x\(registerHex(register))")
             }
-            guard (0...0xFF).contains(n) else { throw .valueOutOfRange(field: nil, register: "0x\(hexByte(register))", value: assignments[0], maximum: 0xFF, meanings: [:]) }
+            guard (0...0xFF).contains(n) else { throw .valueOutOfRange(field: nil, register: "0x\(registerHex(register))", value: assignments[0], maximum: 0xFF, meanings: [:]) }
             return WritePlan(address: register, name: nil, before: nil, value: UInt8(n), triggersReset: false)
         }
         guard row.isWritable else { throw .readOnly(row.name, address: register, part: map.name, access: row.access) }
@@ -214,9 +214,9 @@ public enum RegisterEditError: Error, Equatable, CustomStringConvertible {
                 "The value '\(value)' does not fit \(register): expected 0...255."
             }
         case .readOnly(let name, let address, let part, let access):
-            "\(name) (0x\(hexByte(address))) is \(access == .readToClear ? "read-only (reading clears it)" : "read-only") on the \(part): the chip ignores writes."
+            "\(name) (0x\(registerHex(address))) is \(access == .readToClear ? "read-only (reading clears it)" : "read-only") on the \(part): the chip ignores writes."
         case .undescribedAddress(let address, let part):
-            "0x\(hexByte(address)) is not in the \(part) register map (reserved or undocumented)."
+            "0x\(registerHex(address)) is not in the \(part) register map (reserved or undocumented)."
         case .needsForce(let register, let fields):
             "writing \(register) changes \(fields.joined(separator: ", ")); refusing without --force."
         case .bus(let error):
@@ -242,11 +242,11 @@ extension RegisterEditor.Reading {
     /// shows what is set without a wall of zero bits. Unknown addresses read
     /// `(unknown) 0x01 = 0x00`; registers left unread say why.
     public var text: String {
-        let head = "\(name ?? "(unknown)") 0x\(hexByte(address))"
+        let head = "\(name ?? "(unknown)") 0x\(registerHex(address))"
         guard let value else { return "\(head)  (not read: \(skipped ?? "skipped"))" }
         let shown = fields.filter { $0.meaning != nil || $0.value != 0 }
             .map { "\($0.name)=\($0.meaning ?? String($0.value))" }
-        return "\(head) = 0x\(hexByte(value))" + (shown.isEmpty ? "" : "  " + shown.joined(separator: ", "))
+        return "\(head) = 0x\(registerHex(value))" + (shown.isEmpty ? "" : "  " + shown.joined(separator: ", "))
     }
 
     /// One JSON object: `{"address":"0x1C","name":"ACCEL_CONFIG","value":"0x10","fields":{"AFS_SEL":{"value":2,"meaning":"±8 g"}, …}}`.
@@ -254,8 +254,8 @@ extension RegisterEditor.Reading {
     /// `name` is null for an unknown address; `value` is null (with `"skipped"`) for a register
     /// left unread. Every field is listed, zero or not.
     public var json: String {
-        var parts = ["\"address\":\"0x\(hexByte(address))\"", "\"name\":\(name.map(jsonString) ?? "null")",
-                     "\"value\":\(value.map { "\"0x\(hexByte($0))\"" } ?? "null")"]
+        var parts = ["\"address\":\"0x\(registerHex(address))\"", "\"name\":\(name.map(jsonString) ?? "null")",
+                     "\"value\":\(value.map { "\"0x\(registerHex($0))\"" } ?? "null")"]
         let fieldText = fields.map { f in
             "\(jsonString(f.name)):{\"value\":\(f.value)" + (f.meaning.map { ",\"meaning\":\(jsonString($0))" } ?? "") + "}"
         }
@@ -309,7 +309,7 @@ extension IMUFamilies {
 }
 
 /// Two upper-case hex digits, as register maps print them ("1C").
-public func hexByte(_ byte: UInt8) -> String {
+public func registerHex(_ byte: UInt8) -> String {
     let digits = Array("0123456789ABCDEF")
     return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
 }
