@@ -45,9 +45,9 @@ private let dsoWarning = "warning: WHO_AM_I 0x6c is also LSM6DSO32 (--part lsm6d
         #expect(lines.first == #"{"part":"MPU-9250","bus":"simulated bus","device":"0x68","registers":["#)
         #expect(lines.last == "]}")
         #expect(lines.count == 2 + 128)
-        #expect(lines.contains(#"{"address":"0x1C","name":"ACCEL_CONFIG","value":"0x00","fields":{"XA_ST":{"value":0},"YA_ST":{"value":0},"ZA_ST":{"value":0},"AFS_SEL":{"value":0,"meaning":"±2 g"}}},"#))
-        #expect(lines.contains(#"{"address":"0x75","name":"WHO_AM_I","value":"0x71","fields":{"WHO_AM_I":{"value":113,"meaning":"MPU-9250"}}},"#))
-        #expect(lines.contains(#"{"address":"0x74","name":"FIFO_R_W","value":null,"fields":{},"skipped":"reading pops the FIFO"},"#))
+        #expect(lines.contains(#"{"address":"0x1C","name":"ACCEL_CONFIG","access":"RW","value":"0x00","fields":{"XA_ST":{"value":0},"YA_ST":{"value":0},"ZA_ST":{"value":0},"AFS_SEL":{"value":0,"meaning":"±2 g"}}},"#))
+        #expect(lines.contains(#"{"address":"0x75","name":"WHO_AM_I","access":"RO","value":"0x71","fields":{"WHO_AM_I":{"value":113,"meaning":"MPU-9250"}}},"#))
+        #expect(lines.contains(#"{"address":"0x74","name":"FIFO_R_W","access":"RW","value":null,"fields":{},"skipped":"reading pops the FIFO"},"#))
     }
 
     @Test func getByNameAndByAddress() {
@@ -57,7 +57,7 @@ private let dsoWarning = "warning: WHO_AM_I 0x6c is also LSM6DSO32 (--part lsm6d
                 == (0, "CTRL9_XL 0x18 = 0x38  ZEN_XL=1, YEN_XL=1, XEN_XL=1\n",
                     "warning: WHO_AM_I 0x69 is also LSM6DS3H (--part lsm6ds3h); driving it as LSM6DS3\n"))
         #expect(run(["regs", "get", "--simulate", "--chip", "icm20602", "CONFIG", "--format", "json"])
-                == (0, #"{"address":"0x1A","name":"CONFIG","value":"0x80","fields":{"FIFO_MODE":{"value":0,"meaning":"overwrite oldest when full"},"EXT_SYNC_SET":{"value":0,"meaning":"FSYNC input disabled"},"DLPF_CFG":{"value":0,"meaning":"260 Hz accel / 256 Hz gyro, gyro at 8 kHz"}}}"# + "\n", ""))
+                == (0, #"{"address":"0x1A","name":"CONFIG","access":"RW","value":"0x80","fields":{"FIFO_MODE":{"value":0,"meaning":"overwrite oldest when full"},"EXT_SYNC_SET":{"value":0,"meaning":"FSYNC input disabled"},"DLPF_CFG":{"value":0,"meaning":"260 Hz accel / 256 Hz gyro, gyro at 8 kHz"}}}"# + "\n", ""))
     }
 
     @Test func setWritesReadModifyWriteAndReadsBack() {
@@ -74,7 +74,7 @@ private let dsoWarning = "warning: WHO_AM_I 0x6c is also LSM6DSO32 (--part lsm6d
 
     @Test func refusalsHaveExactMessagesAndStatuses() {
         #expect(run(["regs", "set", "--simulate", "WHO_AM_I", "0x12"])
-                == (1, "", "Error: WHO_AM_I (0x75) is read-only on the MPU-6050: the chip ignores writes.\nFix: 'plumb regs dump' shows which registers are writable (RW)\n"))
+                == (1, "", "Error: WHO_AM_I (0x75) is read-only on the MPU-6050: the chip ignores writes.\nFix: only registers with access RW can be written: 'plumb regs dump --format json' lists each register's access\n"))
         #expect(run(["regs", "set", "--simulate", "ACCEL_CONFIG", "AFS_SEL=4"])
                 == (64, "", "Error: The value '4' does not fit ACCEL_CONFIG.AFS_SEL: expected 0...3 (0 = ±2 g, 1 = ±4 g, 2 = ±8 g, 3 = ±16 g).\n" + setUsage))
         #expect(run(["regs", "set", "--simulate", "PWR_MGMT_1", "DEVICE_RESET=1"])
@@ -104,5 +104,34 @@ private let dsoWarning = "warning: WHO_AM_I 0x6c is also LSM6DSO32 (--part lsm6d
         #expect(r.out.contains("dump"))
         #expect(r.out.contains("get"))
         #expect(r.out.contains("set"))
+    }
+}
+
+@Suite struct RegsHelpTests {
+    @Test func getHelpIsExact() {
+        let parts = "mpu6050, mpu6000, mpu9150, mpu6500, mpu9250, mpu9255, mpu6515, icm20602, icm20608, icm20689, lsm6ds3, lsm6ds3h, lsm6ds33, lsm6ds3trc, lsm6dsl, lsm6dsm, ism330dlc, lsm6dso, lsm6dsox, lsm6dso32, lsm6dsr, ism330dhcx"
+        let r = run(["regs", "get", "--help"])
+        #expect(r.status == 0)
+        #expect(r.err == "")
+        #expect(r.out == """
+            OVERVIEW: Read one register by name or address and decode it.
+
+            Reads the register even when reading has a side effect (INT_STATUS clears, FIFO data pops).
+
+            USAGE: plumb regs get [--bus <PATH>] [--address <ADDR>] [--part <NAME>] [--format <FORMAT>] [--simulate] [--chip <NAME>] <REG>
+
+            ARGUMENTS:
+              <REG>                   A datasheet name (ACCEL_CONFIG) or an address (0x1C).
+
+            OPTIONS:
+              --bus <PATH>            The I2C bus, such as /dev/i2c-1 (default: the first bus with an IMU).
+              --address <ADDR>        The chip's address, such as 0x68 (default: found by probing).
+              --part <NAME>           Decode as this part whatever its WHO_AM_I says (\(parts)).
+              --format <FORMAT>       text or json. Default text.
+              --simulate              Use an emulated chip (in its power-on state) instead of hardware.
+              --chip <NAME>           The emulated part (\(parts)). Default mpu6050.
+              -h, --help              Show help information.
+
+            """)
     }
 }

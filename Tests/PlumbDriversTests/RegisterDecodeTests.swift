@@ -43,9 +43,9 @@ import PlumbHAL
         let map = try #require(IMUFamilies.registerMap(forPart: "mpu6050"))
         let editor = RegisterEditor(map: map, bus: NoBus(), address: I2CAddress(0x68))
         #expect(editor.decode(0x01, value: 0x12).text == "(unknown) 0x01 = 0x12")
-        #expect(editor.decode(0x01, value: 0x12).json == #"{"address":"0x01","name":null,"value":"0x12","fields":{}}"#)
+        #expect(editor.decode(0x01, value: 0x12).json == #"{"address":"0x01","name":null,"access":null,"value":"0x12","fields":{}}"#)
         #expect(editor.decode(0x1C, value: 0x10).json
-                == #"{"address":"0x1C","name":"ACCEL_CONFIG","value":"0x10","fields":{"XA_ST":{"value":0},"YA_ST":{"value":0},"ZA_ST":{"value":0},"AFS_SEL":{"value":2,"meaning":"±8 g"}}}"#)
+                == #"{"address":"0x1C","name":"ACCEL_CONFIG","access":"RW","value":"0x10","fields":{"XA_ST":{"value":0},"YA_ST":{"value":0},"ZA_ST":{"value":0},"AFS_SEL":{"value":2,"meaning":"±8 g"}}}"#)
         let skipped = RegisterEditor.Reading(address: 0x74, name: "FIFO_R_W", value: nil, fields: [], skipped: "reading pops the FIFO")
         #expect(skipped.text == "FIFO_R_W 0x74  (not read: reading pops the FIFO)")
     }

@@ -30,6 +30,12 @@ public struct RegisterEditor {
         public var fields: [RegisterMap.DecodedField]
         /// Why the register was not read ("reading pops the FIFO").
         public var skipped: String?
+        /// The access rule from the map ("RW", "RO", "RC"), `nil` for an unknown address.
+        public var access: String?
+
+        public init(address: UInt8, name: String?, value: UInt8?, fields: [RegisterMap.DecodedField], skipped: String?, access: String? = nil) {
+            self.address = address; self.name = name; self.value = value; self.fields = fields; self.skipped = skipped; self.access = access
+        }
     }
 
     /// The addresses a dump covers: 0x00 through the map's last register (at least 0x7F).
@@ -44,9 +50,9 @@ public struct RegisterEditor {
         var readings: [Reading] = []
         for a in dumpRange {
             if let r = map[a], let effect = r.effectOfReading {
-                readings.append(Reading(address: a, name: r.name, value: nil, fields: [], skipped: effect))
+                readings.append(Reading(address: a, name: r.name, value: nil, fields: [], skipped: effect, access: r.access.rawValue))
             } else if let r = map[a], r.access == .writeOnly {
-                readings.append(Reading(address: a, name: r.name, value: nil, fields: [], skipped: "write-only"))
+                readings.append(Reading(address: a, name: r.name, value: nil, fields: [], skipped: "write-only", access: r.access.rawValue))
             } else {
                 readings.append(decode(a, value: try bus.readRegister(a, address: address)))
             }
@@ -61,7 +67,8 @@ public struct RegisterEditor {
 
     /// `value` at `register`, decoded with the map.
     public func decode(_ register: UInt8, value: UInt8) -> Reading {
-        Reading(address: register, name: map[register]?.name, value: value, fields: map.decode(register, value: value), skipped: nil)
+        Reading(address: register, name: map[register]?.name, value: value, fields: map.decode(register, value: value), skipped: nil,
+                access: map[register]?.access.rawValue)
     }
 
     // MARK: Names and values
@@ -227,7 +234,7 @@ public enum RegisterEditError: Error, Equatable, CustomStringConvertible {
     /// What to do about it, when there is something.
     public var fix: String? {
         switch self {
-        case .readOnly: "'plumb regs dump' shows which registers are writable (RW)"
+        case .readOnly: "only registers with access RW can be written: 'plumb regs dump --format json' lists each register's access"
         case .undescribedAddress: "give a register name, or add --force to write the raw address anyway"
         case .needsForce: "add --force if you mean it (a reset reloads every register; a power bit can stop the sensor; I2C_DISABLE cuts the bus off)"
         default: nil
@@ -249,12 +256,13 @@ extension RegisterEditor.Reading {
         return "\(head) = 0x\(registerHex(value))" + (shown.isEmpty ? "" : "  " + shown.joined(separator: ", "))
     }
 
-    /// One JSON object: `{"address":"0x1C","name":"ACCEL_CONFIG","value":"0x10","fields":{"AFS_SEL":{"value":2,"meaning":"±8 g"}, …}}`.
+    /// One JSON object: `{"address":"0x1C","name":"ACCEL_CONFIG","access":"RW","value":"0x10","fields":{"AFS_SEL":{"value":2,"meaning":"±8 g"}, …}}`.
     ///
-    /// `name` is null for an unknown address; `value` is null (with `"skipped"`) for a register
-    /// left unread. Every field is listed, zero or not.
+    /// `name` and `access` are null for an unknown address; `value` is null (with `"skipped"`)
+    /// for a register left unread. Every field is listed, zero or not.
     public var json: String {
         var parts = ["\"address\":\"0x\(registerHex(address))\"", "\"name\":\(name.map(jsonString) ?? "null")",
+                     "\"access\":\(access.map(jsonString) ?? "null")",
                      "\"value\":\(value.map { "\"0x\(registerHex($0))\"" } ?? "null")"]
         let fieldText = fields.map { f in
             "\(jsonString(f.name)):{\"value\":\(f.value)" + (f.meaning.map { ",\"meaning\":\(jsonString($0))" } ?? "") + "}"
