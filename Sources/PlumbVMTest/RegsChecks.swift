@@ -25,7 +25,7 @@ extension VMChecks {
             try require(lines.count == 128, "dump has \(lines.count) lines, expected 128 (0x00...0x7F)")
             let expected = [
                 "(unknown) 0x00 = 0x00",
-                "SMPLRT_DIV 0x19 = 0x09",
+                "SMPLRT_DIV 0x19 = 0x09  SMPLRT_DIV=9",
                 "CONFIG 0x1A = 0x03  EXT_SYNC_SET=FSYNC input disabled, DLPF_CFG=44 / 42 Hz",
                 "GYRO_CONFIG 0x1B = 0x18  FS_SEL=±2000 °/s",
                 "ACCEL_CONFIG 0x1C = 0x10  AFS_SEL=±8 g",
