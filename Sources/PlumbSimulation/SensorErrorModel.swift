@@ -55,15 +55,16 @@ public struct SensorErrorModel: Sendable, Equatable {
             self.scaleTolerance = scaleTolerance
         }
 
-        /// Datasheet: MPU-6000/MPU-6050 Product Specification rev 3.4, §6.1 and §6.2 (rate noise
+        /// Datasheet: MPU-6000/MPU-6050 Product Specification rev 3.4 (PS-MPU-6000A-00), §6.1 and §6.2 (rate noise
         /// 0.005 °/s/√Hz, ZRO ±20 °/s, accel noise 400 µg/√Hz, zero-g ±50 mg x/y and ±80 mg z,
         /// sensitivity ±3 %).
         public static let mpu6050 = Figures(gyroscopeNoiseDensityDegrees: 0.005, accelerometerNoiseDensityMicroG: 400,
                                             gyroscopeZeroRateTolerance: 20, accelerometerZeroGTolerance: SIMD3(50, 50, 80),
                                             scaleTolerance: 0.03)
-        /// Datasheet: MPU-6500 Product Specification rev 1.1, §3.1 and §3.2 (rate noise
-        /// 0.01 °/s/√Hz, ZRO ±5 °/s, accel noise 300 µg/√Hz, zero-g ±60 mg x/y and ±80 mg z,
-        /// sensitivity ±3 %).
+        /// MPU-6500 generation: rate noise 0.01 °/s/√Hz, ZRO ±5 °/s, accel noise 300 µg/√Hz,
+        /// zero-g ±60 mg x/y and ±80 mg z, sensitivity ±3 %, the figures of the MPU-6500 Product
+        /// Specification rev 1.1 §3.1–3.2 as commonly quoted (this session could not open that
+        /// table to re-check them; the MPU-6050 figures above were checked).
         public static let mpu6500 = Figures(gyroscopeNoiseDensityDegrees: 0.01, accelerometerNoiseDensityMicroG: 300,
                                             gyroscopeZeroRateTolerance: 5, accelerometerZeroGTolerance: SIMD3(60, 60, 80),
                                             scaleTolerance: 0.03)

@@ -77,7 +77,7 @@ private let optimized = true
         verify(o, resets: 3)
     }
 
-    @Test(.enabled(if: optimized, "one hour of 1 kHz data needs an optimised build: swift test -c release --filter SoakTests"))
+    @Test(.enabled(if: optimized, "one hour of 1 kHz data needs an optimised build: scripts/test.d/40-soak (swift test -c release --filter PlumbDriversTests.SoakTests)"))
     func oneHourAt1kHzWithOnePercentBusErrorsAndThreeResets() throws {
         let o = try soak(seconds: 3600, resets: [900, 1800, 2700])
         verify(o, resets: 3)

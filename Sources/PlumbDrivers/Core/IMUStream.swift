@@ -220,7 +220,10 @@ public final class IMUStream {
         if mode == .polling { statistics.pollingSteps += 1 }
         let due: UInt64
         if lastDrainHadData, let last = lastSampleTime {
-            due = UInt64(max(0, Double(last) + (Double(watermark) + 0.25) * period))
+            // Edge-timed samples are exact; polled ones are known to half a period, so wait a
+            // whole period more rather than wake to find a sample short.
+            let margin = mode == .interrupts ? 0.25 : 1.0
+            due = UInt64(max(0, Double(last) + (Double(watermark) + margin) * period))
         } else {
             due = now + UInt64(batch)
         }
