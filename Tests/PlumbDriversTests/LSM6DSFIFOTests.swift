@@ -193,6 +193,18 @@ import PlumbHAL
         #expect(asm.takeUnanchoredDrops() == 2)
     }
 
+    @Test func aCounterThatWrappedOverLostSlotsIsNotMistakenForTheSameSlot() {
+        var asm = assembler()
+        var out: [IMUSample] = []
+        // Slot 1 complete, then slot "1" again: four slots later, three lost between.
+        let lost = asm.consume(slot(0, timestamp: 1000) + slot(1) + slot(1) + slot(2, timestamp: 1000 + 6 * 385) + slot(3), into: &out)
+        #expect(lost == 3)
+        #expect(asm.takeUnanchoredDrops() == 1)
+        #expect(out.count == 4)
+        let expected: UInt64 = 1_000_000_000 + (1000 + 6 * 385) * 25_000
+        #expect(out[2].timestampNanoseconds == expected)
+    }
+
     @Test func accelerometerOnlySlots() {
         var asm = assembler(gyroscope: false)
         var out: [IMUSample] = []

@@ -112,11 +112,24 @@ extension LSM6DS {
         public mutating func consume(_ words: [FIFOWord], into samples: inout [IMUSample]) -> Int {
             var lost = 0
             for word in words {
-                if word.slot != slot {
+                // A sensor word for a slot that already has one is a slot four (or 4k) later: the
+                // two-bit counter wrapped over lost slots.
+                var repeated = false
+                switch word.entry {
+                case .gyroscope: repeated = word.slot == slot && gyroscope != nil
+                case .accelerometer: repeated = word.slot == slot && accelerometer != nil
+                default: break
+                }
+                if repeated {
+                    if !emitted { lost += 1 }
+                    lost += 3
+                    anchorTicks = nil
+                    slotsSinceAnchor += 4
+                    gyroscope = nil; accelerometer = nil; emitted = false
+                } else if word.slot != slot {
                     if let current = slot {
                         if !emitted && (gyroscope != nil || accelerometer != nil) { lost += 1 }
-                        let step = Int((word.slot &- current) & 0x03)
-                        let advance = step == 0 ? 4 : step
+                        let advance = Int((word.slot &- current) & 0x03)
                         if advance > 1 {
                             // Slots missing between two words: the count is known only modulo 4.
                             lost += advance - 1
