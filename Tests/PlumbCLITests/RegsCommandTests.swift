@@ -91,6 +91,13 @@ private let dsoWarning = "warning: WHO_AM_I 0x6c is also LSM6DSO32 (--part lsm6d
         #expect(run(["regs", "dump", "--chip", "mpu6050"]).err.hasPrefix("Error: '--chip' needs '--simulate'.\n"))
     }
 
+    @Test func partOverrideAndAddress() {
+        #expect(run(["regs", "get", "--simulate", "--chip", "icm20689", "--part", "mpu6050", "WHO_AM_I"])
+                == (0, "WHO_AM_I 0x75 = 0x98  WHO_AM_I=152\n", "warning: WHO_AM_I 0x98 (ICM-20689) but driving it as MPU-6050 as requested\n"))
+        #expect(run(["regs", "dump", "--simulate", "--address", "0x69"])
+                == (1, "", "Error: no IMU answers at 0x69 on simulated bus\nFix: check that the sensor is powered and on this bus: 'plumb probe' lists every bus\n"))
+    }
+
     @Test func resetWithForceStartsTheReset() {
         // The emulator holds DEVICE_RESET set while the reset runs (it then clears itself; see
         // EmulatorRegisterStateTests), exactly as the chip reads back.
