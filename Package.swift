@@ -99,7 +99,7 @@ for module in modules where present.contains(module.name) {
         var testDependencies = [Target.Dependency(stringLiteral: module.name)]
         // Tests drive drivers and the notifier through the emulators.
         if module.name != "PlumbSimulation", present.contains("PlumbSimulation"),
-           ["PlumbDrivers", "PlumbOrientation", "PlumbCLI", "PlumbDisplay"].contains(module.name) {
+           ["PlumbDrivers", "PlumbOrientation", "PlumbCLI", "PlumbDisplay", "PlumbDBus"].contains(module.name) {
             testDependencies.append("PlumbSimulation")
         }
         targets.append(.testTarget(name: "\(module.name)Tests", dependencies: testDependencies,

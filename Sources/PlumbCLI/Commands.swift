@@ -13,10 +13,8 @@ extension PlumbTool {
         Fuse.command,
         Watch.command,
         Level.command,
-        Boards.command,
-        Config.command,
-        Run.command,
-        Version.command,
+        Kiosk.command,
+        LED.command,
         Bench.command,
         DBus.command,
     ]

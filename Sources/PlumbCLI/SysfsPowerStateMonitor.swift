@@ -1,16 +1,27 @@
 import PlumbLinux
 import PlumbOrientation
 
-/// The Raspberry Pi's power and thermal state from sysfs, as the notifier's ``PowerStateMonitor``.
+/// The notifier's power monitor on Linux: PlumbLinux's sysfs reader behind PlumbOrientation's
+/// protocol (the two modules do not see each other).
 final class SysfsPowerStateMonitor: PowerStateMonitor {
     let monitor: SysfsPowerMonitor
 
-    init(monitor: SysfsPowerMonitor = SysfsPowerMonitor()) { self.monitor = monitor }
+    init(settings: SysfsPowerMonitor.Settings = .init()) {
+        monitor = SysfsPowerMonitor(settings: settings)
+    }
+
+    /// Over a monitor made elsewhere (the orientation branch's spelling).
+    init(monitor: SysfsPowerMonitor) {
+        self.monitor = monitor
+    }
 
     func readPowerState() throws(PowerMonitorError) -> PowerState {
-        let r: SysfsPowerMonitor.Reading
-        do { r = try monitor.read() } catch { throw PowerMonitorError(path: error.path, message: error.message) }
-        return PowerState(powerSaver: r.powerSaver, lowBattery: r.lowBattery, hot: r.hot, throttled: r.throttled,
-                          displayBlanked: r.displayBlanked, reasons: r.reasons)
+        do {
+            let r = try monitor.read()
+            return PowerState(powerSaver: r.powerSaver, lowBattery: r.lowBattery, hot: r.hot, throttled: r.throttled,
+                              displayBlanked: r.displayBlanked, reasons: r.reasons)
+        } catch {
+            throw PowerMonitorError(path: error.path, message: error.message)
+        }
     }
 }

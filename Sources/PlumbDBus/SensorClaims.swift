@@ -33,7 +33,9 @@ public struct SensorClaims: Sendable, Equatable {
     @discardableResult
     public mutating func release(_ sensor: ProxySensor, by client: String) -> Bool {
         guard holders[sensor]?.remove(client) != nil else { return false }
-        return !isClaimed(sensor)
+        guard holders[sensor]?.isEmpty ?? true else { return false }
+        holders[sensor] = nil
+        return true
     }
 
     /// Removes every claim `client` holds (it left the bus). Returns the sensors that lost their last

@@ -220,6 +220,14 @@ public final class SensorProxyService: Sendable {
         }
         do {
             try source.start { [weak self] orientation in self?.sourceReported(orientation, generation: generation) }
+            // A sensor that failed before and starts now is present again.
+            let bus: SensorProxyBus? = state.withLock { s in
+                guard !s.hasAccelerometer else { return nil }
+                s.hasAccelerometer = true
+                s.hasAccelerometerChanged = true
+                return s.bus
+            }
+            bus?.wake()
             events(.sensorStarted)
         } catch {
             let bus = state.withLock { s in

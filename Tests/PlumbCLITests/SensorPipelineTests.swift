@@ -245,25 +245,6 @@ private final class RecordingRunner: RotationActionRunner {
         try pipeline.shutdown()
         #expect(runner.actions.last == "wlr-randr --output HDMI-A-1 --transform normal")
     }
-
-    @Test func runnerWritesFilesAndRunsCommands() throws {
-        let dir = NSTemporaryDirectory() + "plumb-runner-\(getpid())"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let runner = DaemonRotationRunner(environment: ["PATH": "/usr/bin:/bin"])
-        FileManager.default.createFile(atPath: dir + "/rotate_all", contents: nil)
-        try runner.perform(.write(path: dir + "/rotate_all", contents: "3"))
-        #expect(try String(contentsOfFile: dir + "/rotate_all", encoding: .utf8) == "3\n")
-        try runner.perform(.shell(command: "echo \"$PLUMB_INTERFACE_ORIENTATION\" > '\(dir)/out'", environment: ["PLUMB_INTERFACE_ORIENTATION": "landscapeLeft"]))
-        #expect(try String(contentsOfFile: dir + "/out", encoding: .utf8) == "landscapeLeft\n")
-        #expect(throws: CLIError.failure("sh -c 'echo nope >&2; exit 3' exited with status 3: nope", fix: nil)) {
-            try runner.perform(.shell(command: "echo nope >&2; exit 3", environment: [:]))
-        }
-        #expect(throws: CLIError.failure("wlr-randr-missing is not installed (looked in /usr/bin:/bin)",
-                                         fix: "Install it (apt install wlr-randr-missing), or choose another outputs.kiosk.method.")) {
-            try runner.perform(.run(program: "wlr-randr-missing", arguments: [], environment: [:]))
-        }
-    }
 }
 
 @Suite struct LEDDaemonOutputTests {
@@ -282,8 +263,9 @@ private final class RecordingRunner: RotationActionRunner {
         let dir = NSTemporaryDirectory() + "plumb-leds-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try makeLEDs(dir)
-        let output = try LEDDaemonOutput(map: [.faceUp: "ACT", .portrait: "PWR"], directory: dir)
+        let output = try LEDDaemonOutput(map: [.faceUp: "ACT", .portrait: "PWR"], root: dir)
         #expect(output.name == "LEDs ACT, PWR")
+        #expect(try read("\(dir)/ACT/trigger") == "none\n")          // taken over
         try output.orientationChanged(.faceUp, interface: .portrait)
         #expect(try read("\(dir)/ACT/brightness") == "255\n")
         #expect(try read("\(dir)/PWR/brightness") == "0\n")
@@ -298,10 +280,9 @@ private final class RecordingRunner: RotationActionRunner {
         let dir = NSTemporaryDirectory() + "plumb-leds2-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try makeLEDs(dir)
-        #expect(throws: CLIError.failure("no LED led0 in \(dir) (present: ACT, PWR)", fix: "Name LEDs that 'ls \(dir)' lists in outputs.leds.map.")) {
-            try LEDDaemonOutput(map: [.faceUp: "led0"], directory: dir)
+        #expect(throws: CLIError.failure("no LED \"led0\" in \(dir) (found: ACT, PWR)",
+                                         fix: "Name LEDs that 'ls \(dir)' lists in outputs.leds.map; writing them needs the udev rule from scripts/install (gpio group).")) {
+            try LEDDaemonOutput(map: [.faceUp: "led0"], root: dir)
         }
-        #expect(LEDDaemonOutput.selectedTrigger("none [mmc0] timer") == "mmc0")
-        #expect(LEDDaemonOutput.selectedTrigger("none timer") == nil)
     }
 }

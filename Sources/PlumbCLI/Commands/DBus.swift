@@ -17,16 +17,21 @@ enum DBus {
         AccelerometerOrientation (normal, left-up, bottom-up, right-up, undefined) and
         Claim/ReleaseAccelerometer. The sensor runs only while a client holds a claim. Light and
         proximity are reported absent. Stop iio-sensor-proxy first: only one service can own the name.
+        Without --simulate or --script it reads the board's IMU as 'plumb run' does (--config), opening
+        it only while a client holds a claim.
         Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
         """,
         options: [
             .option("bus-address", value: "ADDRESS", help: "A D-Bus address (unix:path=/run/x) instead of the system bus."),
+            .option("config", value: "FILE", help: "The configuration naming the IMU, mounting and calibration (default /etc/plumb/plumb.json)."),
+            BoardSupport.boardOption, BoardSupport.boardsDirectoryOption,
             .flag("simulate", help: "Read the simulated IMU (see --profile)."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
+            .option("chip", value: "KEY", help: "Simulated chip (default mpu6050; see plumb watch --help)."),
             .option("script", value: "STEPS", help: "Play orientations instead of a sensor: normal:3,left-up:3,... (seconds each)."),
             .flag("repeat", help: "Start the --script over after its last step."),
             .option("speed", value: "FACTOR", help: "Play --simulate or --script this many times faster than real time (default 1)."),
-            .option("filter", value: "NAME", help: "Fusion filter: plumb (default), madgwick, complementary."),
+            .option("filter", value: "NAME", help: "Fusion filter for --simulate: plumb (default), madgwick, complementary (the live IMU uses the configuration's)."),
             .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
         ])
 
@@ -49,16 +54,15 @@ enum DBus {
             source = ScriptedOrientationSource(steps: steps.map { .init($0.orientation, for: $0.duration / speed) },
                                                repeats: args.has("repeat"), clock: SystemClock())
         } else if simulated {
-            let name = args.string("profile") ?? "tour"
-            guard let profile = MotionProfile.named(name) else {
-                throw CLIError.usage("The value '\(name)' is invalid for '--profile': expected one of \(MotionProfile.builtInNames.joined(separator: ", ")).")
-            }
+            let profile = try SimulatedIMU.profile(args.string("profile") ?? "tour")
+            let chip = args.string("chip") ?? "mpu6050"
+            _ = try SimulatedIMU.source(chip: chip, profile: profile, duration: nil) // validates --chip
             let filterName = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)) ?? FusionAlgorithm.default.rawValue
             let algorithm = FusionAlgorithm(rawValue: filterName) ?? .default
-            source = MotionOrientationSource(motion: simulatedMotion(profile: profile, speed: speed, algorithm: algorithm, counters: counters))
+            source = MotionOrientationSource(motion: simulatedMotion(chip: chip, profile: profile, speed: speed,
+                                                                     algorithm: algorithm, counters: counters))
         } else {
-            throw CLIError.failure("no sensor given",
-                                   fix: "use --simulate (the simulated IMU) or --script STEPS; a live IMU is served by 'plumb run' with the dbus output")
+            source = MotionOrientationSource(motion: try DBusLiveSensor.motion(args, context: context))
         }
 
         let printer = EventPrinter(format: format, bus: address ?? SensorProxyError.systemBus,
@@ -72,13 +76,22 @@ enum DBus {
         printer.printExit()
     }
 
-    /// The notifier on the simulated IMU playing `profile` (held at its last state when it ends)
-    /// at `speed` × real time; each claim session starts the profile over.
-    static func simulatedMotion(profile: MotionProfile, speed: Double, algorithm: FusionAlgorithm,
+    /// The notifier on the simulated IMU (the real driver against the register-level emulator)
+    /// playing `profile`, held at its last state when it ends, at `speed` × real time. Each claim
+    /// session makes a new simulated sensor, so the profile starts over.
+    static func simulatedMotion(chip: String, profile: MotionProfile, speed: Double, algorithm: FusionAlgorithm,
                                 counters: SensorCounters) -> MotionOrientation {
         let wall = SystemClock()
-        return MotionOrientation(source: {
-            PacedSampleSource(ProfileSampleSource(profile: profile, end: .infinity), speed: speed, wall: wall, counters: counters)
+        return MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+            let simulated: (source: IMUStreamSource, sensor: SimulatedSensor)
+            do {
+                simulated = try SimulatedIMU.source(chip: chip, profile: profile, duration: nil)
+            } catch {
+                throw .other("simulated IMU: \(error)")
+            }
+            let bus = simulated.sensor.bus
+            return PacedSampleSource(simulated.source, speed: speed, wall: wall, counters: counters,
+                                     busTransactions: { bus.counters.transactions })
         }, estimator: { algorithm.makeGravityEstimator() })
     }
 }
@@ -124,7 +137,8 @@ struct EventPrinter: Sendable {
             fields["sensorStarts"] = .number(values.starts)
             fields["sensorStops"] = .number(values.stops)
             fields["samples"] = .number(values.samples)
-            text += " (simulated sensor: \(values.starts) starts, \(values.stops) stops, \(values.samples) samples)"
+            fields["busTransactions"] = .number(values.busTransactions)
+            text += " (simulated sensor: \(values.starts) starts, \(values.stops) stops, \(values.samples) samples, \(values.busTransactions) bus transactions)"
         }
         emit(fields, text: text)
     }
@@ -136,7 +150,8 @@ struct EventPrinter: Sendable {
             fields["sensorStarts"] = .number(values.starts)
             fields["sensorStops"] = .number(values.stops)
             fields["samples"] = .number(values.samples)
-            text += " (simulated sensor so far: \(values.samples) samples)"
+            fields["busTransactions"] = .number(values.busTransactions)
+            text += " (simulated sensor so far: \(values.samples) samples, \(values.busTransactions) bus transactions)"
         }
         emit(fields, text: text)
     }
@@ -167,7 +182,7 @@ struct EventPrinter: Sendable {
     private func emit(_ fields: [String: JSONValue], text: String) {
         if format == "jsonl" {
             let order = ["event", "state", "sensor", "client", "reason", "value", "bus", "name", "message",
-                         "sensorStarts", "sensorStops", "samples"]
+                         "sensorStarts", "sensorStops", "samples", "busTransactions"]
             let body = order.compactMap { key in fields[key].map { "\"\(key)\": \($0.json)" } }
             context.out.line("{" + body.joined(separator: ", ") + "}")
         } else {

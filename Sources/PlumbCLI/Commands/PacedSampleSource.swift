@@ -4,12 +4,15 @@ import PlumbOrientation
 import Synchronization
 
 /// What a simulated sensor did, shared with the command that reports it: how often it was started
-/// and stopped and how many samples it delivered.
+/// and stopped, how many samples it delivered and how many transactions crossed its emulated bus.
 final class SensorCounters: Sendable {
     struct Values: Sendable, Equatable {
         var starts = 0
         var stops = 0
         var samples = 0
+        /// I2C transactions on the emulated bus (EmulatedI2CBus.Counters.transactions), summed
+        /// over every simulated sensor the factory made.
+        var busTransactions = 0
     }
     private let values = Mutex(Values())
 
@@ -29,23 +32,39 @@ final class PacedSampleSource: MotionSampleSource {
     private let wall: any MonotonicClock
     private let speed: Double
     private let counters: SensorCounters
+    private let busTransactions: (() -> Int)?
+    private var countedTransactions = 0
     private var origin: (wall: UInt64, sample: UInt64)?
 
     /// - Parameters:
     ///   - speed: sample seconds per wall-clock second (1: real time).
     ///   - wall: the clock to pace against (SystemClock outside tests).
-    init(_ inner: any MotionSampleSource, speed: Double, wall: any MonotonicClock, counters: SensorCounters) {
+    ///   - busTransactions: reads the emulated bus's transaction counter (on the reader thread,
+    ///     the only one that touches the bus).
+    init(_ inner: any MotionSampleSource, speed: Double, wall: any MonotonicClock, counters: SensorCounters,
+         busTransactions: (() -> Int)? = nil) {
         precondition(speed > 0, "speed must be positive")
         self.inner = inner
         self.speed = speed
         self.wall = wall
         self.counters = counters
+        self.busTransactions = busTransactions
+    }
+
+    /// Adds the bus transactions since the last look to the shared counters.
+    private func countTransactions() {
+        guard let busTransactions else { return }
+        let now = busTransactions()
+        let delta = now - countedTransactions
+        countedTransactions = now
+        counters.update { $0.busTransactions += delta }
     }
 
     var name: String { inner.name }
     var clock: any MonotonicClock { inner.clock }
 
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+        defer { countTransactions() }
         let applied = try inner.start(configuration)
         counters.update { $0.starts += 1 }
         return applied
@@ -54,6 +73,7 @@ final class PacedSampleSource: MotionSampleSource {
     func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
         let before = samples.count
         let result = try inner.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds)
+        countTransactions()
         let delivered = samples.count - before
         guard delivered > 0, let newest = samples.last?.timestampNanoseconds else { return result }
         counters.update { $0.samples += delivered }
@@ -68,6 +88,7 @@ final class PacedSampleSource: MotionSampleSource {
     }
 
     func stop() throws(MotionSourceError) {
+        defer { countTransactions() }
         counters.update { $0.stops += 1 }
         origin = nil
         try inner.stop()

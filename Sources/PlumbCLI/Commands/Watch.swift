@@ -133,6 +133,8 @@ enum Watch {
             throw CLIError.failure("\(error)", fix: nil)
         }
         let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+            // A factory per start: DaemonFactory holds non-Sendable parts (the kiosk runner).
+            let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
             do { return try factory.makeSource(setup, imuConfiguration: normal).0 } catch {
                 throw .other("\(error)")
             }

@@ -214,7 +214,7 @@ struct DaemonFactory {
                 guard let device = DeviceOrientation(rawValue: orientation.rawValue) else { continue }
                 map[device] = led
             }
-            made.append(try LEDDaemonOutput(map: map, directory: ledDirectory))
+            made.append(try LEDDaemonOutput(map: map, root: ledDirectory))
         }
         if let kiosk = outputs.kiosk {
             let kind: KioskBackend.Kind
@@ -226,8 +226,11 @@ struct DaemonFactory {
             }
             let backend = KioskBackend(kind: kind, output: kiosk.output ?? setup.board.board.display?.connector, command: kiosk.command)
             let allowed = Set(setup.configuration.orientation.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
+            // plumb kiosk's runner: programs on PATH, sysfs writes.
+            let runner: any RotationActionRunner = rotationRunner.map { $0 as any RotationActionRunner }
+                ?? SystemActionRunner(environment: context.environment)
             made.append(KioskDaemonOutput(backend: backend, settings: KioskController.Settings(holdOff: Nanoseconds.seconds(kiosk.holdOff), allowed: allowed),
-                                          runner: rotationRunner ?? DaemonRotationRunner(environment: context.environment), clock: realClock))
+                                          runner: runner, clock: realClock))
         }
         return made
     }

@@ -45,6 +45,8 @@ public final class KioskController {
         case rotated(InterfaceOrientation, action: String, atNanoseconds: UInt64)
         /// The orientation is not in the allowed set.
         case ignoredNotAllowed(InterfaceOrientation, atNanoseconds: UInt64)
+        /// Running the action failed; the screen stays as it was.
+        case failed(InterfaceOrientation, action: String, atNanoseconds: UInt64)
         /// The orientation held long enough but the lock is set.
         case heldByLock(InterfaceOrientation, atNanoseconds: UInt64)
     }
@@ -95,7 +97,14 @@ public final class KioskController {
             return nil
         }
         let action = backend.action(for: orientation)
-        try runner.perform(action)
+        do {
+            try runner.perform(action)
+        } catch {
+            // The screen stays; the next change tries again (no retry storm on a broken setup).
+            pending = nil
+            events.append(.failed(orientation, action: action.description, atNanoseconds: now))
+            throw error
+        }
         applied = orientation
         pending = nil
         events.append(.rotated(orientation, action: action.description, atNanoseconds: now))

@@ -1,0 +1,97 @@
+import Foundation
+import PlumbConfiguration
+import PlumbDrivers
+import PlumbHAL
+import PlumbLinux
+import PlumbOrientation
+
+/// The board's IMU behind `plumb dbus` (no --simulate or --script): the configuration and board
+/// `plumb run` uses, opened each time a desktop claims the accelerometer and closed when the last
+/// claim goes, as iio-sensor-proxy polls its sensor only while claimed.
+enum DBusLiveSensor {
+    /// Loads the configuration and board now (a bad file fails at start, with the same messages as
+    /// `plumb run`) and opens the IMU once to check it answers; returns the notifier that opens it
+    /// again on every claim. The notifier applies the calibration file and the mounting rotation,
+    /// uses the configured filter, rate, hysteresis and settle time, and follows the system's power
+    /// state.
+    static func motion(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> MotionOrientation {
+        let path = args.string("config") ?? Configuration.defaultPath
+        let catalog = try BoardSupport.catalog(args, context: context)
+        let configuration: Configuration
+        do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
+            throw .failure(error.description, fix: "Run 'plumb config check \(path)'; 'plumb config example --keys' lists every key.")
+        }
+        let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
+        let setup = DaemonSetup(path: path, configuration: configuration, board: board)
+        let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+        let imuConfiguration = DaemonFactory.imuConfiguration(configuration)
+        do {
+            _ = try factory.calibration(configuration)
+            _ = try factory.makeSource(setup, imuConfiguration: imuConfiguration)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw .failure(String(describing: error), fix: nil)
+        }
+
+        var classifier = OrientationClassifier.Settings.default
+        if let settle = configuration.orientation.settleTime { classifier.settleTime = settle }
+        if let hysteresis = configuration.orientation.hysteresis { classifier.hysteresisDegrees = hysteresis }
+        // The configured rate and ranges in normal mode (the gyroscope on), the notifier's own
+        // low-energy mode beside it, as plumb watch does on the live IMU.
+        var configured = imuConfiguration
+        configured.gyroscopeEnabled = true
+        let normal = configured
+        var energy = EnergySettings.default
+        energy.normal = normal
+        let filter = configuration.filter
+        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+            // A factory per claim session: DaemonFactory holds non-Sendable parts (the kiosk runner).
+            let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+            do {
+                let (source, _) = try factory.makeSource(setup, imuConfiguration: normal)
+                guard let correct = try factory.calibration(configuration) else { return source }
+                return CalibratedSampleSource(source, correct: correct)
+            } catch let error as CLIError {
+                if case .failure(let message, let fix) = error { throw .other(message + (fix.map { " (\($0))" } ?? "")) }
+                throw .other(String(describing: error))
+            } catch {
+                throw .other(String(describing: error))
+            }
+        }, estimator: { DaemonFactory.estimator(filter) }, classifier: classifier, energy: energy)
+        let m = configuration.mounting.matrix
+        motion.mounting = (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
+        // Power saver, battery, heat and display blanking, as plumb run follows them: the sensor
+        // pauses while the screen is off, even while a desktop holds its claim.
+        motion.powerMonitor = SysfsPowerStateMonitor()
+        return motion
+    }
+}
+
+/// A sample source with the calibration file applied to every sample (biases, scales), as
+/// `plumb run`'s pipeline applies it.
+final class CalibratedSampleSource: MotionSampleSource {
+    private let inner: any MotionSampleSource
+    private let correct: (inout IMUSample) -> Void
+
+    init(_ inner: any MotionSampleSource, correct: @escaping (inout IMUSample) -> Void) {
+        self.inner = inner
+        self.correct = correct
+    }
+
+    var name: String { inner.name }
+    var clock: any MonotonicClock { inner.clock }
+
+    func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+        try inner.start(configuration)
+    }
+
+    func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+        let before = samples.count
+        let result = try inner.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds)
+        for i in before..<samples.count { correct(&samples[i]) }
+        return result
+    }
+
+    func stop() throws(MotionSourceError) { try inner.stop() }
+}

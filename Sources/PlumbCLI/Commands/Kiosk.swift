@@ -1,0 +1,230 @@
+import Foundation
+import PlumbDisplay
+import PlumbDrivers
+import PlumbFusion
+import PlumbHAL
+import PlumbLinux
+import PlumbOrientation
+import PlumbSimulation
+
+/// `plumb kiosk`: turns the screen to follow the interface orientation.
+enum Kiosk {
+    static let spec = CommandSpec(
+        name: "kiosk",
+        abstract: "Rotate the screen to follow the interface orientation, after a hold-off.",
+        discussion: """
+            Each interface-orientation change that holds for the hold-off turns the screen: \
+            wlr-randr --output NAME --transform normal|90|180|270 (labwc, wayfire), xrandr --output NAME \
+            --rotate normal|left|inverted|right (X11), echo 0..3 > /sys/class/graphics/fbcon/rotate_all \
+            (text console), or your command run with PLUMB_INTERFACE_ORIENTATION, PLUMB_ROTATION_DEGREES, \
+            PLUMB_WLR_TRANSFORM, PLUMB_XRANDR_ROTATION and PLUMB_FBCON_ROTATE set. The lock file's \
+            existence, or SIGUSR1 (toggle), holds the screen as it is. Over SSH, set WAYLAND_DISPLAY \
+            (wlr-randr) or DISPLAY (xrandr) for the session.
+            """,
+        options: [
+            .option("backend", value: "NAME", help: "wlr-randr (default), xrandr, fbcon or command."),
+            .option("output", value: "NAME", help: "The connector to turn (default HDMI-A-1 for wlr-randr, HDMI-1 for xrandr)."),
+            .option("command", value: "CMD", help: "The shell command for --backend command."),
+            .option("hold-off", value: "SECONDS", help: "How long a new orientation must hold first (default 1)."),
+            .option("lock-file", value: "PATH", help: "While this file exists, the screen does not turn."),
+            .option("allow", value: "LIST", help: "Orientations the screen may take, comma-separated (default: all four)."),
+            .flag("reverse-quarter-turns", help: "Swap 90° and 270° (for a screen whose quarter turns come out reversed)."),
+            .flag("dry-run", help: "Print each action instead of running it."),
+            .flag("simulate", help: "Read the simulated IMU (see --profile)."),
+            .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
+            .option("chip", value: "NAME", help: "Simulated chip for --simulate (default mpu6050)."),
+            .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time."),
+            .option("duration", value: "SECONDS", help: "Stop after this much sensor time."),
+        ])
+
+    static let command = Command(spec) { args, context in try run(args, context) }
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws {
+        let kind = KioskBackend.Kind(rawValue: try args.choice("backend", KioskBackend.Kind.allCases.map(\.rawValue)) ?? "wlr-randr") ?? .wlrRandr
+        var backend = KioskBackend(kind: kind, output: args.string("output"), command: args.string("command"))
+        backend.quarterTurnsReversed = args.has("reverse-quarter-turns")
+        if kind == .command && backend.command == nil { throw CLIError.usage("'--backend command' needs '--command CMD'.") }
+        if kind != .command && backend.command != nil { throw CLIError.usage("'--command' needs '--backend command'.") }
+        if let root = context.environment["PLUMB_SYSFS_GRAPHICS"] { backend.fbconDirectory = root + "/fbcon" }
+        var settings = KioskController.Settings()
+        if let holdOff = try args.double("hold-off", in: 0...3600) { settings.holdOff = Nanoseconds.seconds(holdOff) }
+        if let list = args.string("allow") {
+            var allowed = Set<InterfaceOrientation>()
+            for name in list.split(separator: ",").map({ String($0).trimmingCharacters() }) {
+                guard let o = InterfaceOrientation(rawValue: name) else {
+                    throw CLIError.usage("The value '\(name)' is invalid for '--allow': expected portrait, portraitUpsideDown, landscapeLeft or landscapeRight.")
+                }
+                allowed.insert(o)
+            }
+            settings.allowed = allowed
+        }
+        let duration = try args.double("duration", in: 0...1e7)
+        let source: any MotionSampleSource
+        if let path = args.string("replay") {
+            if args.has("simulate") { throw CLIError.usage("--replay and --simulate cannot be combined.") }
+            source = RecordingSource(recording: try Watch.loadRecording(path), name: URL(fileURLWithPath: path).lastPathComponent)
+        } else if args.has("simulate") {
+            // The emulated MPU-6050 (or --chip) through its driver, as plumb watch --simulate reads it.
+            let profile = try SimulatedIMU.profile(args.string("profile") ?? "tour")
+            source = try SimulatedIMU.source(chip: args.string("chip") ?? "mpu6050", profile: profile,
+                                             duration: duration ?? profile.duration ?? 60).source
+        } else {
+            throw CLIError.failure("no sensor given", fix: "use --simulate for the simulated IMU or --replay FILE.csv for a recording")
+        }
+
+        let runner: any RotationActionRunner = args.has("dry-run") ? PrintingRunner(context: context) : SystemActionRunner(environment: context.environment)
+        let lock = KioskLock(OrientationLockSources(lockFile: args.string("lock-file")))
+        let controller = KioskController(backend: backend, settings: settings, runner: runner, lock: lock)
+        var failures = 0
+        var reported = 0
+        func report() {
+            for event in controller.events.dropFirst(reported) {
+                switch event {
+                case .rotated(let o, let action, let t):
+                    context.out.line("\(seconds(t)) s  \(o.rawValue): \(action)")
+                case .ignoredNotAllowed(let o, let t):
+                    context.out.line("\(seconds(t)) s  \(o.rawValue): not in --allow, screen stays")
+                case .failed(let o, let action, let t):
+                    context.out.line("\(seconds(t)) s  \(o.rawValue): \(action) failed, screen stays")
+                case .heldByLock(let o, let t):
+                    context.out.line("\(seconds(t)) s  \(o.rawValue): locked, screen stays")
+                }
+            }
+            reported = controller.events.count
+            context.out.flush()
+        }
+        func tick(at t: UInt64) {
+            do {
+                try controller.tick(at: t)
+            } catch {
+                failures += 1
+                if case .failure(let message, let fix)? = error as? CLIError {
+                    context.err.line("Error: \(message)")
+                    if let fix { context.err.line("Fix: \(fix)") }
+                } else {
+                    context.err.line("Error: \(error)")
+                }
+                context.err.flush()
+            }
+            report()
+        }
+        // The sources run in virtual time as fast as they can, through the same pipeline as the
+        // notifier (fusion, then the classifier); the hold-off is timed on the samples' clock,
+        // ticking at each deadline that falls before the next change.
+        var pipeline = OrientationPipeline(fused: FusionAlgorithm.default.makeGravityEstimator())
+        var interface = InterfaceOrientation.portrait
+        var samples: [IMUSample] = []
+        var last: UInt64 = 0
+        var lastDeadline: UInt64?
+        do {
+            _ = try source.start(IMUConfiguration(outputDataRate: 100, fifoWatermark: 10))
+            reading: while true {
+                samples.removeAll(keepingCapacity: true)
+                if try source.read(into: &samples, timeoutNanoseconds: 100_000_000) == .finished { break }
+                for sample in samples {
+                    let t = sample.timestampNanoseconds
+                    if let duration, Double(t) / 1e9 > duration { break reading }
+                    last = t
+                    // At most one tick per sample: exactly at a deadline the first time it passes.
+                    if let deadline = controller.nextDeadline, deadline <= t {
+                        tick(at: deadline == lastDeadline ? t : deadline)
+                        lastDeadline = deadline
+                    }
+                    guard let device = pipeline.process(sample) else { continue }
+                    if let upright = device.interfaceOrientation { interface = upright }
+                    controller.observe(interface, at: t)
+                    tick(at: t)
+                }
+            }
+            try source.stop()
+        } catch {
+            throw CLIError.failure(error.description, fix: nil)
+        }
+        // An orientation still pending when the data ends has held to the end: it turns at its
+        // deadline, unless --duration stops first.
+        if let deadline = controller.nextDeadline, duration.map({ Double(deadline) / 1e9 <= $0 }) ?? true {
+            tick(at: max(deadline, last))
+        }
+        if failures > 0 { throw CLIError.failure("\(failures) rotation\(failures == 1 ? "" : "s") failed") }
+    }
+
+    static func seconds(_ t: UInt64) -> String {
+        let s = fixed(Double(t) / 1e9, 3)
+        return String(repeating: " ", count: max(0, 9 - s.count)) + s
+    }
+}
+
+/// The lock file and SIGUSR1 toggle as the kiosk's lock.
+final class KioskLock: OrientationLock {
+    let sources: OrientationLockSources
+    init(_ sources: OrientationLockSources) { self.sources = sources }
+    var isLocked: Bool { sources.isLocked }
+}
+
+/// Prints actions instead of running them (--dry-run).
+final class PrintingRunner: RotationActionRunner {
+    let context: CommandContext
+    init(context: CommandContext) { self.context = context }
+    func perform(_ action: RotationAction) throws {
+        if case .shell(_, let environment) = action {
+            let variables = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            context.out.line("  (dry run) \(variables) \(action)")
+        } else {
+            context.out.line("  (dry run) \(action)")
+        }
+    }
+}
+
+/// Runs rotation actions for real: programs found on PATH, sysfs writes.
+final class SystemActionRunner: RotationActionRunner {
+    let environment: [String: String]
+    init(environment: [String: String]) { self.environment = environment }
+
+    func perform(_ action: RotationAction) throws {
+        switch action {
+        case .run(let program, let arguments, let extra):
+            guard let path = Self.find(program, in: environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin") else {
+                throw CLIError.failure("\(program) is not on PATH",
+                                       fix: program == "wlr-randr" ? "sudo apt install wlr-randr" : program == "xrandr" ? "sudo apt install x11-xserver-utils" : nil)
+            }
+            try execute(path, arguments, extra: extra, shown: action.description)
+        case .shell(let command, let extra):
+            try execute("/bin/sh", ["-c", command], extra: extra, shown: command)
+        case .write(let path, let contents):
+            guard let handle = FileHandle(forWritingAtPath: path) else {
+                throw CLIError.failure("cannot write \(path)",
+                                       fix: "Run as root, and check that the kernel has framebuffer console rotation (CONFIG_FRAMEBUFFER_CONSOLE_ROTATION).")
+            }
+            defer { try? handle.close() }
+            do {
+                try handle.write(contentsOf: Data((contents + "\n").utf8))
+            } catch {
+                throw CLIError.failure("cannot write \(path): \(error.localizedDescription)")
+            }
+        }
+    }
+
+    private func execute(_ path: String, _ arguments: [String], extra: [String: String], shown: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { $1 }
+        do {
+            try process.run()
+        } catch {
+            throw CLIError.failure("cannot run \(path): \(error.localizedDescription)")
+        }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CLIError.failure("'\(shown)' exited with status \(process.terminationStatus)")
+        }
+    }
+
+    static func find(_ program: String, in searchPath: String) -> String? {
+        if program.contains("/") { return program }
+        for directory in searchPath.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(directory)/\(program)") {
+            return "\(directory)/\(program)"
+        }
+        return nil
+    }
+}

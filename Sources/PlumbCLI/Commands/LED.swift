@@ -1,0 +1,141 @@
+import Foundation
+import PlumbDisplay
+import PlumbFusion
+import PlumbHAL
+import PlumbLinux
+
+/// `plumb led`: shows the tilt on LEDs: sysfs LEDs, GPIO lines or the Sense HAT's matrix.
+enum LED {
+    static let spec = CommandSpec(
+        name: "led",
+        abstract: "Show which way is up on LEDs: sysfs LEDs, GPIO lines or the Sense HAT's 8x8 matrix.",
+        discussion: """
+            --mode faces lights one LED per face (up to six: +x, -x, +y, -y, +z, -z up); --mode arrow \
+            uses four (up, right, down, left) as an arrow to the high side. The Sense HAT shows an arrow \
+            that keeps pointing up (--mode arrow) or a bubble level (--mode bubble).
+            """,
+        options: [
+            .option("backend", value: "NAME", help: "sysfs (default), gpio or sensehat."),
+            .option("mode", value: "MODE", help: "faces or arrow (sysfs, gpio; default faces); arrow or bubble (sensehat; default arrow)."),
+            .option("leds", value: "LIST", help: "sysfs LED names in order, comma-separated (such as ACT,PWR)."),
+            .option("sysfs-root", value: "DIR", help: "The LED class directory (default /sys/class/leds)."),
+            .option("lines", value: "LIST", help: "GPIO lines in order, comma-separated: names (GPIO5) or, with --chip, offsets."),
+            .option("chip", value: "CHIP", help: "The GPIO chip for --lines (gpiochip0, a number or a label)."),
+            .flag("active-low", help: "The GPIO LEDs light at the low level."),
+            .option("fb", value: "DEV", help: "The Sense HAT framebuffer (default: the one named \"RPi-Sense FB\")."),
+            .option("fb-file", value: "PATH", help: "A plain 128-byte file standing in for the Sense HAT framebuffer."),
+            .option("angle", value: "DEG", help: "A fixed tilt: the board turned DEG clockwise in its screen plane."),
+            .flag("simulate", help: "Read gravity from the simulated IMU through fusion."),
+            .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
+            .option("duration", value: "SECONDS", help: "Simulated seconds to run (default: the profile's length, or 60)."),
+            .option("rate", value: "HZ", help: "Updates per second (default 10)."),
+            .option("frames", value: "N", help: "Stop after N updates (default: 1 with --angle, else until the source ends)."),
+            .flag("no-pacing", help: "Do not wait between updates (simulations and tests)."),
+        ])
+
+    static let command = Command(spec) { args, context in try run(args, context) }
+
+    static func run(_ args: ParsedArguments, _ context: CommandContext) throws {
+        let backend = try args.choice("backend", ["sysfs", "gpio", "sensehat"]) ?? "sysfs"
+        let rate = try args.double("rate", in: 0.1...1000) ?? 10
+        let source: any GravitySource
+        if args.has("simulate") {
+            source = try SimulatedGravity(profile: args.string("profile") ?? "tour", duration: try args.double("duration", in: 0...1e6),
+                                          frameRate: rate, algorithm: .default)
+        } else if let angle = try args.double("angle", in: -3600...3600) {
+            source = FixedGravity(.turned(by: angle * .pi / 180), name: "turned \(angle)°")
+        } else {
+            throw CLIError.failure("no gravity source given", fix: "use --simulate for the simulated IMU or --angle DEG for a fixed tilt")
+        }
+        let frames = try args.int("frames", in: 1...10_000_000) ?? (args.has("simulate") ? nil : 1)
+        let clock: any MonotonicClock = args.has("no-pacing") ? VirtualClock() : SystemClock()
+        let pacer = FramePacer(clock: clock, rate: rate)
+
+        if backend == "sensehat" {
+            let mode = SenseHATMatrix.Mode(rawValue: try args.choice("mode", SenseHATMatrix.Mode.allCases.map(\.rawValue)) ?? "arrow") ?? .arrow
+            let framebuffer = try openSenseHAT(args)
+            defer { framebuffer.close() }
+            let g = framebuffer.geometry
+            guard g.width == 8, g.height == 8, g.bitsPerPixel == 16 else {
+                throw CLIError.failure("\(framebuffer.path) is \(g.width)x\(g.height) at \(g.bitsPerPixel) bits, not the Sense HAT's 8x8 RGB565 matrix")
+            }
+            let display = try FramebufferDisplay(framebuffer)
+            let matrix = SenseHATMatrix(mode: mode)
+            var count = 0
+            while frames.map({ count < $0 }) ?? true {
+                guard let gravity = try source.nextGravity() else { break }
+                matrix.draw(gravity, into: display.nextSurface())
+                try display.present()
+                count += 1
+                if frames.map({ count < $0 }) ?? true { pacer.waitForNextFrame() }
+            }
+            context.out.line("\(framebuffer.path): \(count) frame\(count == 1 ? "" : "s") of the \(mode.rawValue) (\(source.name))")
+            return
+        }
+
+        let mode = LEDMode(rawValue: try args.choice("mode", LEDMode.allCases.map(\.rawValue)) ?? "faces") ?? .faces
+        var outputs: [any DigitalOutput] = []
+        do {
+            if backend == "sysfs" {
+                guard let list = args.string("leds") else { throw CLIError.usage("'--backend sysfs' needs '--leds NAMES'.") }
+                for name in list.split(separator: ",") {
+                    outputs.append(try SysfsLED(String(name), root: args.string("sysfs-root") ?? "/sys/class/leds"))
+                }
+            } else {
+                guard let list = args.string("lines") else { throw CLIError.usage("'--backend gpio' needs '--lines LIST'.") }
+                let chip = args.string("chip")
+                for item in list.split(separator: ",").map(String.init) {
+                    let line: GPIOLineSelector.Line = chip != nil && UInt32(item) != nil ? .offset(UInt32(item)!) : .name(item)
+                    outputs.append(try GPIODOutput(GPIOLineSelector(chip: chip, line: line), activeLow: args.has("active-low")))
+                }
+            }
+        } catch let error as GPIOError {
+            throw CLIError.failure(error.message, fix: error.kind == .permissionDenied ? "Run as root or add the user to the gpio group." : nil)
+        }
+        let needed = mode == .faces ? 6 : 4
+        guard (1...needed).contains(outputs.count) else {
+            throw CLIError.usage("--mode \(mode.rawValue) drives 1 to \(needed) LEDs; \(outputs.count) were given.")
+        }
+        let names = mode == .faces ? TiltIndicator.faceNames : TiltIndicator.arrowNames
+        var last: [Bool]?
+        var count = 0
+        defer { for output in outputs { try? output.set(false) } }
+        while frames.map({ count < $0 }) ?? true {
+            guard let gravity = try source.nextGravity() else { break }
+            do {
+                try TiltIndicator.show(gravity, on: outputs, mode: mode)
+            } catch {
+                throw CLIError.failure(error.message)
+            }
+            let lit = mode == .faces ? names.indices.map { $0 == TiltIndicator.upFace(gravity) } : TiltIndicator.arrow(gravity)
+            let shown = Array(lit.prefix(outputs.count))
+            if shown != last {
+                let on = zip(names, shown).filter(\.1).map(\.0)
+                context.out.line("\(Kiosk.seconds(gravity.timestampNanoseconds)) s  \(on.isEmpty ? "(none)" : on.joined(separator: ","))")
+                context.out.flush()
+                last = shown
+            }
+            count += 1
+            if frames.map({ count < $0 }) ?? true { pacer.waitForNextFrame() }
+        }
+    }
+
+    static func openSenseHAT(_ args: ParsedArguments) throws(CLIError) -> Framebuffer {
+        do {
+            if let file = args.string("fb-file") {
+                return try Framebuffer(file: file, geometry: FramebufferGeometry(
+                    name: "RPi-Sense FB", width: 8, height: 8, bitsPerPixel: 16,
+                    red: .init(offset: 11, length: 5), green: .init(offset: 5, length: 6), blue: .init(offset: 0, length: 5)))
+            }
+            let path: String
+            if let given = args.string("fb") {
+                path = given.hasPrefix("/") ? given : "/dev/fb\(given)"
+            } else {
+                path = try Framebuffer.find(named: "RPi-Sense FB")
+            }
+            return try Framebuffer(device: path, allowResize: false)
+        } catch {
+            throw .failure(error.message, fix: error.fix)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import PlumbOrientation
+import Synchronization
+
+/// An ``OrientationSource`` fed by a sensor that runs anyway: the entry point for `plumb run`'s
+/// `dbus` output, where one sensor session drives several outputs and D-Bus is one of them.
+///
+/// The daemon publishes every orientation change; the relay passes them on while at least one
+/// desktop holds a claim (between ``start(report:)`` and ``stop()``) and remembers the latest,
+/// which a new claim receives at once. Until an upright face has been published the property
+/// reads `undefined`; face up and face down leave it as it was (as ``MotionOrientationSource``).
+///
+/// ```swift
+/// final class DBusDaemonOutput: DaemonOutput {
+///     let relay = OrientationRelay()
+///     let service: SensorProxyService
+///     init(busAddress: String?, log: @escaping @Sendable (SensorProxyService.Event) -> Void) {
+///         service = SensorProxyService(source: relay, busAddress: busAddress, events: log)
+///         service.runInBackground { error in /* log it; the daemon keeps running */ }
+///     }
+///     var name: String { "D-Bus net.hadess.SensorProxy" }
+///     func orientationChanged(_ device: DeviceOrientation, interface: InterfaceOrientation) {
+///         relay.publish(device: device, interface: interface)
+///     }
+///     func restore() { service.stop() }
+/// }
+/// ```
+public final class OrientationRelay: OrientationSource {
+    private struct State {
+        var current = AccelerometerOrientation.undefined
+        var report: (@Sendable (AccelerometerOrientation) -> Void)?
+    }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// True while a desktop holds a claim.
+    public var isClaimed: Bool { state.withLock { $0.report != nil } }
+
+    /// The value the property has (or would have) now.
+    public var current: AccelerometerOrientation { state.withLock { $0.current } }
+
+    /// Publishes the notifier's latest state. Any thread.
+    public func publish(device: DeviceOrientation, interface: InterfaceOrientation) {
+        let forward: (@Sendable (AccelerometerOrientation) -> Void, AccelerometerOrientation)? = state.withLock { s in
+            guard device.isUpright || s.current != .undefined else { return nil }
+            let value = AccelerometerOrientation(interface)
+            guard value != s.current else { return nil }
+            s.current = value
+            return s.report.map { ($0, value) }
+        }
+        if let (report, value) = forward { report(value) }
+    }
+
+    public func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void) throws {
+        let current = state.withLock { s in
+            s.report = report
+            return s.current
+        }
+        report(current)
+    }
+
+    public func stop() {
+        state.withLock { $0.report = nil }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+@testable import PlumbCLI
+import PlumbDBus
+
+private func runPlumb(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
+    let context = CommandContext.capturing()
+    let status = PlumbTool.main(arguments, context: context)
+    return (status, context.out.captured, context.err.captured)
+}
+
+/// The repository's boards/ folder.
+private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../boards").standardized.path
+
+@Suite struct DBusCommandTests {
+    @Test func withoutASimulationItReadsTheConfiguration() {
+        let result = runPlumb(["dbus", "--config", "/nonexistent/plumb.json", "--boards-dir", boards])
+        #expect(result.status == 1)
+        #expect(result.out == "")
+        #expect(result.err == """
+            Error: /nonexistent/plumb.json: cannot read the file (no such file)
+            Fix: Run 'plumb config check /nonexistent/plumb.json'; 'plumb config example --keys' lists every key.
+
+            """)
+    }
+
+    @Test func theConfiguredIMUIsOpenedAtStart() throws {
+        let path = NSTemporaryDirectory() + "plumb-dbus-\(UUID().uuidString).json"
+        try #"{ "board": "generic", "imu": { "rate": 100, "bus": "/dev/i2c-77" }, "outputs": {} }"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = runPlumb(["dbus", "--config", path, "--boards-dir", boards])
+        #expect(result.status == 1)
+        #expect(result.err == """
+            Error: no /dev/i2c-77: enable I2C (dtparam=i2c_arm=on in config.txt) and load i2c-dev (`modprobe i2c-dev`)
+            Fix: Enable I2C (dtparam=i2c_arm=on), check the bus with 'i2cdetect -l', or set imu.bus.
+
+            """)
+    }
+
+    @Test func aBadScriptIsAUsageError() {
+        let result = runPlumb(["dbus", "--script", "normal:1,upside:2"])
+        #expect(result.status == 64)
+        #expect(result.err.hasPrefix("Error: The value 'normal:1,upside:2' is invalid for '--script': bad script step 'upside:2': orientation must be one of undefined, normal, bottom-up, left-up, right-up.\n"))
+    }
+
+    @Test func scriptAndSimulateDoNotMix() {
+        let result = runPlumb(["dbus", "--simulate", "--script", "normal:1"])
+        #expect(result.status == 64)
+        #expect(result.err.hasPrefix("Error: --script and --simulate cannot be combined.\n"))
+    }
+
+    @Test func anUnknownChipIsAUsageError() {
+        let result = runPlumb(["dbus", "--simulate", "--chip", "bmi160"])
+        #expect(result.status == 64)
+        #expect(result.err.hasPrefix("Error: The value 'bmi160' is invalid for '--chip'"))
+    }
+
+    @Test func aBusThatIsNotThereIsAFailureWithAFix() {
+        let result = runPlumb(["dbus", "--bus-address", "unix:path=/nonexistent/plumb.sock", "--script", "normal:1"])
+        #expect(result.status == 1)
+        #expect(result.err == """
+            Error: cannot connect to unix:path=/nonexistent/plumb.sock: No such file or directory
+            Fix: check the address (for example unix:path=/run/dbus/system_bus_socket) and that the bus is running
+
+            """)
+    }
+
+    @Test func eventsAreJSONLinesWithAFixedKeyOrder() {
+        let context = CommandContext.capturing()
+        let counters = SensorCounters()
+        counters.update { $0.starts = 2; $0.stops = 1; $0.samples = 300; $0.busTransactions = 75 }
+        let printer = EventPrinter(format: "jsonl", bus: "the system bus", counters: counters, context: context)
+        printer.print(.ready(uniqueName: ":1.4"))
+        printer.print(.claimed(.accelerometer, client: ":1.7"))
+        printer.print(.sensorStarted)
+        printer.print(.orientationChanged(.leftUp))
+        printer.print(.released(.accelerometer, client: ":1.7", clientLeft: true))
+        printer.print(.sensorFailed("no \"IMU\""))
+        printer.printExit()
+        #expect(context.out.captured == """
+            {"event": "ready", "bus": "the system bus", "name": ":1.4"}
+            {"event": "claimed", "sensor": "accelerometer", "client": ":1.7"}
+            {"event": "sensor", "state": "started", "sensorStarts": 2, "sensorStops": 1, "samples": 300, "busTransactions": 75}
+            {"event": "orientation", "value": "left-up"}
+            {"event": "released", "sensor": "accelerometer", "client": ":1.7", "reason": "client-left"}
+            {"event": "sensor", "state": "failed", "message": "no \\"IMU\\""}
+            {"event": "exit", "sensorStarts": 2, "sensorStops": 1, "samples": 300, "busTransactions": 75}
+
+            """)
+    }
+
+    @Test func eventsAsTextForATerminal() {
+        let context = CommandContext.capturing()
+        let printer = EventPrinter(format: "text", bus: "unix:path=/tmp/bus", counters: nil, context: context)
+        printer.print(.ready(uniqueName: ":1.0"))
+        printer.print(.released(.light, client: ":1.2", clientLeft: false))
+        printer.print(.orientationChanged(.bottomUp))
+        printer.printExit()
+        #expect(context.out.captured == """
+            serving net.hadess.SensorProxy on unix:path=/tmp/bus as :1.0
+            :1.2 released the light
+            AccelerometerOrientation = bottom-up
+            stopped
+
+            """)
+    }
+
+    @Test func helpIsComplete() {
+        let result = runPlumb(["dbus", "--help"])
+        #expect(result.status == 0)
+        #expect(result.err == "")
+        #expect(result.out == """
+            OVERVIEW: Serve iio-sensor-proxy's net.hadess.SensorProxy D-Bus interface (screen auto-rotation).
+
+            Owns net.hadess.SensorProxy on the system bus (or the bus at --bus-address) and serves its
+            accelerometer part, so GNOME, KDE and Phosh rotate the screen: HasAccelerometer,
+            AccelerometerOrientation (normal, left-up, bottom-up, right-up, undefined) and
+            Claim/ReleaseAccelerometer. The sensor runs only while a client holds a claim. Light and
+            proximity are reported absent. Stop iio-sensor-proxy first: only one service can own the name.
+            Without --simulate or --script it reads the board's IMU as 'plumb run' does (--config), opening
+            it only while a client holds a claim.
+            Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
+
+            USAGE: plumb dbus [--bus-address <ADDRESS>] [--config <FILE>] [--board <ID>] [--boards-dir <DIR>] [--simulate] [--profile <NAME>] [--chip <KEY>] [--script <STEPS>] [--repeat] [--speed <FACTOR>] [--filter <NAME>] [--format <FORMAT>]
+
+            OPTIONS:
+              --bus-address <ADDRESS> A D-Bus address (unix:path=/run/x) instead of the system bus.
+              --config <FILE>         The configuration naming the IMU, mounting and calibration (default /etc/plumb/plumb.json).
+              --board <ID>            Use this board's bus and pins instead of detecting them (see 'plumb boards').
+              --boards-dir <DIR>      Read board files from DIR (default: $PLUMB_BOARDS_DIR, then the installed share/plumb/boards).
+              --simulate              Read the simulated IMU (see --profile).
+              --profile <NAME>        Simulated motion: rest, tour, rotation, shaking, tapping (default tour).
+              --chip <KEY>            Simulated chip (default mpu6050; see plumb watch --help).
+              --script <STEPS>        Play orientations instead of a sensor: normal:3,left-up:3,... (seconds each).
+              --repeat                Start the --script over after its last step.
+              --speed <FACTOR>        Play --simulate or --script this many times faster than real time (default 1).
+              --filter <NAME>         Fusion filter for --simulate: plumb (default), madgwick, complementary (the live IMU uses the configuration's).
+              --format <FORMAT>       jsonl or text (default: text on a terminal, jsonl otherwise).
+              -h, --help              Show help information.
+
+            """)
+    }
+}

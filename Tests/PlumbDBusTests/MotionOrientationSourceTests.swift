@@ -1,0 +1,98 @@
+import PlumbDrivers
+import PlumbHAL
+import PlumbOrientation
+import PlumbSimulation
+import Testing
+@testable import PlumbDBus
+
+/// A motion profile sampled at the requested rate in virtual time, noise-free, ending at `end`.
+final class ProfileSource: MotionSampleSource {
+    let name = "profile"
+    private let virtualClock = VirtualClock()
+    var clock: any MonotonicClock { virtualClock }
+    private let profile: MotionProfile
+    private let end: Double
+    private var period: UInt64 = 10_000_000
+    private var next: UInt64 = 0
+
+    init(_ profile: MotionProfile, end: Double) {
+        self.profile = profile
+        self.end = end
+    }
+
+    func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+        period = UInt64((1e9 / configuration.outputDataRate).rounded())
+        return configuration
+    }
+
+    func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+        guard Double(next) / 1e9 <= end else { return .finished }
+        let state = profile.state(at: Double(next) / 1e9)
+        samples.append(IMUSample(timestampNanoseconds: next, acceleration: state.specificForce, angularRate: state.angularRate))
+        virtualClock.advance(to: next)
+        next += period
+        return .samples
+    }
+
+    func stop() throws(MotionSourceError) {}
+}
+
+@Suite struct MotionOrientationSourceTests {
+    @Test func theTourReportsEveryUprightFaceAsTheDesktopSeesIt() throws {
+        let tour = MotionProfile.tour()
+        let end = (tour.duration ?? 40) + 1
+        let motion = MotionOrientation(source: { ProfileSource(tour, end: end) })
+        let source = MotionOrientationSource(motion: motion)
+        let seen = Reports()
+        try source.start { seen.append($0) }
+        try waitUntil(seconds: 30, "the tour's last face (have \(seen.values))") { seen.values.last == .rightUp }
+        source.stop()
+        // +y, (−z keeps it), −y, −x, +x up; the 180° turn from −x to +x passes the +y face on the
+        // way. (The tour starts face up, reported as undefined unless the virtual-time reader has
+        // already reached the +y face when the first report is taken.)
+        #expect(seen.values.filter { $0 != .undefined } == [.normal, .bottomUp, .leftUp, .normal, .rightUp])
+        #expect(!motion.isEnabled)
+    }
+
+    @Test func aDeviceLyingFlatSinceStartIsUndefined() throws {
+        let motion = MotionOrientation(source: { ProfileSource(.rest(), end: 5) })   // z up: face up
+        let source = MotionOrientationSource(motion: motion)
+        let seen = Reports()
+        try source.start { seen.append($0) }
+        try waitUntil("face up") { motion.deviceOrientation == .faceUp }
+        try waitUntil("the recording to end") { !motion.isSensorRunning }
+        source.stop()
+        // The notifier's interface orientation is its portrait default; the property must not claim it.
+        #expect(motion.interfaceOrientation == .portrait)
+        #expect(seen.values == [.undefined])
+    }
+
+    @Test func stoppingStopsTheNotifier() throws {
+        let motion = MotionOrientation(source: { ProfileSource(.rest(), end: .infinity) })
+        let source = MotionOrientationSource(motion: motion)
+        try source.start { _ in }
+        #expect(motion.isEnabled)
+        source.stop()
+        #expect(!motion.isEnabled)
+        try waitUntil("the reader to stop the sensor") { !motion.isSensorRunning }
+    }
+}
+
+@Suite struct OrientationRelayTests {
+    @Test func passesChangesOnOnlyWhileClaimed() throws {
+        let relay = OrientationRelay()
+        let seen = Reports()
+        relay.publish(device: .faceUp, interface: .portrait)          // no upright face yet
+        try relay.start { seen.append($0) }
+        #expect(seen.values == [.undefined])
+        relay.publish(device: .landscapeRight, interface: .landscapeLeft)
+        relay.publish(device: .faceDown, interface: .landscapeLeft)   // flat: unchanged
+        relay.stop()
+        #expect(!relay.isClaimed)
+        relay.publish(device: .portraitUpsideDown, interface: .portraitUpsideDown)
+        #expect(seen.values == [.undefined, .leftUp])
+        try relay.start { seen.append($0) }                           // a new claim gets the latest at once
+        #expect(seen.values == [.undefined, .leftUp, .bottomUp])
+        #expect(relay.current == .bottomUp)
+    }
+}

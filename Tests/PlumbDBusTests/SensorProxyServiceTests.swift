@@ -1,0 +1,247 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import PlumbDBus
+
+/// A private dbus-daemon on a temporary unix socket, configured as Debian's system bus is (deny
+/// by default: owning names and method calls need a policy) plus the project's policy file.
+final class PrivateBus {
+    static let daemonPath = "/usr/bin/dbus-daemon"
+    static var available: Bool { FileManager.default.isExecutableFile(atPath: daemonPath) }
+    /// packaging/plumb-sensor-proxy.conf in this repository.
+    static let policyFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../packaging/plumb-sensor-proxy.conf").standardized.path
+
+    let directory: URL
+    let process = Process()
+    let address: String
+
+    /// - Parameter policy: include the project's policy file, and let the user running the tests
+    ///   own the name (the file names only root and plumb).
+    init(policy: Bool = true) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-dbus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("bus.conf")
+        let extra = policy ? """
+          <include>\(Self.policyFile)</include>
+          <policy user="\(NSUserName())"><allow own="net.hadess.SensorProxy"/></policy>
+        """ : ""
+        try """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>system</type>
+          <listen>unix:path=\(directory.path)/bus.sock</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow user="*"/>
+            <deny own="*"/>
+            <deny send_type="method_call"/>
+            <allow send_type="signal"/>
+            <allow send_requested_reply="true" send_type="method_return"/>
+            <allow send_requested_reply="true" send_type="error"/>
+            <allow receive_type="method_call"/>
+            <allow receive_type="method_return"/>
+            <allow receive_type="error"/>
+            <allow receive_type="signal"/>
+            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+            <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+          </policy>
+        \(extra)
+        </busconfig>
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let out = Pipe()
+        process.executableURL = URL(fileURLWithPath: Self.daemonPath)
+        process.arguments = ["--config-file=\(config.path)", "--nofork", "--print-address=1"]
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard address.hasPrefix("unix:") else { throw TimedOut(what: "dbus-daemon's address") }
+    }
+
+    deinit {
+        // SIGKILL: the daemon inherits the test runner's blocked-signal mask, so SIGTERM would wait.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// A source the test drives: counts starts and stops and reports what the test tells it to; the
+/// first `failures` starts throw `failure`.
+final class ManualSource: OrientationSource {
+    private struct State {
+        var starts = 0
+        var stops = 0
+        var failures: Int
+        var report: (@Sendable (AccelerometerOrientation) -> Void)?
+    }
+    private let state: Mutex<State>
+    let failure: String
+
+    init(failing failure: String = "", times failures: Int = 0) {
+        self.failure = failure
+        state = Mutex(State(failures: failures))
+    }
+
+    var starts: Int { state.withLock { $0.starts } }
+    var stops: Int { state.withLock { $0.stops } }
+    var running: Bool { state.withLock { $0.report != nil } }
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void) throws {
+        let fails = state.withLock { s in
+            guard s.failures == 0 else { s.failures -= 1; return true }
+            s.starts += 1
+            s.report = report
+            return false
+        }
+        if fails { throw Failure(description: failure) }
+        report(.undefined)
+    }
+
+    func stop() { state.withLock { $0.stops += 1; $0.report = nil } }
+
+    func emit(_ value: AccelerometerOrientation) { state.withLock { $0.report }?(value) }
+}
+
+/// What a running service reported, collected from its thread.
+final class Recorder: Sendable {
+    let events = Mutex<[SensorProxyService.Event]>([])
+    /// nil while running; .some(nil) after a clean stop; .some(error) after a failure.
+    let result = Mutex<SensorProxyError??>(.none)
+}
+
+/// Runs a service on its own thread for the length of a test.
+final class RunningService: Sendable {
+    let service: SensorProxyService
+    let recorder = Recorder()
+
+    init(source: (any OrientationSource)?, address: String) throws {
+        let recorder = self.recorder
+        service = SensorProxyService(source: source, busAddress: address) { event in recorder.events.withLock { $0.append(event) } }
+        service.runInBackground { error in recorder.result.withLock { $0 = .some(error) } }
+        try waitUntil("the service to own the name") {
+            recorder.events.withLock { $0.contains { if case .ready = $0 { true } else { false } } } || recorder.result.withLock { $0 != nil }
+        }
+        if let error = recorder.result.withLock({ $0 }) ?? nil { throw error }
+    }
+
+    var recorded: [SensorProxyService.Event] { recorder.events.withLock { $0 } }
+
+    func shutDown() throws {
+        service.stop()
+        try waitUntil("the service to stop") { recorder.result.withLock { $0 != nil } }
+    }
+}
+
+@Suite(.serialized, .enabled(if: PrivateBus.available, "needs dbus-daemon (Debian package dbus-daemon)"))
+struct SensorProxyServiceTests {
+    @Test func claimsStartAndStopTheSensorPerClient() throws {
+        let bus = try PrivateBus()
+        let source = ManualSource()
+        let running = try RunningService(source: source, address: bus.address)
+        defer { try? running.shutDown() }
+        #expect(source.starts == 0)
+
+        let first = try SensorProxyBus(address: bus.address)
+        let second = try SensorProxyBus(address: bus.address)
+        try first.call("ClaimAccelerometer")
+        #expect(source.starts == 1 && source.running)
+        try first.call("ClaimAccelerometer")      // a second claim from the same client is the same claim
+        try second.call("ClaimAccelerometer")
+        #expect(source.starts == 1)
+        try first.call("ReleaseAccelerometer")
+        #expect(source.running)                    // the second client still holds it
+        try second.call("ReleaseAccelerometer")
+        #expect(source.stops == 1 && !source.running)
+        try second.call("ReleaseAccelerometer")    // releasing again is harmless
+        #expect(source.stops == 1)
+        try first.call("ClaimAccelerometer")
+        #expect(source.starts == 2)
+        try first.call("ReleaseAccelerometer")
+        #expect(source.stops == 2)
+        #expect(running.recorded.filter { if case .claimed(.accelerometer, _) = $0 { true } else { false } }.count == 3)
+    }
+
+    @Test func aClientThatLeavesTheBusLosesItsClaim() throws {
+        let bus = try PrivateBus()
+        let source = ManualSource()
+        let running = try RunningService(source: source, address: bus.address)
+        defer { try? running.shutDown() }
+        var client: SensorProxyBus? = try SensorProxyBus(address: bus.address)
+        let name = client!.uniqueName
+        try client!.call("ClaimAccelerometer")
+        try client!.call("ClaimLight")
+        #expect(source.running)
+        client = nil                               // the connection closes without a release
+        try waitUntil("the claim to be dropped") { !source.running }
+        #expect(source.stops == 1)
+        #expect(running.recorded.contains(.released(.accelerometer, client: name, clientLeft: true)))
+        #expect(running.recorded.contains(.released(.light, client: name, clientLeft: true)))
+        #expect(running.service.status.claims == SensorClaims())
+    }
+
+    @Test func orientationReportsBecomeThePropertyInOrder() throws {
+        let bus = try PrivateBus()
+        let source = ManualSource()
+        let running = try RunningService(source: source, address: bus.address)
+        defer { try? running.shutDown() }
+        let client = try SensorProxyBus(address: bus.address)
+        #expect(try client.stringProperty("AccelerometerOrientation") == "undefined")
+        try client.call("ClaimAccelerometer")
+        for value in [AccelerometerOrientation.normal, .leftUp, .leftUp, .bottomUp, .rightUp] { source.emit(value) }
+        try waitUntil("right-up") { (try? client.stringProperty("AccelerometerOrientation")) == "right-up" }
+        let changes = running.recorded.compactMap { if case .orientationChanged(let o) = $0 { o } else { nil } }
+        #expect(changes == [.normal, .leftUp, .bottomUp, .rightUp])
+        // Released, the last value stays and later reports from the stopped source are dropped.
+        try client.call("ReleaseAccelerometer")
+        source.emit(.normal)
+        #expect(try client.stringProperty("AccelerometerOrientation") == "right-up")
+        #expect(try client.stringProperty("LightLevelUnit") == "lux")
+    }
+
+    @Test func aSourceThatCannotStartTurnsTheAccelerometerAbsentUntilItStarts() throws {
+        let bus = try PrivateBus()
+        let source = ManualSource(failing: "no IMU at 0x68 on /dev/i2c-1", times: 1)
+        let running = try RunningService(source: source, address: bus.address)
+        defer { try? running.shutDown() }
+        let client = try SensorProxyBus(address: bus.address)
+        try client.call("ClaimAccelerometer")      // claiming still succeeds, as the interface allows
+        try waitUntil("HasAccelerometer false") { !running.service.status.hasAccelerometer }
+        #expect(running.recorded.contains(.sensorFailed("no IMU at 0x68 on /dev/i2c-1")))
+        #expect(!source.running)
+        // The failed start holds no sensor; the next first claim tries again, and succeeds.
+        try client.call("ReleaseAccelerometer")
+        try client.call("ClaimAccelerometer")
+        #expect(source.running)
+        try waitUntil("HasAccelerometer true again") { running.service.status.hasAccelerometer }
+    }
+
+    @Test func theNameCanBeOwnedOnce() throws {
+        let bus = try PrivateBus()
+        let running = try RunningService(source: nil, address: bus.address)
+        defer { try? running.shutDown() }
+        let second = SensorProxyService(source: nil, busAddress: bus.address)
+        #expect(throws: SensorProxyError(.nameTaken, errno: EEXIST, bus: bus.address)) { try second.run() }
+    }
+
+    @Test func aPolicyThatDeniesTheNameIsReported() throws {
+        let bus = try PrivateBus(policy: false)
+        let service = SensorProxyService(source: nil, busAddress: bus.address)
+        #expect(throws: SensorProxyError(.notAllowed, errno: EACCES, bus: bus.address)) { try service.run() }
+    }
+
+    @Test func noBusIsAConnectError() throws {
+        let service = SensorProxyService(source: nil, busAddress: "unix:path=/nonexistent/plumb-test.sock")
+        #expect(throws: SensorProxyError(.connect, errno: ENOENT, bus: "unix:path=/nonexistent/plumb-test.sock")) { try service.run() }
+    }
+}
