@@ -12,7 +12,7 @@ enum Fuse {
         sample: t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z. The quaternion is the sensor frame
         relative to a z-up earth frame; gravity is the unit vector toward the earth in the sensor
         frame. Samples with NaN or infinite values are skipped (their rows repeat the last state);
-        rows before the first usable accelerometer sample are nan.
+        with a real-time filter, rows before the first usable accelerometer sample are nan.
 
         The real-time filters (plumb, madgwick, complementary) stream the file in constant memory,
         however large it is. plumb-offline is acausal: it estimates every sample from the whole
