@@ -52,7 +52,6 @@ final class KioskDaemonOutput: DaemonOutput {
             case .rotated(let o, let action, _): DaemonEvent(level: .notice, message: "kiosk: turned the screen to \(o.rawValue) (\(action))")
             case .ignoredNotAllowed(let o, _): DaemonEvent(level: .info, message: "kiosk: \(o.rawValue) is not in orientation.interfaceOrientations; the screen stays")
             case .heldByLock(let o, _): DaemonEvent(level: .info, message: "kiosk: \(o.rawValue) held back by the orientation lock")
-            case .failed(let o, let action, _): DaemonEvent(level: .warning, message: "kiosk: turning the screen to \(o.rawValue) failed (\(action)); it stays as it was")
             }
         }
     }
