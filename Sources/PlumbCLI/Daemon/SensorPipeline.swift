@@ -147,8 +147,16 @@ final class SensorPipeline: DaemonPipeline {
     /// events while paused (after waiting `timeoutNanoseconds` on the real clock), nil to read.
     private func followDemand(timeoutNanoseconds: UInt64) throws -> [DaemonEvent]? {
         let wanted = outputs.isEmpty || outputs.contains { $0.needsSensor }
-        var events: [DaemonEvent] = []
-        if wanted, !sensorActive {
+        guard wanted != sensorActive else {
+            guard !wanted else { return nil }
+            (pacing ?? source.clock).sleep(nanoseconds: timeoutNanoseconds)
+            return outputs.flatMap { $0.takeEvents() }
+        }
+        // What led here (the source's start-up lines, a claim or release) comes before its effect.
+        var events = startEvents + ((source as? DaemonEventSource)?.takeEvents() ?? [])
+        startEvents.removeAll()
+        for output in outputs { events += output.takeEvents() }
+        if wanted {
             do { _ = try source.start(activeConfiguration) } catch {
                 throw CLIError.failure("cannot restart \(source.name): \(error.description)", fix: nil)
             }
@@ -158,24 +166,15 @@ final class SensorPipeline: DaemonPipeline {
             stallReported = false
             pacingStart = nil
             events.append(DaemonEvent(level: .info, message: "sensor started: an output needs it"))
-            events += (source as? DaemonEventSource)?.takeEvents() ?? []
-            for output in outputs { events += output.takeEvents() }
-            startEvents += events
+            // Logged with this step's samples (the source's start-up lines follow them).
+            startEvents = events
             return nil
         }
-        guard !wanted else { return nil }
-        if sensorActive {
-            do { try source.stop() } catch {
-                throw CLIError.failure("cannot stop \(source.name): \(error.description)", fix: nil)
-            }
-            sensorActive = false
-            events += startEvents + ((source as? DaemonEventSource)?.takeEvents() ?? [])
-            startEvents.removeAll()
-            events.append(DaemonEvent(level: .info, message: "sensor stopped: no output needs it (no D-Bus claim)"))
-        } else {
-            (pacing ?? source.clock).sleep(nanoseconds: timeoutNanoseconds)
+        do { try source.stop() } catch {
+            throw CLIError.failure("cannot stop \(source.name): \(error.description)", fix: nil)
         }
-        for output in outputs { events += output.takeEvents() }
+        sensorActive = false
+        events.append(DaemonEvent(level: .info, message: "sensor stopped: no output needs it (no D-Bus claim)"))
         return events
     }
 
