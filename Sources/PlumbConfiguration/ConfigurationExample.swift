@@ -25,7 +25,8 @@ extension Configuration {
           "outputs": {
             "level": { "enabled": false, "image": "/usr/local/share/plumb/level.png" },
             "kiosk": { "enabled": true, "method": "wlr-randr", "output": "HDMI-A-1", "holdOff": 1 },
-            "leds": { "enabled": true, "map": { "faceUp": "ACT" } }
+            "leds": { "enabled": true, "map": { "faceUp": "ACT" } },
+            "dbus": { "enabled": false, "bus": "system" }
           },
           "logLevel": "info"
         }
@@ -58,6 +59,9 @@ extension Configuration {
         outputs.kiosk                  {"enabled", "method": fbcon|wlr-randr|xrandr|command, "output", "command", "holdOff" (s, default 1)}
                                                                                          default off
         outputs.leds                   {"enabled", "map": {ORIENTATION: LED name}}       default off
+        outputs.dbus                   {"enabled", "bus": "system" or a D-Bus address}   default off
+                                       (net.hadess.SensorProxy, as plumb dbus; the sensor runs only while claimed
+                                       when dbus is the only output)
         logLevel                       debug, info, notice, warning, error               default info
 
         """
