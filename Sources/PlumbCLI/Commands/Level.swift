@@ -58,6 +58,8 @@ enum Level {
         let fixedAngle = try args.double("angle", in: -3600...3600)
         let size = try args.string("size").map(BenchRender.parseSize)
 
+        // The picture first: a bad file fails before the sensor is touched.
+        let image = try loadImage(args.string("image"))
         let source: any GravitySource
         let rate = try args.double("rate", in: 0.1...1000) ?? (args.has("terminal") ? 15 : 60)
         if args.has("simulate") {
@@ -78,7 +80,6 @@ enum Level {
                 source = try LiveSensor.gravity(args, context: context, frameRate: rate, duration: try args.double("duration", in: 0...1e7))
             }
         }
-        let image = try loadImage(args.string("image"))
         let isFixed = fixedAngle != nil
         let isLive = source is LiveGravity
         // The board's IMU is stopped however the session ends (a failed frame included).
