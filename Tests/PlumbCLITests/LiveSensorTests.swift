@@ -127,8 +127,15 @@ struct LiveSensorTests {
         r = plumb(["kiosk", "--replay", "x.csv", "--config", "a.json"])
         #expect(r.status == 64)
         #expect(r.err.hasPrefix("Error: '--config' names the board's IMU; it cannot be combined with '--replay'.\n"))
-        r = plumb(["kiosk", "--bus", "i2c-1", "--config", "/nonexistent/plumb.json"])
+        r = plumb(["kiosk", "--bus", "/dev/i2c-1", "--config", "/nonexistent/plumb.json"])
         #expect(r.status == 1)
         #expect(r.err == "Error: /nonexistent/plumb.json: cannot read the file (no such file)\nFix: Run 'plumb config check /nonexistent/plumb.json', or use --simulate or --replay FILE.csv.\n")
+        r = plumb(["level", "--terminal", "--config", "/nonexistent/plumb.json"])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: /nonexistent/plumb.json: cannot read the file (no such file)\nFix: Run 'plumb config check /nonexistent/plumb.json', or use --simulate or --angle DEG.\n")
+        #expect(r.out == "")
+        r = plumb(["led", "--bus", "i2c-1"])
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: The value 'i2c-1' is invalid for '--bus': expected a path such as /dev/i2c-1.\n"))
     }
 }

@@ -41,25 +41,29 @@ enum LiveSensor {
     }
 
     /// Loads the configuration and board, applying `--bus` and `--address`.
-    static func find(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> Found {
+    /// `alternatives` ends the fix for a bad configuration ("--simulate or --angle DEG").
+    static func find(_ args: ParsedArguments, context: CommandContext,
+                     alternatives: String = "--simulate or --replay FILE.csv") throws(CLIError) -> Found {
+        // The options first: a usage error needs no configuration.
+        let bus = args.string("bus")
+        if let bus, !bus.hasPrefix("/dev/i2c-") {
+            throw .usage("The value '\(bus)' is invalid for '--bus': expected a path such as /dev/i2c-1.")
+        }
+        var address: I2CAddress?
+        if let text = args.string("address") {
+            guard let parsed = I2CAddress(parsing: text) else {
+                throw .usage("The value '\(text)' is invalid for '--address': expected a 7-bit address such as 0x68.")
+            }
+            address = parsed
+        }
         let path = args.string("config") ?? Configuration.defaultPath
         let catalog = try BoardSupport.catalog(args, context: context)
         var configuration: Configuration
         do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
-            throw .failure(error.description, fix: "Run 'plumb config check \(path)', or use --simulate or --replay FILE.csv.")
+            throw .failure(error.description, fix: "Run 'plumb config check \(path)', or use \(alternatives).")
         }
-        if let bus = args.string("bus") {
-            guard bus.hasPrefix("/dev/i2c-") else {
-                throw .usage("The value '\(bus)' is invalid for '--bus': expected a path such as /dev/i2c-1.")
-            }
-            configuration.imu.bus = bus
-        }
-        if let text = args.string("address") {
-            guard let address = I2CAddress(parsing: text) else {
-                throw .usage("The value '\(text)' is invalid for '--address': expected a 7-bit address such as 0x68.")
-            }
-            configuration.imu.address = address
-        }
+        if let bus { configuration.imu.bus = bus }
+        if let address { configuration.imu.address = address }
         let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
         var imu = DaemonFactory.imuConfiguration(configuration)
         imu.gyroscopeEnabled = true
@@ -129,7 +133,7 @@ enum LiveSensor {
     /// or the LEDs are touched, and ending on SIGINT/SIGTERM or after `duration` seconds.
     static func gravity(_ args: ParsedArguments, context: CommandContext, frameRate: Double,
                         duration: Double?) throws(CLIError) -> LiveGravity {
-        var found = try find(args, context: context)
+        var found = try find(args, context: context, alternatives: "--simulate or --angle DEG")
         // About one FIFO read per frame.
         found.imu.fifoWatermark = max(1, min(32, Int((found.imu.outputDataRate / frameRate).rounded(.down))))
         try check(found, context: context)
