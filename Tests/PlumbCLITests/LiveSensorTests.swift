@@ -103,6 +103,29 @@ struct LiveSensorTests {
         #expect(ticks > 100)
     }
 
+    @Test func ledsFollowTheLiveSensorAndGoOffAtTheEnd() throws {
+        let root = NSTemporaryDirectory() + "plumb-led-live-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let names = ["x1", "x2", "y1", "y2", "z1", "z2"]
+        for name in names {
+            try FileManager.default.createDirectory(atPath: "\(root)/\(name)", withIntermediateDirectories: true)
+            try "1\n".write(toFile: "\(root)/\(name)/max_brightness", atomically: true, encoding: .utf8)
+            try "0\n".write(toFile: "\(root)/\(name)/brightness", atomically: true, encoding: .utf8)
+            try "none\n".write(toFile: "\(root)/\(name)/trigger", atomically: true, encoding: .utf8)
+        }
+        let outputs: [any DigitalOutput] = try names.map { try SysfsLED($0, root: root) }
+        let e = try Emulated(profile: "tour")
+        let live = LiveGravity(source: e.source, found: e.found, pipeline: LiveSensor.pipeline(Configuration()),
+                               clock: e.sensor.clock, duration: 12, shouldStop: { false })
+        let context = CommandContext.capturing()
+        try LED.drive(live, outputs: outputs, mode: .faces, frames: nil, pacer: FramePacer(clock: VirtualClock(), rate: 10), context: context)
+        // The same faces as the simulated tour's first 12 s, on the emulator's clock.
+        #expect(context.out.captured.split(separator: "\n").map { $0.split(separator: " ").last.map(String.init) ?? "" } == ["+z", "+y", "-z"])
+        for name in names {
+            #expect(try String(contentsOfFile: "\(root)/\(name)/brightness", encoding: .utf8) == "0\n")
+        }
+    }
+
     @Test(.enabled(if: !FileManager.default.fileExists(atPath: "/dev/i2c-1"), "a real /dev/i2c-1 is present"))
     func withoutABusEachCommandSaysSoAndHowToFixIt() throws {
         let config = NSTemporaryDirectory() + "plumb-live-\(UUID().uuidString).json"

@@ -115,6 +115,13 @@ enum LED {
         guard (1...needed).contains(outputs.count) else {
             throw CLIError.usage("--mode \(mode.rawValue) drives 1 to \(needed) LEDs; \(outputs.count) were given.")
         }
+        try drive(source, outputs: outputs, mode: mode, frames: frames, pacer: pacer, context: context)
+    }
+
+    /// Shows each gravity reading on `outputs` until `frames` or the source ends (the board's IMU
+    /// ends on SIGINT/SIGTERM or --duration), printing each change; every LED is off afterwards.
+    static func drive(_ source: any GravitySource, outputs: [any DigitalOutput], mode: LEDMode, frames: Int?,
+                      pacer: FramePacer, context: CommandContext) throws {
         let names = mode == .faces ? TiltIndicator.faceNames : TiltIndicator.arrowNames
         var last: [Bool]?
         var count = 0
