@@ -91,7 +91,7 @@ struct LiveSensorTests {
         var pipeline = LiveSensor.pipeline(Configuration())
         var ticks = 0
         try Kiosk.followLive(e.source, found: e.found, pipeline: &pipeline, controller: controller, clock: e.sensor.clock,
-                             duration: 60, shouldStop: { false }, tick: { t in ticks += 1; try? controller.tick(at: t) })
+                             duration: 60, shouldStop: { false }, tick: { t in ticks += 1; #expect(throws: Never.self) { try controller.tick(at: t) } })
         let rotations = controller.events.compactMap { event -> (InterfaceOrientation, UInt64)? in
             if case .rotated(let o, _, let t) = event { return (o, t) }
             return nil
