@@ -64,7 +64,7 @@ private func temporaryPath(_ name: String) -> String {
     @Test func simulationOptionsNeedSimulate() {
         let result = runPlumb(["level", "--png", "x.png", "--profile", "tour"])
         #expect(result.status == 64)
-        #expect(result.err.hasPrefix("Error: '--profile', '--duration' and '--filter' need '--simulate'.\n"))
+        #expect(result.err.hasPrefix("Error: '--profile' and '--filter' need '--simulate'.\n"))
     }
 
     @Test func conflictingOutputsAreAUsageError() {

@@ -19,7 +19,9 @@ enum Kiosk {
             (text console), or your command run with PLUMB_INTERFACE_ORIENTATION, PLUMB_ROTATION_DEGREES, \
             PLUMB_WLR_TRANSFORM, PLUMB_XRANDR_ROTATION and PLUMB_FBCON_ROTATE set. The lock file's \
             existence, or SIGUSR1 (toggle), holds the screen as it is. Over SSH, set WAYLAND_DISPLAY \
-            (wlr-randr) or DISPLAY (xrandr) for the session.
+            (wlr-randr) or DISPLAY (xrandr) for the session. Without --simulate or --replay it reads the \
+            board's IMU, found as 'plumb run' finds it (the configuration, the board, --bus, --address); \
+            the hold-off is then timed by the system clock and Ctrl-C or SIGTERM stops it cleanly.
             """,
         options: [
             .option("backend", value: "NAME", help: "wlr-randr (default), xrandr, fbcon or command."),
@@ -30,12 +32,12 @@ enum Kiosk {
             .option("allow", value: "LIST", help: "Orientations the screen may take, comma-separated (default: all four)."),
             .flag("reverse-quarter-turns", help: "Swap 90° and 270° (for a screen whose quarter turns come out reversed)."),
             .flag("dry-run", help: "Print each action instead of running it."),
-            .flag("simulate", help: "Read the simulated IMU (see --profile)."),
+            .flag("simulate", help: "Read the simulated IMU (see --profile). Without --simulate or --replay: the board's IMU."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
             .option("chip", value: "PART", help: "Simulated chip (default mpu6050)."),
             .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time."),
-            .option("duration", value: "SECONDS", help: "Stop after this much sensor time."),
-        ])
+            .option("duration", value: "SECONDS", help: "Stop after this much sensor time (wall-clock time on the board's IMU)."),
+        ] + LiveSensor.options)
 
     static let command = Command(spec) { args, context in try run(args, context) }
 
@@ -60,15 +62,22 @@ enum Kiosk {
         }
         let duration = try args.double("duration", in: 0...1e7)
         let source: any MotionSampleSource
+        var live: (found: LiveSensor.Found, shouldStop: @Sendable () -> Bool)?
         if let path = args.string("replay") {
             if args.has("simulate") { throw CLIError.usage("--replay and --simulate cannot be combined.") }
+            try LiveSensor.rejectOptions(args, besides: "replay")
             source = RecordingSource(recording: try Watch.loadRecording(path), name: URL(fileURLWithPath: path).lastPathComponent)
         } else if args.has("simulate") {
+            try LiveSensor.rejectOptions(args, besides: "simulate")
             let profile = try SimulatedIMU.profile(args.string("profile") ?? "tour")
             source = try SimulatedIMU.source(chip: args.string("chip") ?? "mpu6050", profile: profile,
                                              duration: duration ?? profile.duration ?? 60).source
         } else {
-            throw CLIError.failure("no sensor given", fix: "use --simulate for the simulated IMU or --replay FILE.csv for a recording")
+            for name in ["profile", "chip"] where args.string(name) != nil { throw CLIError.usage("'--\(name)' needs '--simulate'.") }
+            let found = try LiveSensor.find(args, context: context)
+            try LiveSensor.check(found, context: context)
+            source = try LiveSensor.open(found, context: context)
+            live = (found, try LiveSensor.stopOnSignals())
         }
 
         let runner: any RotationActionRunner = args.has("dry-run") ? PrintingRunner(context: context) : SystemActionRunner(environment: context.environment)
@@ -107,7 +116,14 @@ enum Kiosk {
             }
             report()
         }
-        // The sources run in virtual time as fast as they can, through the same pipeline as the
+        if let live {
+            var pipeline = LiveSensor.pipeline(live.found.setup.configuration)
+            try followLive(source, found: live.found, pipeline: &pipeline, controller: controller, clock: SystemClock(),
+                           duration: duration, shouldStop: live.shouldStop, tick: { tick(at: $0) })
+            if failures > 0 { throw CLIError.failure("\(failures) rotation\(failures == 1 ? "" : "s") failed") }
+            return
+        }
+        // The simulator and recordings run in virtual time as fast as they can, through the same pipeline as the
         // notifier (fusion, then the classifier); the hold-off is timed on the samples' clock,
         // ticking at each deadline that falls before the next change.
         var pipeline = OrientationPipeline(fused: FusionAlgorithm.default.makeGravityEstimator())
@@ -148,6 +164,41 @@ enum Kiosk {
             tick(at: max(deadline, last))
         }
         if failures > 0 { throw CLIError.failure("\(failures) rotation\(failures == 1 ? "" : "s") failed") }
+    }
+
+    /// The board's IMU in wall-clock time: each interface-orientation change is observed at
+    /// `clock`'s time (seconds since the start) and the controller ticks after every read (at
+    /// least every 100 ms), so the hold-off is timed by `clock`. Ends when `shouldStop` says so
+    /// (SIGINT/SIGTERM), after `duration` seconds, or when the source ends; stops the sensor.
+    static func followLive(_ source: any MotionSampleSource, found: LiveSensor.Found, pipeline: inout OrientationPipeline,
+                           controller: KioskController, clock: any MonotonicClock, duration: Double?,
+                           shouldStop: () -> Bool, tick: (UInt64) -> Void) throws(CLIError) {
+        _ = try LiveSensor.start(source, found: found)
+        let origin = clock.nowNanoseconds
+        let end = duration.map(Nanoseconds.seconds)
+        var samples: [IMUSample] = []
+        samples.reserveCapacity(64)
+        var interface = InterfaceOrientation.portrait
+        var failure: CLIError?
+        while !shouldStop() {
+            if let end, clock.nowNanoseconds &- origin >= end { break }
+            samples.removeAll(keepingCapacity: true)
+            let result: MotionSourceRead
+            do { result = try source.read(into: &samples, timeoutNanoseconds: 100_000_000) } catch {
+                failure = LiveSensor.failure(error, found: found)
+                break
+            }
+            if result == .finished { break }
+            let t = clock.nowNanoseconds &- origin
+            for sample in samples {
+                guard let device = pipeline.process(sample) else { continue }
+                if let upright = device.interfaceOrientation { interface = upright }
+                controller.observe(interface, at: t)
+            }
+            tick(t)
+        }
+        do { try source.stop() } catch { failure = failure ?? LiveSensor.failure(error, found: found) }
+        if let failure { throw failure }
     }
 
     static func seconds(_ t: UInt64) -> String {

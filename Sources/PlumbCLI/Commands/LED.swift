@@ -12,7 +12,9 @@ enum LED {
         discussion: """
             --mode faces lights one LED per face (up to six: +x, -x, +y, -y, +z, -z up); --mode arrow \
             uses four (up, right, down, left) as an arrow to the high side. The Sense HAT shows an arrow \
-            that keeps pointing up (--mode arrow) or a bubble level (--mode bubble).
+            that keeps pointing up (--mode arrow) or a bubble level (--mode bubble). Without --simulate or \
+            --angle it reads the board's IMU, found as 'plumb run' finds it (the configuration, the board, \
+            --bus, --address), paced by the wall clock; Ctrl-C or SIGTERM stops it and turns the LEDs off.
             """,
         options: [
             .option("backend", value: "NAME", help: "sysfs (default), gpio or sensehat."),
@@ -27,11 +29,11 @@ enum LED {
             .option("angle", value: "DEG", help: "A fixed tilt: the board turned DEG clockwise in its screen plane."),
             .flag("simulate", help: "Read gravity from the simulated IMU through fusion."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
-            .option("duration", value: "SECONDS", help: "Simulated seconds to run (default: the profile's length, or 60)."),
+            .option("duration", value: "SECONDS", help: "Seconds to run: simulated (default: the profile's length, or 60), or wall-clock on the board's IMU (default: until interrupted)."),
             .option("rate", value: "HZ", help: "Updates per second (default 10)."),
             .option("frames", value: "N", help: "Stop after N updates (default: 1 with --angle, else until the source ends)."),
             .flag("no-pacing", help: "Do not wait between updates (simulations and tests)."),
-        ])
+        ] + LiveSensor.options)
 
     static let command = Command(spec) { args, context in try run(args, context) }
 
@@ -40,14 +42,25 @@ enum LED {
         let rate = try args.double("rate", in: 0.1...1000) ?? 10
         let source: any GravitySource
         if args.has("simulate") {
+            try LiveSensor.rejectOptions(args, besides: "simulate")
             source = try SimulatedGravity(profile: args.string("profile") ?? "tour", duration: try args.double("duration", in: 0...1e6),
                                           frameRate: rate, algorithm: .default)
         } else if let angle = try args.double("angle", in: -3600...3600) {
+            try LiveSensor.rejectOptions(args, besides: "angle")
             source = FixedGravity(.turned(by: angle * .pi / 180), name: "turned \(angle)°")
         } else {
-            throw CLIError.failure("no gravity source given", fix: "use --simulate for the simulated IMU or --angle DEG for a fixed tilt")
+            if args.string("profile") != nil { throw CLIError.usage("'--profile' needs '--simulate'.") }
+            if args.has("no-pacing") { throw CLIError.usage("'--no-pacing' is for '--simulate' and '--angle'; the board's IMU is paced by the wall clock.") }
+            source = try LiveSensor.gravity(args, context: context, frameRate: rate, duration: try args.double("duration", in: 0...1e7))
         }
-        let frames = try args.int("frames", in: 1...10_000_000) ?? (args.has("simulate") ? nil : 1)
+        let isLive = source is LiveGravity
+        // The board's IMU is stopped however the run ends.
+        defer {
+            if let live = source as? LiveGravity {
+                do { try live.finish() } catch { context.err.line("plumb led: \(error)") }
+            }
+        }
+        let frames = try args.int("frames", in: 1...10_000_000) ?? (args.has("simulate") || isLive ? nil : 1)
         let clock: any MonotonicClock = args.has("no-pacing") ? VirtualClock() : SystemClock()
         let pacer = FramePacer(clock: clock, rate: rate)
 
@@ -68,6 +81,12 @@ enum LED {
                 try display.present()
                 count += 1
                 if frames.map({ count < $0 }) ?? true { pacer.waitForNextFrame() }
+            }
+            if isLive {
+                // Ctrl-C, SIGTERM or --duration ended it: leave the matrix dark.
+                let surface = display.nextSurface()
+                surface.fill(.black)
+                try display.present()
             }
             context.out.line("\(framebuffer.path): \(count) frame\(count == 1 ? "" : "s") of the \(mode.rawValue) (\(source.name))")
             return
@@ -96,6 +115,13 @@ enum LED {
         guard (1...needed).contains(outputs.count) else {
             throw CLIError.usage("--mode \(mode.rawValue) drives 1 to \(needed) LEDs; \(outputs.count) were given.")
         }
+        try drive(source, outputs: outputs, mode: mode, frames: frames, pacer: pacer, context: context)
+    }
+
+    /// Shows each gravity reading on `outputs` until `frames` or the source ends (the board's IMU
+    /// ends on SIGINT/SIGTERM or --duration), printing each change; every LED is off afterwards.
+    static func drive(_ source: any GravitySource, outputs: [any DigitalOutput], mode: LEDMode, frames: Int?,
+                      pacer: FramePacer, context: CommandContext) throws {
         let names = mode == .faces ? TiltIndicator.faceNames : TiltIndicator.arrowNames
         var last: [Bool]?
         var count = 0

@@ -16,7 +16,9 @@ enum Level {
             The picture turns back by the angle the board turns, as the seed app's \
             atan2(gravity.x, gravity.y) − π. With no --image it shows a test pattern. \
             --angle fixes the angle (the picture turned DEG clockwise); --simulate reads the \
-            simulated IMU through fusion.
+            simulated IMU through fusion. Without either it reads the board's IMU, found as \
+            'plumb run' finds it (the configuration, the board, --bus and --address), paced by the \
+            wall clock; Ctrl-C or SIGTERM stops it and puts the console back.
             """,
         options: [
             .option("image", value: "FILE", help: "A JPEG or PNG to show (default: the test pattern)."),
@@ -27,14 +29,14 @@ enum Level {
             .option("angle", value: "DEG", help: "Draw at this fixed angle, clockwise in degrees."),
             .flag("simulate", help: "Read gravity from the simulated IMU through fusion."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
-            .option("duration", value: "SECONDS", help: "Simulated seconds to run (default: the profile's length, or 60)."),
+            .option("duration", value: "SECONDS", help: "Seconds to run: simulated (default: the profile's length, or 60), or wall-clock on the board's IMU (default: until interrupted)."),
             .option("filter", value: "NAME", help: "Fusion filter for --simulate: plumb (default), madgwick, complementary."),
             .option("scale", value: "MODE", help: "fit (letterbox, default) or fill (crop)."),
             .option("background", value: "COLOR", help: "Colour around the picture, #rrggbb (default #000000)."),
             .option("frames", value: "N", help: "Stop after N frame times (default: 1 for --png and a fixed angle, else run until interrupted)."),
             .option("rate", value: "HZ", help: "Frames per second to pace to (default 60; 15 in the terminal)."),
             .option("threshold", value: "DEG", help: "Redraw only when the angle moves more than this (default 0.25)."),
-        ])
+        ] + LiveSensor.options)
 
     static let command = Command(spec) { args, context in try run(args, context) }
 
@@ -56,30 +58,44 @@ enum Level {
         let fixedAngle = try args.double("angle", in: -3600...3600)
         let size = try args.string("size").map(BenchRender.parseSize)
 
+        // The picture first: a bad file fails before the sensor is touched.
+        let image = try loadImage(args.string("image"))
         let source: any GravitySource
+        let rate = try args.double("rate", in: 0.1...1000) ?? (args.has("terminal") ? 15 : 60)
         if args.has("simulate") {
-            let rate = try args.double("rate", in: 0.1...1000) ?? (args.has("terminal") ? 15 : 60)
+            try LiveSensor.rejectOptions(args, besides: "simulate")
             let algorithm = FusionAlgorithm(rawValue: try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)) ?? "") ?? .default
             source = try SimulatedGravity(profile: args.string("profile") ?? "tour", duration: try args.double("duration", in: 0...1e6),
                                           frameRate: rate, algorithm: algorithm)
         } else {
-            if args.string("profile") != nil || args.string("duration") != nil || args.string("filter") != nil {
-                throw CLIError.usage("'--profile', '--duration' and '--filter' need '--simulate'.")
+            if args.string("profile") != nil || args.string("filter") != nil {
+                throw CLIError.usage("'--profile' and '--filter' need '--simulate'.")
             }
-            // The picture is drawn turned by `angle` clockwise: the gravity of a device turned back by as much.
-            let angle = fixedAngle ?? 0
-            source = FixedGravity(.turned(by: -angle * .pi / 180), name: "fixed \(angle)°")
+            if let angle = fixedAngle {
+                try LiveSensor.rejectOptions(args, besides: "angle")
+                if args.string("duration") != nil { throw CLIError.usage("'--duration' needs '--simulate' or the board's IMU, not '--angle'.") }
+                // The picture is drawn turned by `angle` clockwise: the gravity of a device turned back by as much.
+                source = FixedGravity(.turned(by: -angle * .pi / 180), name: "fixed \(angle)°")
+            } else {
+                source = try LiveSensor.gravity(args, context: context, frameRate: rate, duration: try args.double("duration", in: 0...1e7))
+            }
         }
-        let image = try loadImage(args.string("image"))
-        let isFixed = !args.has("simulate")
+        let isFixed = fixedAngle != nil
+        let isLive = source is LiveGravity
+        // The board's IMU is stopped however the session ends (a failed frame included).
+        defer {
+            if let live = source as? LiveGravity {
+                do { try live.finish() } catch { context.err.line("plumb level: \(error)") }
+            }
+        }
 
         if let path = args.string("png") {
             let (width, height) = size ?? (800, 480)
             let display = OffscreenDisplay(width: width, height: height)
             let session = LevelSession(renderer: LevelRenderer(image: image ?? TestPattern.image(width: width, height: height),
                                                                screenWidth: width, screenHeight: height, options: options),
-                                       display: display, source: source, pacer: FramePacer(clock: VirtualClock()))
-            try session.run(frames: try args.int("frames", in: 1...10_000_000) ?? (isFixed ? 1 : nil))
+                                       display: display, source: source, pacer: FramePacer(clock: isLive ? SystemClock() : VirtualClock(), rate: rate))
+            try session.run(frames: try args.int("frames", in: 1...10_000_000) ?? (isFixed || isLive ? 1 : nil))
             do {
                 try ImageFile.savePNG(display.buffer.surface.snapshot(), to: path)
             } catch {
@@ -97,7 +113,6 @@ enum Level {
             }
             let renderer = LevelRenderer(image: image ?? TestPattern.image(width: preview.pixelWidth, height: preview.pixelHeight),
                                          screenWidth: preview.pixelWidth, screenHeight: preview.pixelHeight, options: options)
-            let rate = try args.double("rate", in: 0.1...1000) ?? 15
             let frames = try args.int("frames", in: 1...10_000_000) ?? (isFixed ? 1 : nil)
             let clock: any MonotonicClock = args.has("simulate") && !context.outputIsTerminal ? VirtualClock() : SystemClock()
             let session = LevelSession(renderer: renderer, display: preview, source: source, pacer: FramePacer(clock: clock, rate: rate))
@@ -105,6 +120,7 @@ enum Level {
                 context.out.write(TerminalPreview.begin)
                 TerminalCleanup.onExit(write: Array(TerminalPreview.end.utf8))
             }
+            if isLive { try LiveSensor.reclaimSignals() }
             defer {
                 if context.outputIsTerminal { TerminalCleanup.runNow() } else { context.out.line() }
             }
@@ -125,12 +141,12 @@ enum Level {
                                      screenWidth: g.width, screenHeight: g.height, options: options)
         let console = ConsoleGuard()
         defer { console.restore(); framebuffer.close() }
+        if isLive { try LiveSensor.reclaimSignals() }
         if case .unchanged(let reason) = console.state, !reason.isEmpty {
             context.err.line("note: the text console stays as it is (\(reason))")
         }
         context.err.line("\(device) \"\(g.name)\": \(g.width)x\(g.height) \(display.format), \(framebuffer.updateMode.rawValue); \(source.name). Ctrl-C stops.")
         context.err.flush()
-        let rate = try args.double("rate", in: 0.1...1000) ?? 60
         let session = LevelSession(renderer: renderer, display: display, source: source, pacer: FramePacer(clock: SystemClock(), rate: rate))
         try session.run(frames: try args.int("frames", in: 1...10_000_000))
     }

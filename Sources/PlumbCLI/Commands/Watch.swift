@@ -22,9 +22,7 @@ enum Watch {
         """,
         options: [
             .flag("simulate", help: "Read the simulated IMU (see --profile). Without --simulate or --replay: the board's IMU."),
-            .option("config", value: "FILE", help: "The configuration naming the IMU (live sensor; default as for plumb run)."),
-            BoardSupport.boardOption,
-            BoardSupport.boardsDirectoryOption,
+        ] + LiveSensor.options + [
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
             .option("chip", value: "PART", help: "Simulated chip (default mpu6050)."),
             .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time."),
@@ -112,31 +110,16 @@ enum Watch {
     /// detected board, the driver behind the streaming engine on /dev/i2c-N and the data-ready line.
     static func liveMotion(_ args: ParsedArguments, context: CommandContext, algorithm: FusionAlgorithm,
                            classifier: OrientationClassifier.Settings) throws(CLIError) -> MotionOrientation {
-        let path = args.string("config") ?? Configuration.defaultPath
-        let catalog = try BoardSupport.catalog(args, context: context)
-        let configuration: Configuration
-        do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
-            throw CLIError.failure(error.description, fix: "Run 'plumb config check \(path)', or use --simulate or --replay FILE.csv.")
-        }
-        let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
-        let setup = DaemonSetup(path: path, configuration: configuration, board: board)
-        let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
-        var configured = DaemonFactory.imuConfiguration(configuration)
-        configured.gyroscopeEnabled = true
-        let normal = configured
+        let found = try LiveSensor.find(args, context: context)
+        // Fail here, with one line and the fix, rather than in the reader's retry loop.
+        try LiveSensor.check(found, context: context)
         var energy = EnergySettings.default
-        energy.normal = normal
-        // Fail here, with the fix, rather than in the reader's retry loop.
-        do { _ = try factory.makeSource(setup, imuConfiguration: normal) } catch let error as CLIError {
-            throw error
-        } catch {
-            throw CLIError.failure("\(error)", fix: nil)
-        }
+        energy.normal = found.imu
+        let configuration = found.setup.configuration
         let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
-            // A factory per start: DaemonFactory holds non-Sendable parts (the kiosk runner).
-            let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
-            do { return try factory.makeSource(setup, imuConfiguration: normal).0 } catch {
-                throw .other("\(error)")
+            do throws(CLIError) { return try LiveSensor.open(found, context: context) } catch {
+                if case .failure(let message, let fix) = error { throw .other(message + (fix.map { " (\($0))" } ?? "")) }
+                throw .other(String(describing: error))
             }
         }, estimator: { algorithm.makeGravityEstimator() }, classifier: classifier, energy: energy)
         let m = configuration.mounting.matrix

@@ -1,0 +1,234 @@
+import Foundation
+import PlumbConfiguration
+import PlumbDisplay
+import PlumbDrivers
+import PlumbHAL
+import PlumbLinux
+import PlumbOrientation
+
+/// The board's IMU for the commands that show orientation (`plumb watch`, `level`, `kiosk`,
+/// `led`) when neither `--simulate` nor `--replay`/`--angle` is given: found as `plumb run` finds
+/// it (the configuration file, the detected or named board, `/dev/i2c-N` through LinuxI2CBus, the
+/// data-ready line through libgpiod, the driver behind the streaming engine), with `--bus` and
+/// `--address` overriding the configuration.
+enum LiveSensor {
+    /// The options every live command shares.
+    static let options: [OptionSpec] = [
+        .option("config", value: "FILE", help: "The configuration naming the IMU (live sensor; default as for plumb run)."),
+        BoardSupport.boardOption,
+        BoardSupport.boardsDirectoryOption,
+        .option("bus", value: "PATH", help: "The live IMU's I2C bus, such as /dev/i2c-1 (default: the configuration's, else the board's)."),
+        .option("address", value: "ADDR", help: "The live IMU's address, such as 0x68 (default: the configuration's, else the board's)."),
+    ]
+
+    /// The names of ``options``, for "needs the live sensor" checks.
+    static let optionNames = ["config", "board", "boards-dir", "bus", "address"]
+
+    /// The sensor the configuration, board and options name.
+    struct Found: Sendable {
+        var setup: DaemonSetup
+        /// The configured rate and ranges, the gyroscope on.
+        var imu: IMUConfiguration
+        var busPath: String
+        var address: I2CAddress
+    }
+
+    /// Rejects the live options beside `--simulate`, `--replay` or `--angle` (`given` names it).
+    static func rejectOptions(_ args: ParsedArguments, besides given: String) throws(CLIError) {
+        for name in optionNames where args.string(name) != nil {
+            throw .usage("'--\(name)' names the board's IMU; it cannot be combined with '--\(given)'.")
+        }
+    }
+
+    /// Loads the configuration and board, applying `--bus` and `--address`.
+    /// `alternatives` ends the fix for a bad configuration ("--simulate or --angle DEG").
+    static func find(_ args: ParsedArguments, context: CommandContext,
+                     alternatives: String = "--simulate or --replay FILE.csv") throws(CLIError) -> Found {
+        // The options first: a usage error needs no configuration.
+        let bus = args.string("bus")
+        if let bus, !bus.hasPrefix("/dev/i2c-") {
+            throw .usage("The value '\(bus)' is invalid for '--bus': expected a path such as /dev/i2c-1.")
+        }
+        var address: I2CAddress?
+        if let text = args.string("address") {
+            guard let parsed = I2CAddress(parsing: text) else {
+                throw .usage("The value '\(text)' is invalid for '--address': expected a 7-bit address such as 0x68.")
+            }
+            address = parsed
+        }
+        let path = args.string("config") ?? Configuration.defaultPath
+        let catalog = try BoardSupport.catalog(args, context: context)
+        var configuration: Configuration
+        do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
+            throw .failure(error.description, fix: "Run 'plumb config check \(path)', or use \(alternatives).")
+        }
+        if let bus { configuration.imu.bus = bus }
+        if let address { configuration.imu.address = address }
+        let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
+        var imu = DaemonFactory.imuConfiguration(configuration)
+        imu.gyroscopeEnabled = true
+        return Found(setup: DaemonSetup(path: path, configuration: configuration, board: board), imu: imu,
+                     busPath: configuration.imu.bus ?? board.board.i2cBus,
+                     address: configuration.imu.address ?? board.board.imuAddress)
+    }
+
+    /// Opens the sensor (not started yet), with the configured calibration applied.
+    static func open(_ found: Found, context: CommandContext) throws(CLIError) -> any MotionSampleSource {
+        guard FileManager.default.fileExists(atPath: found.busPath) else {
+            throw .failure("there is no I2C bus \(found.busPath)",
+                           fix: "Enable I2C (dtparam=i2c_arm=on in config.txt, then reboot), list the buses with 'i2cdetect -l' and give --bus, or use --simulate.")
+        }
+        let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+        do {
+            let (source, _) = try factory.makeSource(found.setup, imuConfiguration: found.imu)
+            guard let correct = try factory.calibration(found.setup.configuration) else { return source }
+            return CalibratedSampleSource(source, correct: correct)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw .failure(String(describing: error), fix: nil)
+        }
+    }
+
+    /// Opens and starts the sensor once and stops it again, so that a missing or silent chip
+    /// fails at once with one line and the fix, not inside a retry loop.
+    static func check(_ found: Found, context: CommandContext) throws(CLIError) {
+        let source = try open(found, context: context)
+        _ = try start(source, found: found)
+        do { try source.stop() } catch { throw failure(error, found: found) }
+    }
+
+    /// Starts `source` with the configured settings, naming the bus and address on failure.
+    static func start(_ source: any MotionSampleSource, found: Found) throws(CLIError) -> IMUConfiguration {
+        do { return try source.start(found.imu) } catch { throw failure(error, found: found) }
+    }
+
+    /// One line and the fix for a sensor that failed.
+    static func failure(_ error: MotionSourceError, found: Found) -> CLIError {
+        let bus: I2CError? = switch error {
+        case .bus(let e): e
+        case .imu(.bus(let e)): e
+        default: nil
+        }
+        if let bus, bus.kind == .noAcknowledge {
+            return .failure("nothing answers at \(found.address) on \(found.busPath)",
+                            fix: "Check the wiring (3.3 V, GND, SDA, SCL) and the address (AD0/SDO pin); 'plumb probe' lists what answers.")
+        }
+        if let bus, bus.kind == .cannotOpen {
+            return .failure(bus.description, fix: "Run as root or add the user to the i2c group (sudo adduser $USER i2c).")
+        }
+        return .failure("the IMU at \(found.address) on \(found.busPath): \(error)", fix: "Check it with 'plumb probe' and 'plumb read'.")
+    }
+
+    /// Installs the SIGINT/SIGTERM handlers; returns the check the loops call between steps.
+    static func stopOnSignals() throws(CLIError) -> @Sendable () -> Bool {
+        do { try SignalMonitor.shared.install() } catch {
+            throw .failure(error.description, fix: nil)
+        }
+        return { SignalMonitor.shared.take().contains(.terminate) }
+    }
+
+    /// The board's IMU as a gravity source for frames paced at `frameRate` by the wall clock
+    /// (`plumb level`, `plumb led`): checked now, so that a missing chip fails before the display
+    /// or the LEDs are touched, and ending on SIGINT/SIGTERM or after `duration` seconds.
+    static func gravity(_ args: ParsedArguments, context: CommandContext, frameRate: Double,
+                        duration: Double?) throws(CLIError) -> LiveGravity {
+        var found = try find(args, context: context, alternatives: "--simulate or --angle DEG")
+        // About one FIFO read per frame.
+        found.imu.fifoWatermark = max(1, min(32, Int((found.imu.outputDataRate / frameRate).rounded(.down))))
+        try check(found, context: context)
+        let source = try open(found, context: context)
+        let stop = try stopOnSignals()
+        return LiveGravity(source: source, found: found, pipeline: pipeline(found.setup.configuration),
+                           clock: SystemClock(), duration: duration, shouldStop: stop)
+    }
+
+    /// Takes SIGINT/SIGTERM back after the console or terminal clean-up installed its own
+    /// handlers (which end the process at once): the loop then ends, and its `defer`s restore.
+    static func reclaimSignals() throws(CLIError) {
+        do { try SignalMonitor.shared.install() } catch { throw .failure(error.description, fix: nil) }
+    }
+
+    /// The orientation pipeline the configuration asks for (filter, classifier, mounting), as
+    /// `plumb run` builds it.
+    static func pipeline(_ c: Configuration) -> OrientationPipeline {
+        var classifier = OrientationClassifier.Settings.default
+        if let settle = c.orientation.settleTime { classifier.settleTime = settle }
+        if let hysteresis = c.orientation.hysteresis { classifier.hysteresisDegrees = hysteresis }
+        let m = c.mounting.matrix
+        return OrientationPipeline(fused: DaemonFactory.estimator(c.filter), classifier: classifier,
+                                   mounting: (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2])))
+    }
+}
+
+/// Gravity from a live sample source through the orientation pipeline, one estimate per call:
+/// each ``nextGravity()`` takes what the sensor has delivered since the last (waiting for the
+/// first sample), so frames paced by the wall clock show the board as it is now. It ends (nil)
+/// when `shouldStop` says so (SIGINT/SIGTERM), when `duration` of `clock` time has passed, or
+/// when the source ends; the sensor is stopped then.
+final class LiveGravity: GravitySource {
+    let name: String
+    private let source: any MotionSampleSource
+    private let found: LiveSensor.Found
+    private var pipeline: OrientationPipeline
+    private let clock: any MonotonicClock
+    private let shouldStop: () -> Bool
+    private let duration: UInt64?
+    private var origin: UInt64 = 0
+    private var started = false
+    private var ended = false
+    private var haveSample = false
+    private var samples: [IMUSample] = []
+
+    init(source: any MotionSampleSource, found: LiveSensor.Found, pipeline: OrientationPipeline,
+         clock: any MonotonicClock, duration: Double?, shouldStop: @escaping () -> Bool) {
+        self.source = source
+        self.found = found
+        self.pipeline = pipeline
+        self.clock = clock
+        self.shouldStop = shouldStop
+        self.duration = duration.map(Nanoseconds.seconds)
+        name = source.name
+        samples.reserveCapacity(64)
+    }
+
+    /// The latest device orientation the pipeline classified.
+    private(set) var deviceOrientation: DeviceOrientation?
+
+    func nextGravity() throws -> GravityReading? {
+        guard !ended else { return nil }
+        if !started {
+            _ = try LiveSensor.start(source, found: found)
+            started = true
+            origin = clock.nowNanoseconds
+        }
+        repeat {
+            if shouldStop() || duration.map({ clock.nowNanoseconds &- origin >= $0 }) ?? false {
+                try finish()
+                return nil
+            }
+            samples.removeAll(keepingCapacity: true)
+            let result: MotionSourceRead
+            do { result = try source.read(into: &samples, timeoutNanoseconds: 100_000_000) } catch {
+                throw LiveSensor.failure(error, found: found)
+            }
+            if result == .finished {
+                try finish()
+                return nil
+            }
+            for sample in samples {
+                if let device = pipeline.process(sample) { deviceOrientation = device }
+                haveSample = true
+            }
+        } while !haveSample
+        let g = pipeline.gravity
+        return GravityReading(x: g.x, y: g.y, z: g.z, timestampNanoseconds: clock.nowNanoseconds &- origin)
+    }
+
+    /// Stops the sensor (idempotent).
+    func finish() throws {
+        guard started, !ended else { ended = true; return }
+        ended = true
+        do { try source.stop() } catch { throw LiveSensor.failure(error, found: found) }
+    }
+}
