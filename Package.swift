@@ -43,15 +43,18 @@ let modules: [(name: String, dependencies: [String])] = [
         "CFusionReference",
         "CPixman",
         "PlumbDBus",
+        "PlumbMQTT",
     ]),
     ("CBench", []),
     // The C speed reference of `plumb bench fusion` (Madgwick's equations, compiled with -O2).
     ("CFusionReference", []),
     ("CSDBus", []),
     ("PlumbDBus", ["PlumbHAL", "CSDBus", "PlumbOrientation"]),
+    // The MQTT publisher (issue 9): libmosquitto through the system library CMosquitto.
+    ("PlumbMQTT", ["CMosquitto"]),
 ]
 
-let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman", "CSystemd"].filter { exists("Sources/\($0)") })
+let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman", "CSystemd", "CMosquitto"].filter { exists("Sources/\($0)") })
 
 func cSettings(for name: String) -> [CSetting] {
     if name == "CFusionReference" { return [.unsafeFlags(["-O2"])] }
@@ -86,6 +89,9 @@ if present.contains("CSystemd") {
     // sd_notify(3) for Type=notify readiness, reload and watchdog.
     targets.append(.systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]))
 }
+if present.contains("CMosquitto") {
+    targets.append(.systemLibrary(name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]))
+}
 for module in modules where present.contains(module.name) {
     let dependencies = module.dependencies.filter(present.contains).map { Target.Dependency(stringLiteral: $0) }
     if module.name.hasPrefix("C") {
@@ -118,7 +124,7 @@ if exists("Sources/PlumbVMTest") {
     targets.append(.executableTarget(name: "PlumbVMTest", dependencies: dependencies, swiftSettings: [.swiftLanguageMode(.v6)]))
     products.append(.executable(name: "plumb-vmtest", targets: ["PlumbVMTest"]))
 }
-for library in ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus"]
+for library in ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus", "PlumbMQTT"]
 where present.contains(library) {
     products.append(.library(name: library, targets: [library]))
 }

@@ -229,6 +229,9 @@ struct DaemonFactory {
             made.append(KioskDaemonOutput(backend: backend, settings: KioskController.Settings(holdOff: Nanoseconds.seconds(kiosk.holdOff), allowed: allowed),
                                           runner: rotationRunner ?? DaemonRotationRunner(environment: context.environment), clock: realClock))
         }
+        if let mqtt = outputs.mqtt {
+            made.append(try MQTTDaemonOutput(mqtt, clock: realClock))
+        }
         return made
     }
 }
