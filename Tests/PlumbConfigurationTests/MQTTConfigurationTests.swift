@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func errorsNameTheKey() {
-        #expect(message("{}") == "plumb.json:1:23: outputs.mqtt.url: missing; required when outputs.mqtt is enabled (mqtt://host:1883 or mqtts://host:8883)")
+        #expect(message("{}") == "plumb.json:1:22: outputs.mqtt.url: missing; required when outputs.mqtt is enabled (mqtt://host:1883 or mqtts://host:8883)")
         #expect(message("{\"url\": \"http://h\"}").contains("outputs.mqtt.url: \"http://h\" is not a broker URL"))
         #expect(message("{\"url\": \"mqtt://u:p@h\"}").contains("outputs.mqtt.url: must not hold credentials"))
         #expect(message("{\"url\": \"mqtts://h\"}").contains("outputs.mqtt.caFile: missing; required for mqtts://"))
