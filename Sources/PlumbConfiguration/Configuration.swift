@@ -181,7 +181,7 @@ public struct OutputSettings: Sendable, Equatable {
 /// Orientation and gravity published to an MQTT broker (PlumbMQTT), with Home Assistant discovery.
 /// The credentials and TLS files live here only: `plumb watch --mqtt URL` reads them from
 /// `--mqtt-config FILE` (an object with these keys), never from its arguments.
-public struct MQTTOutput: Sendable, Equatable {
+public struct MQTTOutput: Sendable, Equatable, CustomStringConvertible {
     /// `mqtt://host[:port]` or `mqtts://host[:port]`, without credentials. Required in plumb.json.
     public var url: String?
     /// Topics are `<prefix>/<hostname>/...`. Default "plumb".
@@ -212,6 +212,16 @@ public struct MQTTOutput: Sendable, Equatable {
     public var reconnectMaximum: Double = 60
 
     public init() {}
+
+    /// One line for `plumb config check`; says whether a password is set, never what it is.
+    public var description: String {
+        var text = "\(url ?? "URL from --mqtt"), prefix \(prefix), QoS \(qos)"
+        if let username { text += ", user \(username)\(password == nil ? "" : " (password set)")" }
+        if let caFile { text += ", CA \(caFile)" }
+        if let certFile { text += ", client certificate \(certFile)" }
+        text += ", gravity \(format(gravityRate)) Hz, queue \(queueSize), Home Assistant discovery \(homeAssistant ? "on" : "off")"
+        return text
+    }
 
     /// The keys an `outputs.mqtt` object (or a `--mqtt-config` file) may hold.
     public static let keys = ["enabled", "url", "prefix", "qos", "clientId", "username", "password", "caFile", "certFile", "keyFile",

@@ -2,7 +2,7 @@
 ///
 /// Credentials and TLS files come from a configuration file only (the CLI never takes them as
 /// arguments, so they stay out of `ps` and shell history), and no report ever contains them.
-public struct MQTTSettings: Sendable, Equatable {
+public struct MQTTSettings: Sendable, Equatable, CustomStringConvertible {
     /// The broker: `mqtt://host[:port]` (default port 1883) or `mqtts://host[:port]` (TLS, 8883).
     public var endpoint: MQTTEndpoint
     /// The CA certificate(s) that sign the broker's certificate (PEM); `nil` for none (mqtt://).
@@ -41,6 +41,11 @@ public struct MQTTSettings: Sendable, Equatable {
     }
 
     public var base: String { "\(prefix)/\(node)" }
+
+    /// Where and as whom; whether a password is set, never what it is.
+    public var description: String {
+        "\(endpoint) as \(clientID)\(username.map { ", user \($0)" } ?? "")\(password == nil ? "" : " (password set)"), topics \(base)/..."
+    }
     public var availabilityTopic: String { "\(base)/availability" }
     public var orientationTopic: String { "\(base)/orientation" }
     public var gravityTopic: String { "\(base)/gravity" }

@@ -24,6 +24,7 @@ import Testing
         #expect(m.keepAlive == 10 && m.queueSize == 5 && m.gravityRate == 2.5)
         #expect(!m.homeAssistant && m.discoveryPrefix == "ha" && m.reconnectMinimum == 0.5 && m.reconnectMaximum == 8)
         #expect(c.outputs.enabledNames == ["mqtt"])
+        #expect(m.description.contains("user u (password set)") && !m.description.contains("\"p\"") && !m.description.contains(" p,"))
         #expect(try decode("{\"enabled\": false, \"url\": \"mqtt://h\"}").outputs.mqtt == nil)
         #expect(try decode("{\"url\": \"mqtt://h\"}").outputs.mqtt?.qos == 1)
     }

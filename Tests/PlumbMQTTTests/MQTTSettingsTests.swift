@@ -29,6 +29,10 @@ import Testing
         #expect(s.availabilityTopic == "plumb/pi/availability")
         #expect(s.orientationTopic == "plumb/pi/orientation")
         #expect(s.clientID == "plumb-pi")
+        var secret = s
+        secret.username = "kiosk"
+        secret.password = "hunter2"
+        #expect(secret.description == "mqtt://h:1 as plumb-pi, user kiosk (password set), topics plumb/pi/...")
     }
 }
 
