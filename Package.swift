@@ -2,35 +2,42 @@
 //
 // Plumb: which way is down, for a Linux board with an I2C IMU.
 //
-// The module layout follows ../shared/DESIGN.md. A module's target exists only once its folder
-// under Sources/ does (and a test target once its folder under Tests/ does), so a module appears
-// here as its contents arrive and the dependency rules live in one table below.
+// The module layout follows ../shared/DESIGN.md; the table `modules` below is the one place that
+// says what each module may import. Every module has a test target `<Module>Tests` unless it is a
+// C shim. Adding a module means adding a row here (a plain list, so SwiftPM's manifest cache always
+// sees it: an earlier version discovered folders on disk, which the cache hid until Package.swift
+// itself changed).
 import PackageDescription
 import Foundation
-
-let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
-func exists(_ relative: String) -> Bool {
-    FileManager.default.fileExists(atPath: root + "/" + relative)
-}
 
 /// An optional prefix holding a libgpiod build other than the system's (for example 2.1.3 from
 /// bookworm-backports unpacked by scripts/libgpiod-v2): headers under include/, library under lib/.
 let gpiodPrefix = ProcessInfo.processInfo.environment["PLUMB_LIBGPIOD_PREFIX"].flatMap { $0.isEmpty ? nil : $0 }
 
+/// A module: its name, what it may import, and whether its tests carry a Fixtures folder.
+struct Module {
+    var name: String
+    var dependencies: [String]
+    var tested = true
+    var fixtures = false
+    /// Modules whose tests also drive the chip emulators.
+    var testsUseSimulation = false
+}
+
 /// What each module may import (DESIGN.md, "Modules").
-let modules: [(name: String, dependencies: [String])] = [
-    ("PlumbHAL", []),
-    ("CGPIOD", []),
-    ("PlumbLinux", ["PlumbHAL", "CI2C", "CGPIOD", "CPlumbLinux", "CSystemd"]),
-    ("CPlumbLinux", []),
-    ("PlumbFusion", []),
-    ("PlumbConfiguration", ["PlumbHAL"]),
-    ("PlumbDrivers", ["PlumbHAL"]),
-    ("PlumbSimulation", ["PlumbHAL", "PlumbDrivers"]),
-    ("PlumbOrientation", ["PlumbHAL", "PlumbDrivers", "PlumbFusion"]),
-    ("CImageIO", []),
-    ("PlumbDisplay", ["PlumbHAL", "PlumbOrientation", "CImageIO"]),
-    ("PlumbCLI", [
+let modules: [Module] = [
+    Module(name: "PlumbHAL", dependencies: []),
+    Module(name: "PlumbLinux", dependencies: ["PlumbHAL", "CI2C", "CGPIOD", "CPlumbLinux", "CSystemd"]),
+    Module(name: "PlumbFusion", dependencies: [], fixtures: true),
+    Module(name: "PlumbConfiguration", dependencies: ["PlumbHAL"], fixtures: true),
+    Module(name: "PlumbDrivers", dependencies: ["PlumbHAL"], testsUseSimulation: true),
+    Module(name: "PlumbSimulation", dependencies: ["PlumbHAL", "PlumbDrivers"]),
+    Module(name: "PlumbOrientation", dependencies: ["PlumbHAL", "PlumbDrivers", "PlumbFusion"], testsUseSimulation: true),
+    Module(name: "PlumbDisplay", dependencies: ["PlumbHAL", "PlumbOrientation", "CImageIO"], fixtures: true, testsUseSimulation: true),
+    Module(name: "PlumbDBus", dependencies: ["PlumbHAL", "CSDBus", "PlumbOrientation"], fixtures: true, testsUseSimulation: true),
+    // The MQTT publisher (issue 9): libmosquitto through the system library CMosquitto.
+    Module(name: "PlumbMQTT", dependencies: ["CMosquitto"]),
+    Module(name: "PlumbCLI", dependencies: [
         "PlumbHAL",
         "PlumbLinux",
         "PlumbDrivers",
@@ -39,22 +46,19 @@ let modules: [(name: String, dependencies: [String])] = [
         "PlumbOrientation",
         "PlumbDisplay",
         "PlumbConfiguration",
-        "CBench",
-        "CFusionReference",
-        "CPixman",
         "PlumbDBus",
         "PlumbMQTT",
-    ]),
-    ("CBench", []),
+        "CFusionReference",
+        "CPixman",
+    ], testsUseSimulation: true),
+    // C shims (compiled C targets).
+    Module(name: "CGPIOD", dependencies: [], tested: false),
+    Module(name: "CPlumbLinux", dependencies: [], tested: false),
+    Module(name: "CImageIO", dependencies: [], tested: false),
+    Module(name: "CSDBus", dependencies: [], tested: false),
     // The C speed reference of `plumb bench fusion` (Madgwick's equations, compiled with -O2).
-    ("CFusionReference", []),
-    ("CSDBus", []),
-    ("PlumbDBus", ["PlumbHAL", "CSDBus", "PlumbOrientation"]),
-    // The MQTT publisher (issue 9): libmosquitto through the system library CMosquitto.
-    ("PlumbMQTT", ["CMosquitto"]),
+    Module(name: "CFusionReference", dependencies: [], tested: false),
 ]
-
-let present = Set(modules.map(\.name).filter { exists("Sources/\($0)") } + ["CI2C", "CPixman", "CSystemd", "CMosquitto"].filter { exists("Sources/\($0)") })
 
 func cSettings(for name: String) -> [CSetting] {
     if name == "CFusionReference" { return [.unsafeFlags(["-O2"])] }
@@ -78,56 +82,40 @@ func linkerSettings(for name: String) -> [LinkerSetting] {
     }
 }
 
-var targets: [Target] = []
-if present.contains("CI2C") {
-    targets.append(.systemLibrary(name: "CI2C", path: "Sources/CI2C", providers: [.apt(["libi2c-dev"])]))
-}
-if present.contains("CPixman") {
-    targets.append(.systemLibrary(name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]))
-}
-if present.contains("CSystemd") {
+var targets: [Target] = [
+    .systemLibrary(name: "CI2C", path: "Sources/CI2C", providers: [.apt(["libi2c-dev"])]),
+    .systemLibrary(name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]),
     // sd_notify(3) for Type=notify readiness, reload and watchdog.
-    targets.append(.systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]))
-}
-if present.contains("CMosquitto") {
-    targets.append(.systemLibrary(name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]))
-}
-for module in modules where present.contains(module.name) {
-    let dependencies = module.dependencies.filter(present.contains).map { Target.Dependency(stringLiteral: $0) }
+    .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+    // libmosquitto, the MQTT client behind PlumbMQTT.
+    .systemLibrary(name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+]
+for module in modules {
+    let dependencies = module.dependencies.map { Target.Dependency(stringLiteral: $0) }
     if module.name.hasPrefix("C") {
         targets.append(.target(name: module.name, dependencies: dependencies,
                                cSettings: cSettings(for: module.name), linkerSettings: linkerSettings(for: module.name)))
-    } else {
-        targets.append(.target(name: module.name, dependencies: dependencies,
+        continue
+    }
+    targets.append(.target(name: module.name, dependencies: dependencies, swiftSettings: [.swiftLanguageMode(.v6)]))
+    guard module.tested else { continue }
+    var testDependencies = [Target.Dependency(stringLiteral: module.name)]
+    if module.testsUseSimulation { testDependencies.append("PlumbSimulation") }
+    targets.append(.testTarget(name: "\(module.name)Tests", dependencies: testDependencies,
+                               resources: module.fixtures ? [.copy("Fixtures")] : nil,
                                swiftSettings: [.swiftLanguageMode(.v6)]))
-    }
-    if exists("Tests/\(module.name)Tests") {
-        var testDependencies = [Target.Dependency(stringLiteral: module.name)]
-        // Tests drive drivers and the notifier through the emulators.
-        if module.name != "PlumbSimulation", present.contains("PlumbSimulation"),
-           ["PlumbDrivers", "PlumbOrientation", "PlumbCLI", "PlumbDisplay", "PlumbDBus"].contains(module.name) {
-            testDependencies.append("PlumbSimulation")
-        }
-        targets.append(.testTarget(name: "\(module.name)Tests", dependencies: testDependencies,
-                                   resources: exists("Tests/\(module.name)Tests/Fixtures") ? [.copy("Fixtures")] : nil,
-                                   swiftSettings: [.swiftLanguageMode(.v6)]))
-    }
 }
 targets.append(.executableTarget(name: "plumb", dependencies: ["PlumbCLI"], swiftSettings: [.swiftLanguageMode(.v6)]))
-
-var products: [Product] = [.executable(name: "plumb", targets: ["plumb"])]
-
 // The checks scripts/vm-test runs inside a QEMU guest against the real kernel (i2c-stub, gpio-sim,
 // vfb). Built release with --static-swift-stdlib; kept free of Foundation so the guest image stays small.
-if exists("Sources/PlumbVMTest") {
-    let dependencies = ["PlumbHAL", "PlumbLinux", "PlumbDrivers"].filter(present.contains).map { Target.Dependency(stringLiteral: $0) }
-    targets.append(.executableTarget(name: "PlumbVMTest", dependencies: dependencies, swiftSettings: [.swiftLanguageMode(.v6)]))
-    products.append(.executable(name: "plumb-vmtest", targets: ["PlumbVMTest"]))
-}
-for library in ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus", "PlumbMQTT"]
-where present.contains(library) {
-    products.append(.library(name: library, targets: [library]))
-}
+targets.append(.executableTarget(name: "PlumbVMTest", dependencies: ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbDisplay"],
+                                 swiftSettings: [.swiftLanguageMode(.v6)]))
+
+let products: [Product] = [
+    .executable(name: "plumb", targets: ["plumb"]),
+    .executable(name: "plumb-vmtest", targets: ["PlumbVMTest"]),
+] + ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus", "PlumbMQTT"]
+    .map { Product.library(name: $0, targets: [$0]) }
 
 let package = Package(
     name: "Plumb",

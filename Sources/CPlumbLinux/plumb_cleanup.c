@@ -11,9 +11,11 @@
 enum { PLUMB_CLEANUP_MAX = 8, PLUMB_CLEANUP_BYTES = 32 };
 
 typedef struct {
-    int kind;  // 0 empty, 1 KDSETMODE, 2 write
+    int kind;  // 0 empty, 1 KDSETMODE, 2 write, 3 fbdev ioctl with a stored fb_var_screeninfo
     int fd;
     int mode;
+    unsigned long request;
+    struct fb_var_screeninfo info;
     size_t length;
     unsigned char bytes[PLUMB_CLEANUP_BYTES];
 } plumb_cleanup_action;
@@ -40,6 +42,19 @@ int plumb_cleanup_add_write(int fd, const void *bytes, size_t length) {
     return add(a);
 }
 
+int plumb_cleanup_add_fb_info(int fd, unsigned long request, const struct fb_var_screeninfo *info) {
+    plumb_cleanup_action a = { .kind = 3, .fd = fd, .request = request, .info = *info };
+    return add(a);
+}
+
+void plumb_cleanup_remove_fd(int fd) {
+    int kept = 0;
+    for (int i = 0; i < action_count; i++) {
+        if (actions[i].fd != fd) actions[kept++] = actions[i];
+    }
+    action_count = kept;
+}
+
 void plumb_cleanup_run(void) {
     // Newest first, like a stack of undo steps.
     while (action_count > 0) {
@@ -47,6 +62,8 @@ void plumb_cleanup_run(void) {
         plumb_cleanup_action *a = &actions[action_count];
         if (a->kind == 1) {
             (void)ioctl(a->fd, KDSETMODE, a->mode);
+        } else if (a->kind == 3) {
+            (void)ioctl(a->fd, a->request, &a->info);
         } else if (a->kind == 2) {
             ssize_t ignored = write(a->fd, a->bytes, a->length);
             (void)ignored;

@@ -1,3 +1,5 @@
+import PlumbConfiguration
+
 /// Plumb's own command-line parser: small, following swift-argument-parser's conventions
 /// (`--name value` and `--name=value`, `-h`/`--help`, `--` ends options, kebab-case names,
 /// "Error: …" then usage on bad input, exit 64).
@@ -184,24 +186,8 @@ private func isNegativeNumber(_ s: String) -> Bool {
 }
 
 private func suggestion(for name: String, in spec: CommandSpec) -> String {
-    let close = spec.options.map(\.name).filter { editDistance($0, name) <= 2 }
-    guard let best = close.first else { return "" }
+    guard let best = nearest(name, in: spec.options.map(\.name)) else { return "" }
     return " Did you mean '--\(best)'?"
-}
-
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
 }
 
 /// The usage line: "plumb read [--rate <HZ>] [--count <N>] <file>".

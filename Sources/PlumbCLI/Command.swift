@@ -1,3 +1,5 @@
+import PlumbConfiguration
+
 /// A `plumb` subcommand: its shape on the command line and what it does.
 public struct Command: Sendable {
     public var spec: CommandSpec
@@ -61,9 +63,8 @@ public enum PlumbTool {
         }
         guard let sub = group.subcommands.first(where: { $0.spec.name == first }) else {
             let names = group.subcommands.map(\.spec.name)
-            let close = names.filter { editDistance($0, first) <= 2 }
             var message = "Error: Unknown subcommand '\(first)'."
-            if let best = close.first { message += " Did you mean '\(best)'?" }
+            if let best = nearest(first, in: names) { message += " Did you mean '\(best)'?" }
             context.err.line(message)
             context.err.line("Usage: \(here) <subcommand>  (one of: \(names.joined(separator: ", ")))")
             context.err.line("  See '\(here) --help' for more information.")

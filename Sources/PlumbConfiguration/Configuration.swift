@@ -168,14 +168,28 @@ public struct OutputSettings: Sendable, Equatable {
     public var level: LevelOutput?
     public var kiosk: KioskOutput?
     public var leds: LEDOutput?
+    public var dbus: DBusOutput?
     public var mqtt: MQTTOutput?
 
     public init() {}
 
     /// The names of the enabled outputs, in a fixed order.
     public var enabledNames: [String] {
-        [level.map { _ in "level" }, kiosk.map { _ in "kiosk" }, leds.map { _ in "leds" }, mqtt.map { _ in "mqtt" }].compactMap { $0 }
+        [level.map { _ in "level" }, kiosk.map { _ in "kiosk" }, leds.map { _ in "leds" }, dbus.map { _ in "dbus" },
+         mqtt.map { _ in "mqtt" }].compactMap { $0 }
     }
+}
+
+/// The interface orientation served as iio-sensor-proxy's `net.hadess.SensorProxy`, so GNOME, KDE
+/// and Phosh rotate the desktop (`plumb dbus`'s service inside the daemon).
+public struct DBusOutput: Sendable, Equatable {
+    /// A D-Bus address ("unix:path=/run/plumb/bus"), or `nil` for the system bus. Default `nil`.
+    public var bus: String?
+
+    public init(bus: String? = nil) { self.bus = bus }
+
+    /// The transports a D-Bus address may name (D-Bus Specification, "Server Addresses").
+    public static let transports = ["unix", "tcp", "nonce-tcp", "unixexec", "autolaunch", "launchd", "systemd"]
 }
 
 /// Orientation and gravity published to an MQTT broker (PlumbMQTT), with Home Assistant discovery.

@@ -158,13 +158,15 @@ func format(_ value: Double) -> String {
     return String(value)
 }
 
-/// The allowed word closest to `word` within two edits, for "Did you mean" hints.
-func nearest(_ word: String, in allowed: [String]) -> String? {
-    let scored = allowed.map { ($0, distance($0.lowercased(), word.lowercased())) }.filter { $0.1 <= 2 }
+/// The allowed word closest to `word` within two edits (ignoring case), for "Did you mean" hints;
+/// the configuration's key errors and the command line's unknown options both use it.
+public func nearest(_ word: String, in allowed: [String]) -> String? {
+    let scored = allowed.map { ($0, editDistance($0.lowercased(), word.lowercased())) }.filter { $0.1 <= 2 }
     return scored.min { $0.1 < $1.1 }?.0
 }
 
-private func distance(_ a: String, _ b: String) -> Int {
+/// The Levenshtein distance between two strings: insertions, deletions and substitutions.
+public func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a), b = Array(b)
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }

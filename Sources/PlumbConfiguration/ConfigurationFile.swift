@@ -45,7 +45,7 @@ extension Configuration {
         if let o = try r.object("orientation", allowed: ["settleTime", "hysteresis", "lowEnergy", "interfaceOrientations"]) {
             c.orientation = try decodeOrientation(o)
         }
-        if let o = try r.object("outputs", allowed: ["level", "kiosk", "leds", "mqtt"]) {
+        if let o = try r.object("outputs", allowed: ["level", "kiosk", "leds", "dbus", "mqtt"]) {
             c.outputs = try decodeOutputs(o)
         }
         if let level = try r.choice("logLevel", LogLevel.allCases.map(\.rawValue)) { c.logLevel = LogLevel(rawValue: level)! }
@@ -176,6 +176,19 @@ extension Configuration {
                                          message: "must map at least one of: \(allowed.joined(separator: ", ")) to an LED name")
             }
             s.leds = LEDOutput(map: map)
+        }
+        if let d = try r.object("dbus", allowed: ["enabled", "bus"]), try d.bool("enabled") ?? true {
+            var dbus = DBusOutput()
+            if let bus = try d.nonEmptyString("bus"), bus != "system" {
+                // D-Bus Specification, "Server Addresses": TRANSPORT:KEY=VALUE[,KEY=VALUE]...
+                let parts = bus.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, DBusOutput.transports.contains(String(parts[0])),
+                      parts[1].split(separator: ",").allSatisfy({ $0.contains("=") && !$0.hasPrefix("=") }) else {
+                    throw d.error("bus", "\"\(bus)\" is not a D-Bus address; write \"system\" or TRANSPORT:KEY=VALUE, e.g. \"unix:path=/run/plumb/bus\"")
+                }
+                dbus.bus = bus
+            }
+            s.dbus = dbus
         }
         if let m = try r.object("mqtt", allowed: MQTTOutput.keys), try m.bool("enabled") ?? true {
             s.mqtt = try decodeMQTT(m, requireURL: true)

@@ -9,6 +9,10 @@ import Synchronization
 /// which a new claim receives at once. Until an upright face has been published the property
 /// reads `undefined`; face up and face down leave it as it was (as ``MotionOrientationSource``).
 ///
+/// `plumb run` uses it in `DBusDaemonOutput` (Sources/PlumbCLI/Daemon), which also reads
+/// ``isClaimed`` to pause the daemon's sensor while no desktop holds a claim and dbus is the only
+/// output. In outline:
+///
 /// ```swift
 /// final class DBusDaemonOutput: DaemonOutput {
 ///     let relay = OrientationRelay()

@@ -51,7 +51,7 @@ public struct SensorProxyError: Error, Sendable, Equatable, CustomStringConverti
         case .nameTaken:
             return "stop iio-sensor-proxy first: systemctl stop iio-sensor-proxy (or systemctl mask it to replace it for good)"
         case .notAllowed:
-            return "install the policy file: scripts/install copies dist/dbus/net.hadess.SensorProxy.plumb.conf to /etc/dbus-1/system.d/, or run as the user it names"
+            return "install the policy file: scripts/install copies packaging/plumb-sensor-proxy.conf to /etc/dbus-1/system.d/plumb-sensor-proxy.conf, or run as the user it names"
         case .export:
             return "another object may be registered at /net/hadess/SensorProxy on this connection"
         case .connection:

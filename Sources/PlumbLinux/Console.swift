@@ -62,7 +62,7 @@ public final class ConsoleGuard {
     public func restore() {
         guard fd >= 0 else { return }
         _ = FBSys.setConsoleMode(fd, previousMode)
-        plumb_cleanup_clear()
+        plumb_cleanup_remove_fd(fd)
         if ownsFD { FBSys.close(fd) }
         fd = -1
     }

@@ -46,6 +46,16 @@ public struct FramebufferGeometry: Sendable, Equatable {
     public var canPageFlip: Bool { virtualHeight >= 2 * height && memoryLength >= 2 * height * bytesPerRow }
 }
 
+/// A resolution and depth to ask a framebuffer driver for.
+public struct FramebufferMode: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var bitsPerPixel: Int
+    public init(width: Int, height: Int, bitsPerPixel: Int) {
+        self.width = width; self.height = height; self.bitsPerPixel = bitsPerPixel
+    }
+}
+
 /// A failed framebuffer operation: names the device, the call and the errno's meaning.
 public struct FramebufferError: Error, Sendable, Equatable, CustomStringConvertible {
     public var path: String
@@ -100,7 +110,9 @@ public final class Framebuffer {
     ///
     /// - Parameter allowResize: ask the driver for a virtual height of two screens when it has the
     ///   memory but is not set up for it (put back on close).
-    public init(device path: String, allowResize: Bool = true) throws(FramebufferError) {
+    ///   - mode: a resolution and depth to set with FBIOPUT_VSCREENINFO first (put back on close);
+    ///     nil keeps the current one.
+    public init(device path: String, allowResize: Bool = true, mode: FramebufferMode? = nil) throws(FramebufferError) {
         let fd = FBSys.open(path, O_RDWR)
         guard fd >= 0 else {
             let fix: String? = -fd == EACCES ? "Add the user to the 'video' group (sudo usermod -aG video $USER) and log in again." :
@@ -116,12 +128,30 @@ public final class Framebuffer {
             throw FramebufferError(path: path, errno: -r, message: "\(path) is not a framebuffer: FBIOGET_VSCREENINFO failed: \(FBSys.describe(-r))")
         }
         var original: fb_var_screeninfo?
+        if let mode {
+            var wanted = variable
+            wanted.xres = UInt32(mode.width); wanted.yres = UInt32(mode.height)
+            wanted.xres_virtual = UInt32(mode.width); wanted.yres_virtual = UInt32(mode.height)
+            wanted.xoffset = 0; wanted.yoffset = 0
+            wanted.bits_per_pixel = UInt32(mode.bitsPerPixel)
+            let r = FBSys.setVariableInfo(fd, &wanted)
+            guard r == 0, FBSys.variableInfo(fd, &wanted) == 0, Int(wanted.xres) == mode.width, Int(wanted.yres) == mode.height,
+                  Int(wanted.bits_per_pixel) == mode.bitsPerPixel else {
+                _ = FBSys.setVariableInfo(fd, &variable)
+                FBSys.close(fd)
+                throw FramebufferError(path: path, errno: r < 0 ? -r : 0,
+                                       message: "\(path) refused the mode \(mode.width)x\(mode.height) at \(mode.bitsPerPixel) bits per pixel\(r < 0 ? ": " + FBSys.describe(-r) : "")")
+            }
+            original = variable
+            variable = wanted
+            _ = FBSys.fixedInfo(fd, &fixed)
+        }
         if allowResize, variable.yres_virtual < 2 * variable.yres, Int(fixed.smem_len) >= 2 * Int(variable.yres) * Int(fixed.line_length) {
             var wanted = variable
             wanted.yres_virtual = 2 * variable.yres
             wanted.yoffset = 0
             if FBSys.setVariableInfo(fd, &wanted) == 0, FBSys.variableInfo(fd, &wanted) == 0, wanted.yres_virtual >= 2 * wanted.yres {
-                original = variable
+                original = original ?? variable
                 variable = wanted
                 _ = FBSys.fixedInfo(fd, &fixed)  // line_length can change with the mode
             }
@@ -153,6 +183,17 @@ public final class Framebuffer {
         self.updateMode = geometry.canPageFlip ? .pageFlip : .copy
         self.visiblePage = geometry.canPageFlip && Int(variable.yoffset) >= geometry.height ? 1 : 0
         self.backBuffer = updateMode == .copy ? Self.allocateBackBuffer(geometry) : nil
+        // If a signal ends the process, put the mode (or the panning) back, as close() would.
+        if var original {
+            original.yoffset = 0
+            _ = plumb_cleanup_add_fb_info(fd, UInt(FBIOPUT_VSCREENINFO), &original)
+        } else if updateMode == .pageFlip {
+            var home = variable
+            home.xoffset = 0
+            home.yoffset = 0
+            _ = plumb_cleanup_add_fb_info(fd, UInt(FBIOPAN_DISPLAY), &home)
+        }
+        if original != nil || updateMode == .pageFlip { plumb_cleanup_install_signal_handlers() }
     }
 
     /// A framebuffer over a plain file of `geometry.bytesPerRow × geometry.virtualHeight` bytes
@@ -231,6 +272,7 @@ public final class Framebuffer {
             variableInfo.yoffset = 0
             _ = FBSys.pan(fd, &variableInfo)
         }
+        if isDevice { plumb_cleanup_remove_fd(fd) }
         FBSys.unmap(mapping, length: mappingLength)
         backBuffer?.deallocate()
         FBSys.close(fd)

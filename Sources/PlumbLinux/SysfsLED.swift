@@ -40,6 +40,42 @@ public final class SysfsLED: DigitalOutput {
         try write("brightness", active ? String(maxBrightness) : "0")
     }
 
+    /// The trigger in effect: the name in brackets in `trigger` ("none [mmc0] timer" → "mmc0"),
+    /// or `nil` when the file marks none. Read before taking the LED over, to give it back.
+    public func readTrigger() throws(GPIOError) -> String? {
+        let text = try read("trigger")
+        guard let open = text.firstIndex(of: "["), let close = text[open...].firstIndex(of: "]") else { return nil }
+        return String(text[text.index(after: open)..<close])
+    }
+
+    /// Selects a trigger by name ("mmc0", "heartbeat", "none").
+    public func setTrigger(_ name: String) throws(GPIOError) {
+        try write("trigger", name)
+    }
+
+    /// The brightness now, 0...``maxBrightness``.
+    public func readBrightness() throws(GPIOError) -> Int {
+        let text = try read("brightness")
+        guard let value = Int(text) else {
+            throw GPIOError(.requestFailed, message: "\(directory)/brightness reads \"\(text)\", not a number")
+        }
+        return value
+    }
+
+    /// Sets a raw brightness (restoring a saved one).
+    public func setBrightness(_ value: Int) throws(GPIOError) {
+        try write("brightness", String(value))
+    }
+
+    private func read(_ attribute: String) throws(GPIOError) -> String {
+        var error: Int32 = 0
+        guard let text = Sys.readFile(directory + "/" + attribute, error: &error) else {
+            throw GPIOError(error == EACCES ? .permissionDenied : .requestFailed, errno: error,
+                            message: "cannot read \(directory)/\(attribute): \(Sys.describe(errno: error))")
+        }
+        return text.trimmingSpace()
+    }
+
     private func write(_ attribute: String, _ value: String) throws(GPIOError) {
         let path = directory + "/" + attribute
         let fd = FBSys.open(path, O_WRONLY | O_TRUNC)

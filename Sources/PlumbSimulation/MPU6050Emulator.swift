@@ -8,7 +8,8 @@ import PlumbDrivers
 /// - power-on reset values from the shared `RegisterMap` (PWR_MGMT_1 = 0x40 asleep on the
 ///   MPU-6050, 0x01 on the MPU-6500; WHO_AM_I per variant, read-only);
 /// - DEVICE_RESET reloads every register and reads back set for ``resetDuration``; the
-///   SIGNAL_PATH_RESET and USER_CTRL reset bits clear themselves;
+///   SIGNAL_PATH_RESET and USER_CTRL reset bits clear themselves; SIGNAL_PATH_RESET leaves the
+///   sensor registers alone, USER_CTRL.SIG_COND_RESET clears them (rev 4.2 §4.26, §4.27);
 /// - the register pointer auto-increments, except on FIFO_R_W (0x74), which pops the FIFO;
 /// - samples at 1 kHz / (1 + SMPLRT_DIV) (8 kHz / (1 + SMPLRT_DIV) with DLPF_CFG 0 or 7), from
 ///   the ``MotionProfile`` through the ``SensorErrorModel``, quantised at the ranges in
@@ -346,7 +347,9 @@ public final class MPU6050Emulator: RegisterTarget {
             registers.hostWrite(address, value)
             if isSampling != wasSampling { restartSampling() }
         case MPU6050.Register.signalPathReset:
-            if value & 0x07 != 0 { for a in 0x3B...0x48 { registers[UInt8(a)] = 0 } }
+            // The reset bits clear themselves. "This register does not clear the sensor
+            // registers" (RM-MPU-6000A-00 rev 4.2 §4.26; RM-MPU-9250A-00 rev 1.4 §4.31): only
+            // USER_CTRL.SIG_COND_RESET does that.
             registers[address] = 0
         case MPU6050.Register.userControl:
             if value & MPU6050.Bits.userFIFOReset != 0 { fifoHead = 0; fifoCount = 0 }

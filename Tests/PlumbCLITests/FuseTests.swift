@@ -52,7 +52,7 @@ struct FuseTests {
         #expect(lines[3].hasSuffix(",0.0000000,-1.0000000,0.0000000"))
     }
 
-    @Test("every filter runs; --output writes a file and nothing to stdout", arguments: ["plumb", "madgwick", "complementary"])
+    @Test("every filter runs; --output writes a file and nothing to stdout", arguments: ["plumb", "madgwick", "complementary", "plumb-offline"])
     func filters(_ name: String) throws {
         let scratch = try Scratch()
         let path = try scratch.file("in.csv", Self.input)
@@ -61,6 +61,20 @@ struct FuseTests {
         #expect(result.status == 0 && result.out == "" && result.err == "")
         let written = try String(contentsOfFile: output, encoding: .utf8)
         #expect(written.split(separator: "\n").count == 4)
+    }
+
+    @Test("plumb-offline: one row per sample, the inclination of each side of the gap, timestamps as numbers")
+    func offline() throws {
+        let scratch = try Scratch()
+        let path = try scratch.file("in.csv", Self.input)
+        let result = Self.run(["fuse", "--input", path, "--filter", "plumb-offline"])
+        #expect(result.status == 0 && result.err == "")
+        let lines = result.out.split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines[0] == "t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z")
+        #expect(lines[1].hasPrefix("0.0,") && lines[1].hasSuffix(",0.0000000,0.0000000,-1.0000000"))
+        #expect(lines[2].hasPrefix("0.01,") && lines[2].hasSuffix(",0.0000000,0.0000000,-1.0000000"))
+        #expect(lines[3].hasPrefix("10.0,") && lines[3].hasSuffix(",0.0000000,-1.0000000,0.0000000"))
     }
 
     @Test("a number that is not one names the file, the line and the column")
@@ -109,7 +123,7 @@ struct FuseTests {
         #expect(Self.run(["fuse"]).status == 64)
         let result = Self.run(["fuse", "--input", "x.csv", "--filter", "kalman"])
         #expect(result.status == 64)
-        #expect(result.err.hasPrefix("Error: The value 'kalman' is invalid for '--filter': expected one of plumb, madgwick, complementary.\n"))
+        #expect(result.err.hasPrefix("Error: The value 'kalman' is invalid for '--filter': expected one of plumb, madgwick, complementary, plumb-offline.\n"))
     }
 
     @Test("a file that does not exist is a failure with a fix")

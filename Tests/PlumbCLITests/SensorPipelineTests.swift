@@ -245,25 +245,6 @@ private final class RecordingRunner: RotationActionRunner {
         try pipeline.shutdown()
         #expect(runner.actions.last == "wlr-randr --output HDMI-A-1 --transform normal")
     }
-
-    @Test func runnerWritesFilesAndRunsCommands() throws {
-        let dir = NSTemporaryDirectory() + "plumb-runner-\(getpid())"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let runner = DaemonRotationRunner(environment: ["PATH": "/usr/bin:/bin"])
-        FileManager.default.createFile(atPath: dir + "/rotate_all", contents: nil)
-        try runner.perform(.write(path: dir + "/rotate_all", contents: "3"))
-        #expect(try String(contentsOfFile: dir + "/rotate_all", encoding: .utf8) == "3\n")
-        try runner.perform(.shell(command: "echo \"$PLUMB_INTERFACE_ORIENTATION\" > '\(dir)/out'", environment: ["PLUMB_INTERFACE_ORIENTATION": "landscapeLeft"]))
-        #expect(try String(contentsOfFile: dir + "/out", encoding: .utf8) == "landscapeLeft\n")
-        #expect(throws: CLIError.failure("sh -c 'echo nope >&2; exit 3' exited with status 3: nope", fix: nil)) {
-            try runner.perform(.shell(command: "echo nope >&2; exit 3", environment: [:]))
-        }
-        #expect(throws: CLIError.failure("wlr-randr-missing is not installed (looked in /usr/bin:/bin)",
-                                         fix: "Install it (apt install wlr-randr-missing), or choose another outputs.kiosk.method.")) {
-            try runner.perform(.run(program: "wlr-randr-missing", arguments: [], environment: [:]))
-        }
-    }
 }
 
 @Suite struct LEDDaemonOutputTests {
@@ -282,8 +263,9 @@ private final class RecordingRunner: RotationActionRunner {
         let dir = NSTemporaryDirectory() + "plumb-leds-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try makeLEDs(dir)
-        let output = try LEDDaemonOutput(map: [.faceUp: "ACT", .portrait: "PWR"], directory: dir)
+        let output = try LEDDaemonOutput(map: [.faceUp: "ACT", .portrait: "PWR"], root: dir)
         #expect(output.name == "LEDs ACT, PWR")
+        #expect(try read("\(dir)/ACT/trigger") == "none\n")          // taken over
         try output.orientationChanged(.faceUp, interface: .portrait)
         #expect(try read("\(dir)/ACT/brightness") == "255\n")
         #expect(try read("\(dir)/PWR/brightness") == "0\n")
@@ -298,10 +280,109 @@ private final class RecordingRunner: RotationActionRunner {
         let dir = NSTemporaryDirectory() + "plumb-leds2-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try makeLEDs(dir)
-        #expect(throws: CLIError.failure("no LED led0 in \(dir) (present: ACT, PWR)", fix: "Name LEDs that 'ls \(dir)' lists in outputs.leds.map.")) {
-            try LEDDaemonOutput(map: [.faceUp: "led0"], directory: dir)
+        #expect(throws: CLIError.failure("no LED \"led0\" in \(dir) (found: ACT, PWR)",
+                                         fix: "Name LEDs that 'ls \(dir)' lists in outputs.leds.map; writing them needs the udev rule from scripts/install (gpio group).")) {
+            try LEDDaemonOutput(map: [.faceUp: "led0"], root: dir)
         }
-        #expect(LEDDaemonOutput.selectedTrigger("none [mmc0] timer") == "mmc0")
-        #expect(LEDDaemonOutput.selectedTrigger("none timer") == nil)
+    }
+}
+
+/// A source that counts starts, stops and reads, one sample per read.
+private final class DemandSource: MotionSampleSource {
+    let name = "demand"
+    let virtualClock = VirtualClock(startNanoseconds: 1_000_000_000)
+    var clock: any MonotonicClock { virtualClock }
+    var starts: [IMUConfiguration] = []
+    var stops = 0
+    var reads = 0
+    func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+        starts.append(configuration)
+        return configuration
+    }
+    func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+        reads += 1
+        virtualClock.advance(by: 100_000_000)
+        samples.append(IMUSample(timestampNanoseconds: virtualClock.nowNanoseconds, acceleration: SIMD3(0, 9.8, 0), angularRate: .zero))
+        return .samples
+    }
+    func stop() throws(MotionSourceError) { stops += 1 }
+}
+
+/// An output that needs the sensor only when told (as the D-Bus output while claimed).
+private final class OnDemandOutput: DaemonOutput {
+    var name: String { "on demand" }
+    var needsSensor = false
+    var changes = 0
+    func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws { changes += 1 }
+    func restore() throws {}
+}
+
+@Suite struct SensorDemandTests {
+    private func pipeline(_ source: DemandSource, _ outputs: [any DaemonOutput]) throws -> SensorPipeline {
+        try SensorPipeline(source: source, configuration: IMUConfiguration(outputDataRate: 100, fifoWatermark: 10),
+                           orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+                           outputs: outputs, allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+    }
+
+    @Test func theSensorRunsOnlyWhileAnOutputNeedsIt() throws {
+        let source = DemandSource()
+        let output = OnDemandOutput()
+        let pipeline = try pipeline(source, [output])
+        #expect(source.starts.count == 1)   // started once to find the sensor and its rate
+
+        // Nobody needs it: stopped at the first step; then steps only wait, for longer than the
+        // stall limit (10 s) without counting as a failure.
+        #expect(try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) == ["sensor stopped: no output needs it (no D-Bus claim)"])
+        #expect(source.stops == 1)
+        #expect(!pipeline.sensorActive)
+        let idleStart = source.virtualClock.nowNanoseconds
+        for _ in 0..<150 { #expect(try pipeline.step(timeoutNanoseconds: 100_000_000).isEmpty) }
+        #expect(source.reads == 0)
+        #expect(source.virtualClock.nowNanoseconds - idleStart == 15_000_000_000)
+
+        // A claim: started again with the same settings, samples flow to the output.
+        output.needsSensor = true
+        let resumed = try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message)
+        #expect(resumed.first == "sensor started: an output needs it")
+        #expect(source.starts.count == 2)
+        #expect(source.starts[1] == source.starts[0])
+        for _ in 0..<20 { _ = try pipeline.step(timeoutNanoseconds: 100_000_000) }
+        #expect(source.reads == 21)
+        #expect(output.changes >= 1)
+
+        // Released: stopped again; shutdown does not stop a stopped sensor twice.
+        output.needsSensor = false
+        _ = try pipeline.step(timeoutNanoseconds: 100_000_000)
+        #expect(source.stops == 2)
+        try pipeline.shutdown()
+        #expect(source.stops == 2)
+    }
+
+    @Test func anotherOutputKeepsTheSensorRunning() throws {
+        let source = DemandSource()
+        let pipeline = try pipeline(source, [OnDemandOutput(), RecordingOutput()])
+        for _ in 0..<10 { _ = try pipeline.step(timeoutNanoseconds: 100_000_000) }
+        #expect(source.stops == 0)
+        #expect(source.reads == 10)
+        try pipeline.shutdown()
+        #expect(source.stops == 1)
+    }
+
+    @Test func noOutputsLogsOrientationWithTheSensorRunning() throws {
+        let source = DemandSource()
+        let pipeline = try pipeline(source, [])
+        for _ in 0..<5 { _ = try pipeline.step(timeoutNanoseconds: 100_000_000) }
+        #expect(source.stops == 0)
+        #expect(source.reads == 5)
+    }
+}
+
+@Suite struct DBusDaemonOutputTests {
+    @Test func aBusThatIsNotThereStopsTheDaemonFromStartingWithTheKeyInTheFix() {
+        let address = "unix:path=/nonexistent/plumb-test-bus"
+        #expect(throws: CLIError.failure("outputs.dbus: cannot connect to \(address): No such file or directory",
+                                         fix: "Check outputs.dbus.bus (for example unix:path=/run/dbus/system_bus_socket) and that the bus is running.")) {
+            _ = try DBusDaemonOutput(settings: DBusOutput(bus: address))
+        }
     }
 }

@@ -41,6 +41,9 @@ func errorMessage(_ name: String) -> String? {
         ("missing-required.json", "missing-required.json:3:14: outputs.level.image: missing; required when outputs.level is enabled (a PNG or JPEG file)"),
         ("empty-list.json", "empty-list.json:2:45: orientation.interfaceOrientations: must name at least one of: portrait, portraitUpsideDown, landscapeLeft, landscapeRight"),
         ("unknown-orientation.json", "unknown-orientation.json:2:52: outputs.leds.map.sideways: unknown key; allowed keys: unknown, portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown"),
+        ("dbus-bus-not-an-address.json", "dbus-bus-not-an-address.json:2:33: outputs.dbus.bus: \"/run/dbus/system_bus_socket\" is not a D-Bus address; write \"system\" or TRANSPORT:KEY=VALUE, e.g. \"unix:path=/run/plumb/bus\""),
+        ("dbus-unknown-key.json", "dbus-unknown-key.json:2:43: outputs.dbus.adress: unknown key; allowed keys: enabled, bus"),
+        ("dbus-enabled-not-bool.json", "dbus-enabled-not-bool.json:2:37: outputs.dbus.enabled: expected true or false, found a string"),
     ]
 
     @Test(arguments: cases)
@@ -117,6 +120,18 @@ func errorMessage(_ name: String) -> String? {
     @Test func disabledOutputsNeedNoFields() throws {
         let c = try Configuration.decode(#"{"outputs": {"level": {"enabled": false}, "leds": {"enabled": false}}}"#, file: "x")
         #expect(c.outputs.enabledNames == [])
+    }
+
+    @Test func dbusOutputDefaultsToTheSystemBus() throws {
+        let a = try Configuration.decode(#"{"outputs": {"dbus": {}}}"#, file: "x")
+        #expect(a.outputs.dbus == DBusOutput(bus: nil))
+        #expect(a.outputs.enabledNames == ["dbus"])
+        let b = try Configuration.decode(#"{"outputs": {"dbus": {"bus": "system"}}}"#, file: "x")
+        #expect(b.outputs.dbus == DBusOutput(bus: nil))
+        let c = try Configuration.decode(#"{"outputs": {"dbus": {"bus": "unix:path=/tmp/plumb bus,guid=0a"}}}"#, file: "x")
+        #expect(c.outputs.dbus == DBusOutput(bus: "unix:path=/tmp/plumb bus,guid=0a"))
+        let d = try Configuration.decode(#"{"outputs": {"dbus": {"enabled": false, "bus": "unix:path=/x"}}}"#, file: "x")
+        #expect(d.outputs.dbus == nil)
     }
 
     @Test func parserHandlesEscapesAndUnicode() throws {

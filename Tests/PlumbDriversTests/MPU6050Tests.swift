@@ -117,7 +117,11 @@ private let allKeys = MPU6050.variants.map(\.key)
         let r6500 = MPURig("mpu6500").chip.registers
         #expect(r6500[0x6B] == 0x01)
         #expect(r6500[0x75] == 0x70)
-        #expect(r6500[0x1A] == 0x80)
+        #expect(r6500[0x1A] == 0x00) // RM-MPU-9250A-00 rev 1.4 §3: only 107 and 117 differ from 0x00
+        let icm = MPURig("icm20602").chip.registers
+        #expect(icm[0x1A] == 0x80)
+        #expect(icm[0x6B] == 0x41)
+        #expect(icm[0x75] == 0x12)
     }
 }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import PlumbLinux
 
@@ -95,5 +98,20 @@ private let senseHAT = FramebufferGeometry(
         let guardian = ConsoleGuard(candidates: ["/dev/null"])
         #expect(guardian.state == .unchanged(reason: "/dev/null: not a virtual terminal"))
         guardian.restore()
+    }
+}
+
+@Suite struct CleanupTests {
+    @Test func registeredWritesRunOnceNewestFirst() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        TerminalCleanup.onExit(write: Array("first;".utf8), to: fds[1])
+        TerminalCleanup.onExit(write: Array("second;".utf8), to: fds[1])
+        TerminalCleanup.runNow()
+        TerminalCleanup.runNow()  // the list is empty now: nothing more is written
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = read(fds[0], &buffer, 64)
+        #expect(String(decoding: buffer[0..<max(0, n)], as: UTF8.self) == "second;first;")
     }
 }

@@ -22,6 +22,13 @@ int plumb_cleanup_add_write(int fd, const void *bytes, size_t length);
 /// signal with its default action (so the exit status still says which signal it was).
 void plumb_cleanup_install_signal_handlers(void);
 
+/// Adds "ioctl(fd, request, &copy_of_info)" for FBIOPUT_VSCREENINFO or FBIOPAN_DISPLAY: puts a
+/// framebuffer's mode or panning back when a signal ends the process.
+int plumb_cleanup_add_fb_info(int fd, unsigned long request, const struct fb_var_screeninfo *info);
+
+/// Removes every action on `fd` (the owner closed it normally).
+void plumb_cleanup_remove_fd(int fd);
+
 /// Runs every action now (a normal exit) and empties the list. Safe to call more than once.
 void plumb_cleanup_run(void);
 

@@ -12,22 +12,33 @@ enum Fuse {
         sample: t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z. The quaternion is the sensor frame
         relative to a z-up earth frame; gravity is the unit vector toward the earth in the sensor
         frame. Samples with NaN or infinite values are skipped (their rows repeat the last state);
-        rows before the first usable accelerometer sample are nan. Large files stream.
+        with a real-time filter, rows before the first usable accelerometer sample are nan.
+
+        The real-time filters (plumb, madgwick, complementary) stream the file in constant memory,
+        however large it is. plumb-offline is acausal: it estimates every sample from the whole
+        recording, past and future (an offline gyroscope bias, then PlumbFilter passes backwards
+        and forwards in time whose inclinations are averaged). No live sensor allows that, but for
+        a recorded file it is the most accurate. It holds the recording in memory, readings as
+        Float32: 64 bytes per sample while estimating (about 230 MB for an hour at 1 kHz). Its
+        t_s column is the shortest decimal that reads back as the same number (the real-time
+        filters copy the field as written).
         """,
         options: [
             .option("input", short: "i", value: "FILE", help: "The CSV file to read."),
             .option("output", short: "o", value: "FILE", help: "Write the result here instead of standard output."),
-            .option("filter", value: "NAME", help: "plumb (default, most accurate), madgwick or complementary."),
+            .option("filter", value: "NAME", help: "plumb (default, the most accurate real-time filter), madgwick, complementary, or plumb-offline (acausal: whole recording in memory, most accurate)."),
         ])
 
     static let command = Command(spec) { args, context in
         guard let input = args.string("input") else { throw CLIError.usage("Missing '--input <FILE>'.") }
-        let algorithm = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)).flatMap(FusionAlgorithm.init) ?? .default
+        let name = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue) + [offlineName])
         var reader = try IMUCSVReader(path: input)
         var sink = try RowSink(path: args.string("output"), context: context)
         let result: (samples: Int, skipped: Int)
-        switch algorithm {
-        case .plumb:
+        switch name.flatMap(FusionAlgorithm.init) {
+        case nil where name == offlineName:
+            result = try runOffline(reader: &reader, sink: &sink)
+        case .plumb, nil:
             var filter = PlumbFilter()
             result = try run(&filter, reader: &reader, sink: &sink)
         case .madgwick:
@@ -64,6 +75,36 @@ enum Fuse {
             if sink.bytes.count >= 1 << 16 { try sink.flush() }
         }
         return (count, filter.skippedSampleCount)
+    }
+
+    /// The `--filter` name of `OfflinePlumbEstimator` (not a `FusionAlgorithm`: those are the
+    /// real-time filters every live command can use).
+    static let offlineName = "plumb-offline"
+
+    /// Reads the whole file into a `CompactIMURecording`, estimates, then writes the rows.
+    static func runOffline(reader: inout IMUCSVReader, sink: inout RowSink) throws(CLIError) -> (samples: Int, skipped: Int) {
+        var recording = CompactIMURecording()
+        while let sample = try reader.next() {
+            recording.append(gyroscope: sample.gyroscope, accelerometer: sample.accelerometer, timestamp: sample.timestamp)
+        }
+        let estimate = OfflinePlumbEstimator().estimate(recording)
+        sink.bytes.append(contentsOf: "t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z\n".utf8)
+        for i in 0..<recording.count {
+            sink.bytes.append(contentsOf: "\(recording.timestamps[i])".utf8)
+            if let q = estimate.attitude(i) {
+                let g = -q.upInSensorFrame
+                let row = SIMD8<Double>(q.w, q.x, q.y, q.z, g.x, g.y, g.z, 0)
+                for j in 0..<7 {
+                    sink.bytes.append(UInt8(ascii: ","))
+                    appendFixed(row[j], to: &sink.bytes)
+                }
+            } else {
+                sink.bytes.append(contentsOf: ",nan,nan,nan,nan,nan,nan,nan".utf8)
+            }
+            sink.bytes.append(UInt8(ascii: "\n"))
+            if sink.bytes.count >= 1 << 16 { try sink.flush() }
+        }
+        return (recording.count, estimate.skippedSampleCount)
     }
 
     /// Appends `value` with 7 decimals (1e-7 of a unit vector is 6e-6°).

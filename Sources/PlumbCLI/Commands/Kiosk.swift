@@ -32,7 +32,7 @@ enum Kiosk {
             .flag("dry-run", help: "Print each action instead of running it."),
             .flag("simulate", help: "Read the simulated IMU (see --profile)."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
-            .option("chip", value: "NAME", help: "Simulated chip for --simulate (default mpu6050)."),
+            .option("chip", value: "PART", help: "Simulated chip (default mpu6050)."),
             .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time."),
             .option("duration", value: "SECONDS", help: "Stop after this much sensor time."),
         ])
@@ -64,7 +64,6 @@ enum Kiosk {
             if args.has("simulate") { throw CLIError.usage("--replay and --simulate cannot be combined.") }
             source = RecordingSource(recording: try Watch.loadRecording(path), name: URL(fileURLWithPath: path).lastPathComponent)
         } else if args.has("simulate") {
-            // The emulated MPU-6050 (or --chip) through its driver, as plumb watch --simulate reads it.
             let profile = try SimulatedIMU.profile(args.string("profile") ?? "tour")
             source = try SimulatedIMU.source(chip: args.string("chip") ?? "mpu6050", profile: profile,
                                              duration: duration ?? profile.duration ?? 60).source
@@ -116,6 +115,7 @@ enum Kiosk {
         var samples: [IMUSample] = []
         var last: UInt64 = 0
         var lastDeadline: UInt64?
+        var firstT: UInt64?
         do {
             _ = try source.start(IMUConfiguration(outputDataRate: 100, fifoWatermark: 10))
             reading: while true {
@@ -123,7 +123,9 @@ enum Kiosk {
                 if try source.read(into: &samples, timeoutNanoseconds: 100_000_000) == .finished { break }
                 for sample in samples {
                     let t = sample.timestampNanoseconds
-                    if let duration, Double(t) / 1e9 > duration { break reading }
+                    let start = firstT ?? t
+                    firstT = start
+                    if let duration, Double(t - start) / 1e9 > duration { break reading }
                     last = t
                     // At most one tick per sample: exactly at a deadline the first time it passes.
                     if let deadline = controller.nextDeadline, deadline <= t {
@@ -142,7 +144,7 @@ enum Kiosk {
         }
         // An orientation still pending when the data ends has held to the end: it turns at its
         // deadline, unless --duration stops first.
-        if let deadline = controller.nextDeadline, duration.map({ Double(deadline) / 1e9 <= $0 }) ?? true {
+        if let deadline = controller.nextDeadline, duration.map({ Double(deadline - (firstT ?? 0)) / 1e9 <= $0 }) ?? true {
             tick(at: max(deadline, last))
         }
         if failures > 0 { throw CLIError.failure("\(failures) rotation\(failures == 1 ? "" : "s") failed") }

@@ -184,8 +184,8 @@ final class FramebufferDisplay: LevelDisplay {
     func present() throws { try framebuffer.present() }
 }
 
-/// Gravity from the simulated IMU (a motion profile sampled with the MPU-6050's datasheet noise)
-/// through fusion (PlumbFusion's filter) and the orientation pipeline, one estimate per frame:
+/// Gravity from the simulated IMU (the MPU-6050 driver against the register-level emulator
+/// moving through a motion profile) through fusion (PlumbFusion's filter) and the orientation pipeline, one estimate per frame:
 /// each ``nextGravity()`` moves sensor time on by one frame interval, so the motion plays at
 /// real speed when frames are paced by the wall clock.
 final class SimulatedGravity: GravitySource {
@@ -218,6 +218,13 @@ final class SimulatedGravity: GravitySource {
         if !started {
             _ = try source.start(IMUConfiguration(outputDataRate: 100, fifoWatermark: 1))
             started = true
+            // The emulator's clock starts where its power-up and configuration left it.
+            samples.removeAll(keepingCapacity: true)
+            while samples.isEmpty {
+                if try source.read(into: &samples, timeoutNanoseconds: 100_000_000) == .finished { return nil }
+            }
+            frameTime = samples[0].timestampNanoseconds
+            for sample in samples { _ = pipeline.process(sample); sensorTime = sample.timestampNanoseconds }
         } else {
             frameTime += frameInterval
         }

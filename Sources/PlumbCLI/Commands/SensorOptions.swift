@@ -137,11 +137,11 @@ enum SensorOptions {
             do { findings = try IMUFamilies.probe(bus) } catch { throw .failure(error.description, fix: nil) }
             let known = findings.filter { $0.family != nil && (at == nil || $0.address == at) }
             guard let first = known.first else {
-                if let unknown = findings.first {
+                if let unknown = findings.first(where: { at == nil || $0.address == at }) {
                     throw .failure("\(unknown.address) on \(bus.path) answers WHO_AM_I 0x\(hex(unknown.whoAmI)), which is no known IMU",
                                    fix: "if it is a clone of a supported part, pass --part NAME (\(IMUFamilies.partKeys.joined(separator: ", ")))")
                 }
-                throw .failure("no IMU answers on \(bus.path)", fix: "check that the sensor is powered and on this bus: 'plumb probe' lists every bus")
+                throw .failure("no IMU answers \(at.map { "at \($0) " } ?? "")on \(bus.path)", fix: "check that the sensor is powered and on this bus: 'plumb probe' lists every bus")
             }
             at = first.address
             if family == nil { family = IMUFamilies.all.first { $0.name == first.family } }

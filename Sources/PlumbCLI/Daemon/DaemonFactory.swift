@@ -45,13 +45,31 @@ struct DaemonFactory {
                                            mounting: (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]),
                                                       SIMD3(m[2][0], m[2][1], m[2][2])))
         let allowed = Set(c.orientation.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
-        let outputNames = outputs.isEmpty ? "no outputs (orientation is logged)" : outputs.map(\.name).joined(separator: ", ")
+        var outputNames = outputs.isEmpty ? "no outputs (orientation is logged)" : outputs.map(\.name).joined(separator: ", ")
+        if !outputs.isEmpty, outputs.allSatisfy({ $0 is DBusDaemonOutput }) { outputNames += " (the sensor runs only while a client holds a claim)" }
+        do {
         return try SensorPipeline(
             source: sampleSource, configuration: imuConfiguration, orientation: pipeline, outputs: outputs,
             allowedInterfaces: allowed, correct: try calibration(c), pacing: pacing, energy: energyMode(c, normal: imuConfiguration),
             describe: { effective in
                 "\(sampleSource.name) at \(Int(effective.outputDataRate.rounded())) Hz, \(c.filter.kind.rawValue) filter, \(outputNames)"
             })
+        } catch {
+            // The sensor did not start: give back what the outputs took (the bus name, the screen).
+            throw Self.restoring(outputs, after: error)
+        }
+    }
+
+    /// Restores outputs already made when building fails later; a restore failure is added to
+    /// `error`'s message rather than hiding it.
+    static func restoring(_ outputs: [any DaemonOutput], after error: any Error) -> any Error {
+        var failures: [String] = []
+        for output in outputs {
+            do { try output.restore() } catch { failures.append("\(output.name): \(describe(error))") }
+        }
+        guard !failures.isEmpty else { return error }
+        let fix: String? = if case CLIError.failure(_, let fix) = error { fix } else { nil }
+        return CLIError.failure(describe(error) + " (and restoring failed: " + failures.joined(separator: "; ") + ")", fix: fix)
     }
 
     /// The driver settings a configuration asks for.
@@ -214,7 +232,7 @@ struct DaemonFactory {
                 guard let device = DeviceOrientation(rawValue: orientation.rawValue) else { continue }
                 map[device] = led
             }
-            made.append(try LEDDaemonOutput(map: map, directory: ledDirectory))
+            made.append(try LEDDaemonOutput(map: map, root: ledDirectory))
         }
         if let kiosk = outputs.kiosk {
             let kind: KioskBackend.Kind
@@ -226,8 +244,17 @@ struct DaemonFactory {
             }
             let backend = KioskBackend(kind: kind, output: kiosk.output ?? setup.board.board.display?.connector, command: kiosk.command)
             let allowed = Set(setup.configuration.orientation.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
+            // plumb kiosk's runner: programs on PATH, sysfs writes.
+            let runner: any RotationActionRunner = rotationRunner.map { $0 as any RotationActionRunner }
+                ?? SystemActionRunner(environment: context.environment)
             made.append(KioskDaemonOutput(backend: backend, settings: KioskController.Settings(holdOff: Nanoseconds.seconds(kiosk.holdOff), allowed: allowed),
-                                          runner: rotationRunner ?? DaemonRotationRunner(environment: context.environment), clock: realClock))
+                                          runner: runner, clock: realClock))
+        }
+        if let dbus = outputs.dbus {
+            // Made last: it owns the bus name, so an earlier output's failure leaves the bus alone.
+            do { made.append(try DBusDaemonOutput(settings: dbus)) } catch {
+                throw Self.restoring(made, after: error)
+            }
         }
         if let mqtt = outputs.mqtt {
             made.append(try MQTTDaemonOutput(mqtt, clock: realClock))

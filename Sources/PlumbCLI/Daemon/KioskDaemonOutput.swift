@@ -22,24 +22,36 @@ final class KioskDaemonOutput: DaemonOutput {
 
     func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
         controller.observe(interface, at: clock.nowNanoseconds)
-        try controller.tick(at: clock.nowNanoseconds)
+        tick()
     }
 
     /// Called after every batch: turns the screen once the hold-off has passed.
     func gravityUpdated(_ gravity: SIMD3<Double>) throws {
-        try controller.tick(at: clock.nowNanoseconds)
+        tick()
     }
+
+    /// A rotation that fails is logged and the daemon keeps running: the sensor and the other
+    /// outputs are fine, and the next change tries again (the controller drops the pending turn).
+    private func tick() {
+        do { try controller.tick(at: clock.nowNanoseconds) } catch {
+            failures.append(describe(error))
+        }
+    }
+
+    private var failures: [String] = []
 
     /// The controller's decisions since the last call, for the log.
     func takeEvents() -> [DaemonEvent] {
         let events = controller.events.dropFirst(reported)
         reported = controller.events.count
+        defer { failures.removeAll() }
         return events.map { event in
             switch event {
+            case .failed(let o, let action, _):
+                DaemonEvent(level: .error, message: "kiosk: could not turn the screen to \(o.rawValue) (\(action))" + (failures.first.map { ": \($0)" } ?? ""))
             case .rotated(let o, let action, _): DaemonEvent(level: .notice, message: "kiosk: turned the screen to \(o.rawValue) (\(action))")
             case .ignoredNotAllowed(let o, _): DaemonEvent(level: .info, message: "kiosk: \(o.rawValue) is not in orientation.interfaceOrientations; the screen stays")
             case .heldByLock(let o, _): DaemonEvent(level: .info, message: "kiosk: \(o.rawValue) held back by the orientation lock")
-            case .failed(let o, let action, _): DaemonEvent(level: .warning, message: "kiosk: turning the screen to \(o.rawValue) failed (\(action)); it stays as it was")
             }
         }
     }

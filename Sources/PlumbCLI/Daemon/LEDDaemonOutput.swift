@@ -1,82 +1,54 @@
-import Foundation
+import PlumbLinux
 import PlumbOrientation
 
-/// `outputs.leds`: LEDs of the Linux LED class that show the device orientation. The LED named
-/// for the current orientation is on, every other mapped LED off; orientations without an LED
-/// turn them all off. At start each LED's trigger and brightness are saved, and restoring puts
-/// them back (so the ACT LED blinks for the SD card again).
-///
-/// Files: `/sys/class/leds/<name>/brightness` (0...max_brightness) and `trigger` (the selected
-/// one in brackets); writing a brightness disables a timer trigger (Documentation/leds/leds-class.rst).
+/// `outputs.leds`: LEDs of the Linux LED class (PlumbLinux's ``SysfsLED``) that show the device
+/// orientation. The LED named for the current orientation is on, every other mapped LED off;
+/// orientations without an LED turn them all off. At start each LED's trigger and brightness
+/// are saved and the trigger set to none; restoring gives them back (so the ACT LED blinks for
+/// the SD card again).
 final class LEDDaemonOutput: DaemonOutput {
     let name: String
     let map: [DeviceOrientation: String]
-    let directory: String
-    private let leds: [String]
-    private var saved: [String: (trigger: String?, brightness: String)] = [:]
-    private var maxBrightness: [String: String] = [:]
+    private let leds: [(name: String, led: SysfsLED, trigger: String?, brightness: Int)]
 
     /// - Parameters:
-    ///   - map: which LED shows which orientation.
-    ///   - directory: the LED class directory (a temporary one in tests).
-    init(map: [DeviceOrientation: String], directory: String = "/sys/class/leds") throws {
+    ///   - map: which LED (a name under `root`) shows which orientation.
+    ///   - root: the LED class directory (a temporary one in tests).
+    init(map: [DeviceOrientation: String], root: String = "/sys/class/leds") throws {
         self.map = map
-        self.directory = directory
-        leds = Array(Set(map.values)).sorted()
-        name = "LEDs " + leds.joined(separator: ", ")
-        for led in leds {
-            let base = "\(directory)/\(led)"
-            guard FileManager.default.fileExists(atPath: base + "/brightness") else {
-                let present: String
-                do { present = try FileManager.default.contentsOfDirectory(atPath: directory).sorted().joined(separator: ", ") } catch {
-                    present = "cannot list: \(error.localizedDescription)"
-                }
-                throw CLIError.failure("no LED \(led) in \(directory) (present: \(present))",
-                                       fix: "Name LEDs that 'ls \(directory)' lists in outputs.leds.map.")
+        var leds: [(name: String, led: SysfsLED, trigger: String?, brightness: Int)] = []
+        for name in Set(map.values).sorted() {
+            do {
+                let led = try SysfsLED(name, root: root, clearTrigger: false)
+                let saved = (name, led, try led.readTrigger(), try led.readBrightness())
+                try led.setTrigger("none")
+                leds.append(saved)
+            } catch {
+                throw CLIError.failure(error.description, fix: "Name LEDs that 'ls \(root)' lists in outputs.leds.map; writing them needs the udev rule from scripts/install (gpio group).")
             }
-            let trigger = try read(base + "/trigger").flatMap(Self.selectedTrigger)
-            saved[led] = (trigger, try read(base + "/brightness") ?? "0")
-            maxBrightness[led] = try read(base + "/max_brightness") ?? "1"
         }
-    }
-
-    /// The trigger in brackets in a `trigger` file: "none [mmc0] timer" → "mmc0".
-    static func selectedTrigger(_ text: String) -> String? {
-        guard let open = text.firstIndex(of: "["), let close = text[open...].firstIndex(of: "]") else { return nil }
-        return String(text[text.index(after: open)..<close])
+        self.leds = leds
+        name = "LEDs " + leds.map(\.name).joined(separator: ", ")
     }
 
     func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
         let lit = map[orientation]
-        for led in leds { try write(led, "brightness", led == lit ? maxBrightness[led] ?? "1" : "0") }
+        for entry in leds {
+            do { try entry.led.set(entry.name == lit) } catch { throw CLIError.failure(error.description, fix: nil) }
+        }
     }
 
     func restore() throws {
-        for led in leds {
-            guard let state = saved[led] else { continue }
-            if let trigger = state.trigger, trigger != "none" {
-                try write(led, "trigger", trigger)
-            } else {
-                try write(led, "brightness", state.brightness)
+        for entry in leds {
+            do {
+                if let trigger = entry.trigger, trigger != "none" {
+                    try entry.led.setTrigger(trigger)
+                } else {
+                    try entry.led.setBrightness(entry.brightness)
+                }
+            } catch {
+                throw CLIError.failure(error.description, fix: nil)
             }
-        }
-    }
-
-    private func read(_ path: String) throws -> String? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        do {
-            return try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        } catch {
-            throw CLIError.failure("cannot read \(path): \(error.localizedDescription)", fix: nil)
-        }
-    }
-
-    /// Writes like `echo value > file` (open with O_TRUNC, one write).
-    private func write(_ led: String, _ file: String, _ value: String) throws {
-        let path = "\(directory)/\(led)/\(file)"
-        do { try Data((value + "\n").utf8).write(to: URL(fileURLWithPath: path)) } catch {
-            throw CLIError.failure("cannot write \(value) to \(path): \(error.localizedDescription)",
-                                   fix: "The LED output needs the udev rule from scripts/install (gpio group) or root.")
         }
     }
 }

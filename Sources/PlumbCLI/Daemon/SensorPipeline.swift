@@ -15,16 +15,26 @@ protocol DaemonOutput: AnyObject {
     func restore() throws
     /// What the output did worth logging since the last call.
     func takeEvents() -> [DaemonEvent]
+    /// Whether the output needs the sensor now. Default true; the D-Bus output needs it only while
+    /// a desktop holds a claim. The pipeline pauses the sensor while no output needs it.
+    var needsSensor: Bool { get }
 }
 
 extension DaemonOutput {
     func gravityUpdated(_ gravity: SIMD3<Double>) throws {}
     func takeEvents() -> [DaemonEvent] { [] }
+    var needsSensor: Bool { true }
 }
 
 /// The daemon's one sensor session: samples from a source, corrected, through the orientation
 /// pipeline, to every output. Runs on the daemon's thread; allocates nothing per sample (the
 /// sample buffer keeps its capacity).
+///
+/// The sensor runs while at least one output ``DaemonOutput/needsSensor`` (always, with no outputs:
+/// orientation is then logged). When none does — only the D-Bus output is configured and no
+/// desktop holds a claim — the sensor is stopped, each step just waits, and the next claim starts
+/// it again with gravity estimated afresh (the accepted orientation is kept until the new samples
+/// change it).
 final class SensorPipeline: DaemonPipeline {
     let source: any MotionSampleSource
     let outputs: [any DaemonOutput]
@@ -47,6 +57,10 @@ final class SensorPipeline: DaemonPipeline {
     private var stallReported = false
     private var pacingStart: (real: UInt64, virtual: UInt64)?
     private var running = true
+    /// False while the sensor is paused because no output needs it.
+    private(set) var sensorActive = true
+    /// The configuration the sensor runs (normal or low-energy), to restart it after a pause.
+    private var activeConfiguration: IMUConfiguration
     private var lowEnergy: Bool
     private var lastPowerPoll: UInt64?
     private var powerErrorReported = false
@@ -71,7 +85,8 @@ final class SensorPipeline: DaemonPipeline {
         var orientation = orientation
         orientation.useGyroscope(!lowEnergy)
         self.orientation = orientation
-        do { effective = try source.start(lowEnergy ? energy.lowEnergy : energy.normal) } catch {
+        activeConfiguration = lowEnergy ? energy.lowEnergy : energy.normal
+        do { effective = try source.start(activeConfiguration) } catch {
             throw CLIError.failure("cannot start \(source.name): \(error.description)", fix: nil)
         }
         summary = describe(effective)
@@ -80,6 +95,7 @@ final class SensorPipeline: DaemonPipeline {
     }
 
     func step(timeoutNanoseconds: UInt64) throws -> [DaemonEvent] {
+        if let paused = try followDemand(timeoutNanoseconds: timeoutNanoseconds) { return paused }
         samples.removeAll(keepingCapacity: true)
         let result: MotionSourceRead
         do { result = try source.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds) } catch {
@@ -127,6 +143,41 @@ final class SensorPipeline: DaemonPipeline {
         return events
     }
 
+    /// Pauses the sensor when no output needs it and resumes it when one does. Returns the step's
+    /// events while paused (after waiting `timeoutNanoseconds` on the real clock), nil to read.
+    private func followDemand(timeoutNanoseconds: UInt64) throws -> [DaemonEvent]? {
+        let wanted = outputs.isEmpty || outputs.contains { $0.needsSensor }
+        guard wanted != sensorActive else {
+            guard !wanted else { return nil }
+            (pacing ?? source.clock).sleep(nanoseconds: timeoutNanoseconds)
+            return outputs.flatMap { $0.takeEvents() }
+        }
+        // What led here (the source's start-up lines, a claim or release) comes before its effect.
+        var events = startEvents + ((source as? DaemonEventSource)?.takeEvents() ?? [])
+        startEvents.removeAll()
+        for output in outputs { events += output.takeEvents() }
+        if wanted {
+            do { _ = try source.start(activeConfiguration) } catch {
+                throw CLIError.failure("cannot restart \(source.name): \(error.description)", fix: nil)
+            }
+            sensorActive = true
+            orientation.restartEstimation()
+            lastData = source.clock.nowNanoseconds
+            stallReported = false
+            pacingStart = nil
+            events.append(DaemonEvent(level: .info, message: "sensor started: an output needs it"))
+            // Logged with this step's samples (the source's start-up lines follow them).
+            startEvents = events
+            return nil
+        }
+        do { try source.stop() } catch {
+            throw CLIError.failure("cannot stop \(source.name): \(error.description)", fix: nil)
+        }
+        sensorActive = false
+        events.append(DaemonEvent(level: .info, message: "sensor stopped: no output needs it (no D-Bus claim)"))
+        return events
+    }
+
     /// `lowEnergy: auto`: reads the power monitor every poll interval and switches modes.
     private func followPowerState(now: UInt64, events: inout [DaemonEvent]) throws {
         guard case .auto(let monitor) = energy.policy else { return }
@@ -143,6 +194,7 @@ final class SensorPipeline: DaemonPipeline {
         guard state.wantsLowEnergy != lowEnergy else { return }
         lowEnergy = state.wantsLowEnergy
         let next = lowEnergy ? energy.lowEnergy : energy.normal
+        activeConfiguration = next
         let effective: IMUConfiguration
         do { effective = try source.start(next) } catch {
             throw CLIError.failure("cannot switch \(source.name) to \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)", fix: nil)
@@ -168,7 +220,7 @@ final class SensorPipeline: DaemonPipeline {
         guard running else { return }
         running = false
         var failures: [String] = []
-        do { try source.stop() } catch { failures.append("\(source.name): \(error.description)") }
+        if sensorActive { do { try source.stop() } catch { failures.append("\(source.name): \(error.description)") } }
         for output in outputs {
             do { try output.restore() } catch { failures.append("\(output.name): \(describe(error))") }
         }

@@ -98,6 +98,12 @@ public struct RegisterDescription: Sendable {
     public var fields: [FieldDescription]
     /// One line on what the register does.
     public var summary: String
+    /// What a host read does besides returning the value ("reading pops the FIFO"), or `nil`
+    /// when a read changes nothing. A register dump does not read such registers.
+    public var readEffect: String?
+    /// The chip's factory programs the value (self-test codes, trims): the power-on value is the
+    /// part's own, not ``resetValue``.
+    public var isFactoryProgrammed = false
 
     public init(_ name: String, _ address: UInt8, _ access: Access, reset: UInt8 = 0,
                 summary: String, fields: [FieldDescription] = []) {
@@ -109,6 +115,25 @@ public struct RegisterDescription: Sendable {
     public var selfClearingMask: UInt8 {
         fields.filter(\.selfClearing).reduce(0) { $0 | $1.mask }
     }
+
+    /// This row with a read side effect: `.init(…).reading("reading pops the FIFO")`.
+    public func reading(_ effect: String) -> RegisterDescription {
+        var r = self; r.readEffect = effect; return r
+    }
+
+    /// This row marked as factory-programmed.
+    public func factoryProgrammed() -> RegisterDescription {
+        var r = self; r.isFactoryProgrammed = true; return r
+    }
+
+    /// What a host read does besides returning the value: ``readEffect``, or "reading clears
+    /// it" for a read-to-clear register.
+    public var effectOfReading: String? {
+        readEffect ?? (access == .readToClear ? "reading clears it" : nil)
+    }
+
+    /// Whether the host may write it (not read-only, not read-to-clear).
+    public var isWritable: Bool { access != .readOnly && access != .readToClear }
 }
 
 /// A named bit field inside a register, with what each value means.
@@ -121,6 +146,33 @@ public struct FieldDescription: Sendable {
     /// Value → meaning ("0": "±250 °/s").
     public var meanings: [UInt8: String]
     public var summary: String
+    /// Why writing this field needs care, when it does (set with ``guarded(_:)``). Self-clearing
+    /// bits are reset bits whether or not this is set: see ``hazard``.
+    public var caution: Caution?
+
+    /// What can go wrong when a host writes a field.
+    public enum Caution: String, Sendable, Equatable {
+        /// Resets registers or a signal path (a self-clearing bit).
+        case reset
+        /// Puts the chip or one of its sensors to sleep, or stops its clock.
+        case power
+        /// Can cut the host off: disables the I2C interface, or switches the register bank.
+        case interface
+    }
+
+    /// The field's caution: ``caution``, or `.reset` for a self-clearing bit.
+    public var hazard: Caution? { caution ?? (selfClearing ? .reset : nil) }
+
+    /// This field with a caution: `.bit("SLEEP", 6).guarded(.power)`.
+    public func guarded(_ kind: Caution) -> FieldDescription {
+        var f = self; f.caution = kind; return f
+    }
+
+    /// The field's value in a register value.
+    public func extract(from register: UInt8) -> UInt8 { (register & mask) >> UInt8(mask.trailingZeroBitCount) }
+
+    /// The largest value the field holds.
+    public var maximum: UInt8 { mask >> UInt8(mask.trailingZeroBitCount) }
 
     public init(_ name: String, mask: UInt8, selfClearing: Bool = false, summary: String = "",
                 meanings: [UInt8: String] = [:]) {

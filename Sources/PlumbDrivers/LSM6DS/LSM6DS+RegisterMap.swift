@@ -36,6 +36,17 @@ extension LSM6DS {
         names.map { FieldDescription.bit($0.0, $0.1) }
     }
 
+    /// CTRL4_C's cautions: the gyroscope sleep bit is a power bit; I2C_DISABLE cuts the host off.
+    static func control4Cautions(_ fields: [FieldDescription]) -> [FieldDescription] {
+        fields.map { f in
+            switch f.name {
+            case "SLEEP", "SLEEP_G": f.guarded(.power)
+            case "I2C_DISABLE": f.guarded(.interface)
+            default: f
+            }
+        }
+    }
+
     static func outputs(gyroscope: String, accelerometer: String) -> [RegisterDescription] {
         var rows: [RegisterDescription] = [
             .init("OUT_TEMP_L", 0x20, .readOnly, summary: "Temperature, low byte (0 = 25 °C)"),
@@ -92,7 +103,7 @@ extension LSM6DS {
     static func patternRows(_ g: Generation) -> [RegisterDescription] {
         let ds3 = g == .ds3
         var rows: [RegisterDescription] = [
-            .init("FUNC_CFG_ACCESS", 0x01, .readWrite, summary: "Embedded-function register bank", fields: bits([("FUNC_CFG_EN", 7)])),
+            .init("FUNC_CFG_ACCESS", 0x01, .readWrite, summary: "Embedded-function register bank", fields: [FieldDescription.bit("FUNC_CFG_EN", 7, summary: "switches addresses 0x02–0x7F to the embedded-function bank").guarded(.interface)]),
             .init("FIFO_CTRL1", 0x06, .readWrite, summary: "FIFO threshold bits 7:0, in 16-bit words",
                   fields: [FieldDescription("FTH_7_0", mask: 0xFF)]),
             .init("FIFO_CTRL2", 0x07, .readWrite, summary: "FIFO threshold high bits, timestamp in FIFO", fields: [
@@ -128,10 +139,10 @@ extension LSM6DS {
             control2(wide: false),
             control3(),
             .init("CTRL4_C", 0x13, .readWrite, summary: "Sleep, interrupt and I2C control", fields: ds3
-                  ? bits([("XL_BW_SCAL_ODR", 7), ("SLEEP_G", 6), ("INT2_ON_INT1", 5), ("FIFO_TEMP_EN", 4),
-                          ("DRDY_MASK", 3), ("I2C_DISABLE", 2), ("STOP_ON_FTH", 0)])
-                  : bits([("DEN_XL_EN", 7), ("SLEEP", 6), ("INT2_ON_INT1", 5), ("DEN_DRDY_INT1", 4),
-                          ("DRDY_MASK", 3), ("I2C_DISABLE", 2), ("LPF1_SEL_G", 1)])),
+                  ? control4Cautions(bits([("XL_BW_SCAL_ODR", 7), ("SLEEP_G", 6), ("INT2_ON_INT1", 5), ("FIFO_TEMP_EN", 4),
+                                ("DRDY_MASK", 3), ("I2C_DISABLE", 2), ("STOP_ON_FTH", 0)]))
+                  : control4Cautions(bits([("DEN_XL_EN", 7), ("SLEEP", 6), ("INT2_ON_INT1", 5), ("DEN_DRDY_INT1", 4),
+                                ("DRDY_MASK", 3), ("I2C_DISABLE", 2), ("LPF1_SEL_G", 1)]))),
             .init("CTRL5_C", 0x14, .readWrite, summary: "Rounding and self-test", fields: [
                 FieldDescription("ROUNDING", mask: 0xE0),
                 FieldDescription("ST_G", mask: 0x0C, meanings: selfTestMeanings),
@@ -165,7 +176,8 @@ extension LSM6DS {
             .init("FIFO_STATUS3", 0x3C, .readOnly, summary: "Pattern position of the next word, bits 7:0",
                   fields: [FieldDescription("FIFO_PATTERN_7_0", mask: 0xFF)]),
             .init("FIFO_STATUS4", 0x3D, .readOnly, summary: "Pattern position, bits 9:8", fields: [FieldDescription("FIFO_PATTERN_9_8", mask: 0x03)]),
-            .init("FIFO_DATA_OUT_L", 0x3E, .readOnly, summary: "FIFO word, low byte (reading pops the next word)"),
+            RegisterDescription("FIFO_DATA_OUT_L", 0x3E, .readOnly, summary: "FIFO word, low byte (reading pops the next word)")
+                .reading("reading pops the FIFO"),
             .init("FIFO_DATA_OUT_H", 0x3F, .readOnly, summary: "FIFO word, high byte; the pointer rolls back to 0x3E"),
             .init("TAP_CFG", 0x58, .readWrite, summary: ds3 ? "Timer, functions, latched interrupts" : "Interrupts, tap, latched interrupts",
                   fields: (ds3 ? bits([("TIMER_EN", 7), ("PEDO_EN", 6), ("TILT_EN", 5)]) : bits([("INTERRUPTS_ENABLE", 7)]))
@@ -195,7 +207,8 @@ extension LSM6DS {
     static func dsoRows() -> [RegisterDescription] {
         var rows: [RegisterDescription] = [
             .init("FUNC_CFG_ACCESS", 0x01, .readWrite, summary: "Embedded-function and sensor-hub register banks",
-                  fields: bits([("FUNC_CFG_ACCESS", 7), ("SHUB_REG_ACCESS", 6)])),
+                  fields: [FieldDescription.bit("FUNC_CFG_ACCESS", 7, summary: "switches to the embedded-function bank").guarded(.interface),
+                           FieldDescription.bit("SHUB_REG_ACCESS", 6, summary: "switches to the sensor-hub bank").guarded(.interface)]),
             .init("PIN_CTRL", 0x02, .readWrite, reset: 0x3F, summary: "SDO pull-up", fields: bits([("SDO_PU_EN", 6)])),
             .init("FIFO_CTRL1", 0x07, .readWrite, summary: "FIFO watermark bits 7:0, in 7-byte words",
                   fields: [FieldDescription("WTM_7_0", mask: 0xFF)]),
@@ -227,7 +240,7 @@ extension LSM6DS {
             control2(wide: true),
             control3(),
             .init("CTRL4_C", 0x13, .readWrite, summary: "Sleep, interrupt and I2C control",
-                  fields: bits([("SLEEP_G", 6), ("INT2_ON_INT1", 5), ("DRDY_MASK", 3), ("I2C_DISABLE", 2), ("LPF1_SEL_G", 1)])),
+                  fields: control4Cautions(bits([("SLEEP_G", 6), ("INT2_ON_INT1", 5), ("DRDY_MASK", 3), ("I2C_DISABLE", 2), ("LPF1_SEL_G", 1)]))),
             .init("CTRL5_C", 0x14, .readWrite, summary: "Ultra-low-power, rounding and self-test", fields: [
                 .bit("XL_ULP_EN", 7), FieldDescription("ROUNDING", mask: 0x60),
                 FieldDescription("ST_G", mask: 0x0C, meanings: selfTestMeanings),
@@ -255,11 +268,11 @@ extension LSM6DS {
             .init("WAKE_UP_SRC", 0x1B, .readOnly, summary: "Wake-up source"),
             .init("STATUS_REG", 0x1E, .readOnly, summary: "New data available", fields: bits([("TDA", 2), ("GDA", 1), ("XLDA", 0)])),
             .init("FIFO_STATUS1", 0x3A, .readOnly, summary: "Unread FIFO words, bits 7:0", fields: [FieldDescription("DIFF_FIFO_7_0", mask: 0xFF)]),
-            .init("FIFO_STATUS2", 0x3B, .readOnly, summary: "FIFO flags and unread words, bits 9:8", fields: [
+            RegisterDescription("FIFO_STATUS2", 0x3B, .readOnly, summary: "FIFO flags and unread words, bits 9:8", fields: [
                 .bit("FIFO_WTM_IA", 7), .bit("FIFO_OVR_IA", 6), .bit("FIFO_FULL_IA", 5), .bit("COUNTER_BDR_IA", 4),
                 .bit("FIFO_OVR_LATCHED", 3, summary: "Cleared by reading this register"),
                 FieldDescription("DIFF_FIFO_9_8", mask: 0x03),
-            ]),
+            ]).reading("reading clears FIFO_OVR_LATCHED"),
             .init("TAP_CFG0", 0x56, .readWrite, summary: "Latched interrupts, tap", fields: [
                 .bit("INT_CLR_ON_READ", 6), .bit("SLEEP_STATUS_ON_INT", 5), .bit("SLOPE_FDS", 4),
                 .bit("TAP_X_EN", 3), .bit("TAP_Y_EN", 2), .bit("TAP_Z_EN", 1),
@@ -271,13 +284,13 @@ extension LSM6DS {
             .init("WAKE_UP_DUR", 0x5C, .readWrite, summary: "Wake-up duration"),
             .init("MD1_CFG", 0x5E, .readWrite, summary: "INT1 event routing"),
             .init("MD2_CFG", 0x5F, .readWrite, summary: "INT2 event routing"),
-            .init("INTERNAL_FREQ_FINE", 0x63, .readOnly, summary: "Factory trim of the time base: signed, 0.15 % per LSB",
-                  fields: [FieldDescription("FREQ_FINE", mask: 0xFF)]),
-            .init("FIFO_DATA_OUT_TAG", 0x78, .readOnly, summary: "FIFO word tag (reading pops the next word)", fields: [
+            RegisterDescription("INTERNAL_FREQ_FINE", 0x63, .readOnly, summary: "Factory trim of the time base: signed, 0.15 % per LSB",
+                                fields: [FieldDescription("FREQ_FINE", mask: 0xFF)]).factoryProgrammed(),
+            RegisterDescription("FIFO_DATA_OUT_TAG", 0x78, .readOnly, summary: "FIFO word tag (reading pops the next word)", fields: [
                 FieldDescription("TAG_SENSOR", mask: 0xF8, meanings: [1: "gyroscope", 2: "accelerometer", 3: "temperature",
                                                                       4: "timestamp", 5: "configuration change"]),
                 FieldDescription("TAG_CNT", mask: 0x06), .bit("TAG_PARITY", 0),
-            ]),
+            ]).reading("reading pops the FIFO"),
         ]
         rows += outputs(gyroscope: "G", accelerometer: "A")
         rows += timestamps(count: 4)

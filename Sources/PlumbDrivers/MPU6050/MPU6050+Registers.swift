@@ -105,15 +105,30 @@ extension MPU6050 {
         4: "21 / 20 Hz", 5: "10 / 10 Hz", 6: "5 / 5 Hz", 7: "reserved (gyro at 8 kHz)",
     ]
 
+    static let extSyncMeanings: [UInt8: String] = [
+        0: "FSYNC input disabled", 1: "FSYNC in TEMP_OUT_L bit 0", 2: "FSYNC in GYRO_XOUT_L bit 0", 3: "FSYNC in GYRO_YOUT_L bit 0",
+        4: "FSYNC in GYRO_ZOUT_L bit 0", 5: "FSYNC in ACCEL_XOUT_L bit 0", 6: "FSYNC in ACCEL_YOUT_L bit 0", 7: "FSYNC in ACCEL_ZOUT_L bit 0",
+    ]
+
     /// The register map of one generation (`.mpu6050` or `.mpu6500`; the ICM-206xx parts share
     /// the MPU-6500 layout for every register this driver touches).
-    public static func registerMap(_ generation: Generation) -> RegisterMap {
+    ///
+    /// Reset values: RM-MPU-6000A-00 rev 4.2 §3 ("0x00 for all registers other than" PWR_MGMT_1
+    /// 0x40 and WHO_AM_I 0x68); RM-MPU-9250A-00 rev 1.4 §3 (PWR_MGMT_1 0x01 and WHO_AM_I only,
+    /// so CONFIG resets to 0x00 on the MPU-6500 generation); ICM-20602 / ICM-20608 / ICM-20689
+    /// datasheets §8–§9 register maps (CONFIG 0x80, PWR_MGMT_1 0x41: asleep, auto clock).
+    ///
+    /// - Parameters:
+    ///   - whoAmI: the part's WHO_AM_I, the reset value of register 0x75. Default 0x68.
+    ///   - part: the part's name, the meaning of that value. Default the generation's name.
+    public static func registerMap(_ generation: Generation, whoAmI: UInt8 = 0x68, part: String? = nil) -> RegisterMap {
         let is6500 = generation != .mpu6050
+        let isICM = generation == .icm
         var rows: [RegisterDescription] = []
         if is6500 {
             for (i, axis) in ["X", "Y", "Z"].enumerated() {
-                rows.append(.init("SELF_TEST_\(axis)_GYRO", UInt8(i), .readWrite, summary: "factory self-test code, \(axis) gyroscope"))
-                rows.append(.init("SELF_TEST_\(axis)_ACCEL", 0x0D + UInt8(i), .readWrite, summary: "factory self-test code, \(axis) accelerometer"))
+                rows.append(RegisterDescription("SELF_TEST_\(axis)_GYRO", UInt8(i), .readWrite, summary: "factory self-test code, \(axis) gyroscope").factoryProgrammed())
+                rows.append(RegisterDescription("SELF_TEST_\(axis)_ACCEL", 0x0D + UInt8(i), .readWrite, summary: "factory self-test code, \(axis) accelerometer").factoryProgrammed())
             }
             for (i, axis) in ["X", "Y", "Z"].enumerated() {
                 // RM-MPU-9250A-00 rev 1.4 §4.39: XA_OFFSET_H/L at 119/120, YA at 122/123, ZA at 125/126.
@@ -125,13 +140,14 @@ extension MPU6050 {
                               fields: [.bit("ACCEL_FCHOICE_B", 3), FieldDescription("A_DLPF_CFG", mask: 0x07)]))
         } else {
             for (i, axis) in ["X", "Y", "Z"].enumerated() {
-                rows.append(.init("SELF_TEST_\(axis)", 0x0D + UInt8(i), .readWrite, summary: "factory self-test codes, \(axis)",
-                                  fields: [FieldDescription("\(axis)A_TEST_HI", mask: 0xE0), FieldDescription("\(axis)G_TEST", mask: 0x1F)]))
+                rows.append(RegisterDescription("SELF_TEST_\(axis)", 0x0D + UInt8(i), .readWrite, summary: "factory self-test codes, \(axis)",
+                                                fields: [FieldDescription("\(axis)A_TEST_HI", mask: 0xE0), FieldDescription("\(axis)G_TEST", mask: 0x1F)]).factoryProgrammed())
                 rows.append(.init("\(axis)A_OFFS_H", 0x06 + UInt8(2 * i), .readWrite, summary: "\(axis) accel offset high byte"))
                 rows.append(.init("\(axis)A_OFFS_L", 0x07 + UInt8(2 * i), .readWrite, summary: "\(axis) accel offset low byte; bit 0 reserved"))
             }
-            rows.append(.init("SELF_TEST_A", 0x10, .readWrite, summary: "factory self-test codes, accelerometer low bits",
-                              fields: [FieldDescription("XA_TEST_LO", mask: 0x30), FieldDescription("YA_TEST_LO", mask: 0x0C), FieldDescription("ZA_TEST_LO", mask: 0x03)]))
+            rows.append(RegisterDescription("SELF_TEST_A", 0x10, .readWrite, summary: "factory self-test codes, accelerometer low bits",
+                                            fields: [FieldDescription("XA_TEST_LO", mask: 0x30), FieldDescription("YA_TEST_LO", mask: 0x0C),
+                                                     FieldDescription("ZA_TEST_LO", mask: 0x03)]).factoryProgrammed())
         }
         for (i, axis) in ["X", "Y", "Z"].enumerated() {
             rows.append(.init("\(axis)G_OFFS_USRH", 0x13 + UInt8(2 * i), .readWrite, summary: "\(axis) gyro offset high byte, ±1000 °/s scale"))
@@ -140,9 +156,11 @@ extension MPU6050 {
         rows += [
             .init("SMPLRT_DIV", 0x19, .readWrite, summary: "sample rate = internal rate / (1 + SMPLRT_DIV)",
                   fields: [FieldDescription("SMPLRT_DIV", mask: 0xFF)]),
-            .init("CONFIG", 0x1A, .readWrite, reset: is6500 ? 0x80 : 0x00, summary: "frame sync and digital low-pass filter",
-                  fields: (is6500 ? [FieldDescription.bit("FIFO_MODE", 6, summary: "1: drop new samples when the FIFO is full")] : [])
-                    + [FieldDescription("EXT_SYNC_SET", mask: 0x38), FieldDescription("DLPF_CFG", mask: 0x07, meanings: dlpfMeanings)]),
+            .init("CONFIG", 0x1A, .readWrite, reset: isICM ? 0x80 : 0x00, summary: "frame sync and digital low-pass filter",
+                  fields: (is6500 ? [FieldDescription("FIFO_MODE", mask: 0x40, summary: "1: drop new samples when the FIFO is full",
+                                                      meanings: [0: "overwrite oldest when full", 1: "drop new samples when full"])] : [])
+                    + [FieldDescription("EXT_SYNC_SET", mask: 0x38, meanings: extSyncMeanings),
+                       FieldDescription("DLPF_CFG", mask: 0x07, meanings: dlpfMeanings)]),
             .init("GYRO_CONFIG", 0x1B, .readWrite, summary: "gyroscope range and self-test",
                   fields: [.bit("XG_ST", 7), .bit("YG_ST", 6), .bit("ZG_ST", 5),
                            FieldDescription("FS_SEL", mask: 0x18, meanings: [0: "±250 °/s", 1: "±500 °/s", 2: "±1000 °/s", 3: "±2000 °/s"])]
@@ -173,22 +191,80 @@ extension MPU6050 {
             .init("SIGNAL_PATH_RESET", 0x68, .readWrite, summary: "resets the sensors' digital signal paths",
                   fields: [.bit("GYRO_RESET", 2, selfClearing: true), .bit("ACCEL_RESET", 1, selfClearing: true), .bit("TEMP_RESET", 0, selfClearing: true)]),
             .init("USER_CTRL", 0x6A, .readWrite, summary: "FIFO, I2C master and signal-path control",
-                  fields: [.bit("DMP_EN", 7), .bit("FIFO_EN", 6), .bit("I2C_MST_EN", 5), .bit("I2C_IF_DIS", 4),
+                  fields: [.bit("DMP_EN", 7), .bit("FIFO_EN", 6), .bit("I2C_MST_EN", 5),
+                           .bit("I2C_IF_DIS", 4, summary: "SPI only: the I2C interface stops answering").guarded(.interface),
                            .bit("DMP_RESET", 3, selfClearing: true), .bit("FIFO_RESET", 2, selfClearing: true),
                            .bit("I2C_MST_RESET", 1, selfClearing: true), .bit("SIG_COND_RESET", 0, selfClearing: true)]),
-            // RM-MPU-6000A-00 rev 4.2 §3: PWR_MGMT_1 resets to 0x40 (asleep); RM-MPU-9250A-00 §3: 0x01.
-            .init("PWR_MGMT_1", 0x6B, .readWrite, reset: is6500 ? 0x01 : 0x40, summary: "reset, sleep and clock source",
-                  fields: [.bit("DEVICE_RESET", 7, selfClearing: true), .bit("SLEEP", 6), .bit("CYCLE", 5),
-                           .bit(is6500 ? "GYRO_STANDBY" : "RESERVED4", 4), .bit("TEMP_DIS", 3),
-                           FieldDescription("CLKSEL", mask: 0x07, meanings: [0: "internal 8 MHz (20 MHz on MPU-6500)", 1: "PLL, X gyro reference", 7: "stopped"])]),
+            // RM-MPU-6000A-00 rev 4.2 §3: PWR_MGMT_1 resets to 0x40 (asleep); RM-MPU-9250A-00 §3: 0x01;
+            // ICM-206xx: 0x41.
+            .init("PWR_MGMT_1", 0x6B, .readWrite, reset: isICM ? 0x41 : is6500 ? 0x01 : 0x40, summary: "reset, sleep and clock source",
+                  fields: [.bit("DEVICE_RESET", 7, selfClearing: true), .bit("SLEEP", 6).guarded(.power), .bit("CYCLE", 5).guarded(.power)]
+                    + (is6500 ? [.bit("GYRO_STANDBY", 4).guarded(.power)] : [])
+                    + [.bit("TEMP_DIS", 3).guarded(.power),
+                       FieldDescription("CLKSEL", mask: 0x07, meanings: is6500
+                                        ? [0: "internal 20 MHz", 1: "auto (PLL when ready)", 2: "auto (PLL when ready)", 3: "auto (PLL when ready)",
+                                           4: "auto (PLL when ready)", 5: "auto (PLL when ready)", 6: "internal 20 MHz", 7: "stopped"]
+                                        : [0: "internal 8 MHz", 1: "PLL, X gyro reference", 2: "PLL, Y gyro reference", 3: "PLL, Z gyro reference",
+                                           4: "PLL, external 32.768 kHz", 5: "PLL, external 19.2 MHz", 6: "reserved", 7: "stopped"]).guarded(.power)]),
             .init("PWR_MGMT_2", 0x6C, .readWrite, summary: "per-axis standby",
-                  fields: [FieldDescription("LP_WAKE_CTRL", mask: 0xC0), .bit("STBY_XA", 5), .bit("STBY_YA", 4), .bit("STBY_ZA", 3),
-                           .bit("STBY_XG", 2), .bit("STBY_YG", 1), .bit("STBY_ZG", 0)]),
+                  fields: (is6500 ? [] : [FieldDescription("LP_WAKE_CTRL", mask: 0xC0, meanings: [0: "1.25 Hz", 1: "5 Hz", 2: "20 Hz", 3: "40 Hz"]).guarded(.power)])
+                    + [.bit("STBY_XA", 5).guarded(.power), .bit("STBY_YA", 4).guarded(.power), .bit("STBY_ZA", 3).guarded(.power),
+                       .bit("STBY_XG", 2).guarded(.power), .bit("STBY_YG", 1).guarded(.power), .bit("STBY_ZG", 0).guarded(.power)]),
             .init("FIFO_COUNTH", 0x72, .readOnly, summary: "FIFO byte count, high bits"),
             .init("FIFO_COUNTL", 0x73, .readOnly, summary: "FIFO byte count, low byte"),
-            .init("FIFO_R_W", 0x74, .readWrite, summary: "FIFO data; reading pops one byte"),
-            .init("WHO_AM_I", 0x75, .readOnly, reset: 0x68, summary: "identity"),
+            .init("FIFO_R_W", 0x74, .readWrite, summary: "FIFO data; reading pops one byte").reading("reading pops the FIFO"),
+            .init("WHO_AM_I", 0x75, .readOnly, reset: whoAmI, summary: "identity",
+                  fields: [FieldDescription("WHO_AM_I", mask: 0xFF, meanings: [whoAmI: part ?? (is6500 ? "MPU-6500" : "MPU-6050")])]),
         ]
-        return RegisterMap(name: is6500 ? "MPU-6500" : "MPU-6050", registers: rows)
+        if !isICM {
+            // The auxiliary I2C master: RM-MPU-6000A-00 rev 4.2 §3 and RM-MPU-9250A-00 rev 1.4 §3
+            // (registers 36–54, 73–96, 99–103). The ICM-206xx parts have no I2C master.
+            rows.append(.init("I2C_MST_CTRL", 0x24, .readWrite, summary: "auxiliary I2C master clock and options",
+                              fields: [.bit("MULT_MST_EN", 7), .bit("WAIT_FOR_ES", 6), .bit("SLV_3_FIFO_EN", 5), .bit("I2C_MST_P_NSR", 4),
+                                       FieldDescription("I2C_MST_CLK", mask: 0x0F)]))
+            for slave in 0..<4 {
+                let base = 0x25 + UInt8(3 * slave)
+                rows.append(.init("I2C_SLV\(slave)_ADDR", base, .readWrite, summary: "auxiliary slave \(slave) address",
+                                  fields: [FieldDescription("I2C_SLV\(slave)_RNW", mask: 0x80, meanings: [0: "write", 1: "read"]),
+                                           FieldDescription("I2C_ID_\(slave)", mask: 0x7F)]))
+                rows.append(.init("I2C_SLV\(slave)_REG", base + 1, .readWrite, summary: "auxiliary slave \(slave) register"))
+                rows.append(.init("I2C_SLV\(slave)_CTRL", base + 2, .readWrite, summary: "auxiliary slave \(slave) transfer",
+                                  fields: [.bit("I2C_SLV\(slave)_EN", 7), .bit("I2C_SLV\(slave)_BYTE_SW", 6), .bit("I2C_SLV\(slave)_REG_DIS", 5),
+                                           .bit("I2C_SLV\(slave)_GRP", 4), FieldDescription("I2C_SLV\(slave)_LEN", mask: 0x0F)]))
+                rows.append(.init("I2C_SLV\(slave)_DO", 0x63 + UInt8(slave), .readWrite, summary: "data written to auxiliary slave \(slave)"))
+            }
+            rows += [
+                .init("I2C_SLV4_ADDR", 0x31, .readWrite, summary: "auxiliary slave 4 address",
+                      fields: [FieldDescription("I2C_SLV4_RNW", mask: 0x80, meanings: [0: "write", 1: "read"]), FieldDescription("I2C_ID_4", mask: 0x7F)]),
+                .init("I2C_SLV4_REG", 0x32, .readWrite, summary: "auxiliary slave 4 register"),
+                .init("I2C_SLV4_DO", 0x33, .readWrite, summary: "data written to auxiliary slave 4"),
+                .init("I2C_SLV4_CTRL", 0x34, .readWrite, summary: "auxiliary slave 4 transfer",
+                      fields: [.bit("I2C_SLV4_EN", 7), .bit("I2C_SLV4_INT_EN", 6), .bit("I2C_SLV4_REG_DIS", 5), FieldDescription("I2C_MST_DLY", mask: 0x1F)]),
+                .init("I2C_SLV4_DI", 0x35, .readOnly, summary: "data read from auxiliary slave 4"),
+                .init("I2C_MST_STATUS", 0x36, .readToClear, summary: "auxiliary I2C master status, cleared by reading",
+                      fields: [.bit("PASS_THROUGH", 7), .bit("I2C_SLV4_DONE", 6), .bit("I2C_LOST_ARB", 5), .bit("I2C_SLV4_NACK", 4),
+                               .bit("I2C_SLV3_NACK", 3), .bit("I2C_SLV2_NACK", 2), .bit("I2C_SLV1_NACK", 1), .bit("I2C_SLV0_NACK", 0)]),
+                .init("I2C_MST_DELAY_CTRL", 0x67, .readWrite, summary: "auxiliary sensor data shadowing and slave delays",
+                      fields: [.bit("DELAY_ES_SHADOW", 7), .bit("I2C_SLV4_DLY_EN", 4), .bit("I2C_SLV3_DLY_EN", 3), .bit("I2C_SLV2_DLY_EN", 2),
+                               .bit("I2C_SLV1_DLY_EN", 1), .bit("I2C_SLV0_DLY_EN", 0)]),
+            ]
+            for i in 0..<24 {
+                let n = i < 10 ? "0\(i)" : "\(i)"
+                rows.append(.init("EXT_SENS_DATA_\(n)", 0x49 + UInt8(i), .readOnly, summary: "data read from the auxiliary sensors, byte \(i)"))
+            }
+        }
+        if is6500 {
+            // RM-MPU-9250A-00 rev 1.4 §4.9, §4.10, §4.33: wake-on-motion.
+            rows += [
+                .init("LP_ACCEL_ODR", 0x1E, .readWrite, summary: "low-power accelerometer wake-up rate",
+                      fields: [FieldDescription("LPOSC_CLKSEL", mask: 0x0F, meanings: [0: "0.24 Hz", 1: "0.49 Hz", 2: "0.98 Hz", 3: "1.95 Hz", 4: "3.91 Hz",
+                                                                                      5: "7.81 Hz", 6: "15.63 Hz", 7: "31.25 Hz", 8: "62.5 Hz", 9: "125 Hz",
+                                                                                      10: "250 Hz", 11: "500 Hz"])]),
+                .init("WOM_THR", 0x1F, .readWrite, summary: "wake-on-motion threshold, 4 mg per LSB"),
+                .init("MOT_DETECT_CTRL", 0x69, .readWrite, summary: "wake-on-motion logic",
+                      fields: [.bit("ACCEL_INTEL_EN", 7), FieldDescription("ACCEL_INTEL_MODE", mask: 0x40, meanings: [0: "compare to the first sample", 1: "compare to the previous sample"])]),
+            ]
+        }
+        return RegisterMap(name: part ?? (is6500 ? "MPU-6500" : "MPU-6050"), registers: rows)
     }
 }

@@ -51,7 +51,7 @@ extension MPU6050 {
         public var accelerometerOffsetStride: UInt8 { generation == .mpu6050 ? 2 : 3 }
 
         /// The register map of this part's generation.
-        public var registerMap: RegisterMap { MPU6050.registerMap(generation) }
+        public var registerMap: RegisterMap { MPU6050.registerMap(generation, whoAmI: whoAmI, part: part) }
 
         /// Converts a raw temperature to °C.
         public func temperature(raw: Int16) -> Double { Double(raw) / temperatureSensitivity + temperatureOffset }

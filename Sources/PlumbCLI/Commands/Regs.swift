@@ -1,0 +1,215 @@
+import PlumbHAL
+import PlumbDrivers
+import PlumbLinux
+import PlumbSimulation
+
+/// `plumb regs`: read, write and decode a chip's registers with the register map its driver uses.
+enum Regs {
+    static let command = Command(
+        group: CommandSpec(name: "regs", abstract: "Read, write and decode the IMU's registers by datasheet name.",
+                           discussion: """
+                           The register maps are the drivers' own tables: names, fields, value meanings, access and
+                           reset values. Works on a real bus (--bus, --address, --part) or on the emulator
+                           (--simulate --chip NAME), which starts from the chip's power-on state.
+                           """),
+        subcommands: [RegsDump.command, RegsGet.command, RegsSet.command])
+
+    /// The options every `regs` subcommand takes.
+    static let commonOptions: [OptionSpec] = [
+        .option("bus", value: "PATH", help: "The I2C bus, such as /dev/i2c-1 (default: the first bus with an IMU)."),
+        .option("address", value: "ADDR", help: "The chip's address, such as 0x68 (default: found by probing)."),
+        .option("part", value: "NAME", help: "Decode as this part whatever its WHO_AM_I says (\(IMUFamilies.partKeys.joined(separator: ", ")))."),
+        .option("format", value: "FORMAT", help: "text or json. Default text."),
+        .flag("simulate", help: "Use an emulated chip (in its power-on state) instead of hardware."),
+        .option("chip", value: "NAME", help: "The emulated part (\(SimulatedChips.all.map(\.key).joined(separator: ", "))). Default mpu6050."),
+    ]
+
+    /// A chip ready for register access.
+    struct Target {
+        var editor: RegisterEditor
+        var identity: IMUIdentity
+        /// Keeps the emulated bus and chip alive.
+        var simulation: SimulatedSensor?
+    }
+
+    /// Finds the chip the options name and its register map (detection through the drivers'
+    /// `identify()`), on hardware or on the emulator.
+    static func open(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> Target {
+        if args.has("simulate") {
+            if args.string("bus") != nil { throw .usage("'--bus' names hardware; it cannot be combined with '--simulate'.") }
+        } else if args.string("chip") != nil {
+            throw .usage("'--chip' needs '--simulate'.")
+        }
+        let part = args.string("part")
+        if let part, IMUFamilies.family(forPart: part) == nil {
+            throw .usage("The value '\(part)' is invalid for '--part': expected one of \(IMUFamilies.partKeys.joined(separator: ", ")).")
+        }
+        var address: I2CAddress?
+        if let text = args.string("address") {
+            guard let a = I2CAddress(parsing: text) else { throw .usage("The value '\(text)' is invalid for '--address': expected an address such as 0x68.") }
+            address = a
+        }
+        if args.has("simulate") {
+            let chipName = args.string("chip") ?? "mpu6050"
+            guard let model = SimulatedChips.model(chipName) else {
+                throw .usage("The value '\(chipName)' is invalid for '--chip': expected one of \(SimulatedChips.all.map(\.key).joined(separator: ", ")).")
+            }
+            let sensor = SimulatedSensor(model: model)
+            return try target(bus: sensor.bus, address: address, part: part, clock: sensor.clock, simulation: sensor, context: context)
+        }
+        let clock = SystemClock()
+        var candidates: [String]
+        if let path = args.string("bus") {
+            candidates = [path]
+        } else {
+            do { candidates = try I2CAdapter.list().map(\.devicePath) } catch {
+                throw .failure(error.description, fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in config.txt) and load i2c-dev")
+            }
+            if candidates.isEmpty {
+                throw .failure("no I2C adapter found", fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in config.txt) and load i2c-dev")
+            }
+        }
+        var lastError: CLIError?
+        for path in candidates {
+            do {
+                let bus = try LinuxI2CBus(path: path, clock: clock)
+                return try target(bus: bus, address: address, part: part, clock: clock, simulation: nil, context: context)
+            } catch let error as I2CError {
+                lastError = .failure(error.description, fix: nil)
+            } catch let error as CLIError {
+                lastError = error
+            } catch {
+                lastError = .failure("\(error)", fix: nil)
+            }
+        }
+        throw lastError ?? .failure("no IMU found", fix: "run 'plumb probe' to see what answers on each bus")
+    }
+
+    private static func target(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
+                               simulation: SimulatedSensor?, context: CommandContext) throws(CLIError) -> Target {
+        let (_, identity) = try SensorOptions.identify(bus: bus, address: address, part: part, clock: clock)
+        guard let map = IMUFamilies.registerMap(forPart: identity.partKey) else {
+            throw .failure("no register map for \(identity.part)", fix: nil)
+        }
+        for w in identity.warnings { context.err.line("warning: \(w)") }
+        return Target(editor: RegisterEditor(map: map, bus: bus, address: identity.address), identity: identity, simulation: simulation)
+    }
+
+    static func format(_ args: ParsedArguments) throws(CLIError) -> String {
+        try args.choice("format", ["text", "json"]) ?? "text"
+    }
+
+    static func busFailure(_ error: I2CError) -> CLIError {
+        .failure(error.description, fix: nil)
+    }
+
+    /// The CLI form of a refusal: malformed requests exit 64, refusals 1.
+    static func cliError(_ error: RegisterEditError) -> CLIError {
+        error.isUsage ? .usage(error.description) : .failure(error.description, fix: error.fix)
+    }
+}
+
+/// `plumb regs dump`: every register of the chip, decoded.
+enum RegsDump {
+    static let spec = CommandSpec(
+        name: "dump", abstract: "Show every register with its datasheet name, value and decoded fields.",
+        discussion: """
+        Text: one line per address, such as 'ACCEL_CONFIG 0x1C = 0x10  AFS_SEL=±8 g' (fields shown when they
+        have a meaning or are non-zero); '(unknown)' for an address the map does not describe. Registers whose
+        read has a side effect (FIFO data, read-to-clear status) are not read: use 'plumb regs get' for them.
+        JSON: {"part", "bus", "device", "registers": [one object per register with address, name, value, fields]}.
+        """,
+        options: Regs.commonOptions)
+
+    static let command = Command(spec) { args, context in
+        let format = try Regs.format(args)
+        let target = try Regs.open(args, context: context)
+        let readings: [RegisterEditor.Reading]
+        do throws(I2CError) { readings = try target.editor.dump() } catch { throw Regs.busFailure(error) }
+        let id = target.identity
+        if format == "json" {
+            context.out.line("{\"part\":\(jsonText(id.part)),\"bus\":\(jsonText(id.bus)),\"device\":\"\(id.address)\",\"registers\":[")
+            for (i, r) in readings.enumerated() { context.out.line(r.json + (i == readings.count - 1 ? "" : ",")) }
+            context.out.line("]}")
+        } else {
+            context.out.line("\(id.part) at \(id.address) on \(id.bus) (WHO_AM_I 0x\(registerHex(id.whoAmI)))")
+            for r in readings { context.out.line(r.text) }
+        }
+    }
+}
+
+/// `plumb regs get REG`: one register, decoded.
+enum RegsGet {
+    static let spec = CommandSpec(
+        name: "get", abstract: "Read one register by name or address and decode it.",
+        discussion: "Reads the register even when reading has a side effect (INT_STATUS clears, FIFO data pops).",
+        options: Regs.commonOptions,
+        positionals: [PositionalSpec("REG", help: "A datasheet name (ACCEL_CONFIG) or an address (0x1C).")])
+
+    static let command = Command(spec) { args, context in
+        let format = try Regs.format(args)
+        let target = try Regs.open(args, context: context)
+        let register: UInt8
+        do throws(RegisterEditError) { register = try target.editor.resolve(args.positionals[0]) } catch { throw Regs.cliError(error) }
+        let reading: RegisterEditor.Reading
+        do throws(I2CError) { reading = try target.editor.read(register) } catch { throw Regs.busFailure(error) }
+        context.out.line(format == "json" ? reading.json : reading.text)
+    }
+}
+
+/// `plumb regs set REG VALUE…`: a checked read-modify-write.
+enum RegsSet {
+    static let spec = CommandSpec(
+        name: "set", abstract: "Write one register: a whole value, or FIELD=VALUE pairs (read-modify-write).",
+        discussion: """
+        VALUE is a number (0x10, 16, 0b00010000) or one or more FIELD=VALUE pairs, where a field's value is a
+        number or one of its meanings ('AFS_SEL=±8 g', 'AFS_SEL=8g'). Refuses read-only registers (exit 1) and
+        values that do not fit (exit 64). Writing a reset bit, changing a power bit (SLEEP, standby, clock) or an
+        interface bit (I2C_DISABLE, register-bank switches), or writing an address the map does not describe
+        needs --force (exit 1 without it). Prints the value before and after, then reads the register back.
+        """,
+        options: Regs.commonOptions + [.flag("force", help: "Allow reset, power and interface bits and undescribed addresses.")],
+        positionals: [PositionalSpec("REG", help: "A datasheet name (ACCEL_CONFIG) or an address (0x1C)."),
+                      PositionalSpec("VALUE", help: "A number, or FIELD=VALUE pairs.", variadic: true)])
+
+    static let command = Command(spec) { args, context in
+        let format = try Regs.format(args)
+        let target = try Regs.open(args, context: context)
+        let editor = target.editor
+        let plan: RegisterEditor.WritePlan
+        do throws(RegisterEditError) {
+            let register = try editor.resolve(args.positionals[0])
+            plan = try editor.plan(register, Array(args.positionals.dropFirst()), force: args.has("force")) { () throws(I2CError) -> UInt8 in
+                try editor.bus.readRegister(register, address: editor.address)
+            }
+        } catch { throw Regs.cliError(error) }
+        let after: RegisterEditor.Reading
+        do throws(I2CError) {
+            try editor.write(plan)
+            after = try editor.read(plan.address)
+        } catch { throw Regs.busFailure(error) }
+        if format == "json" {
+            context.out.line(after.json)
+        } else {
+            let name = plan.name ?? "(unknown)"
+            context.out.line("\(name) 0x\(registerHex(plan.address)): \(plan.before.map { "0x" + registerHex($0) } ?? "?") -> 0x\(registerHex(plan.value))")
+            context.out.line(after.text)
+        }
+        if let readBack = after.value, readBack != plan.value, !plan.triggersReset {
+            context.err.line("warning: read back 0x\(registerHex(readBack)) after writing 0x\(registerHex(plan.value)): the chip keeps some bits of its own")
+        }
+    }
+}
+
+/// A JSON string literal for the CLI's hand-written JSON.
+func jsonText(_ s: String) -> String {
+    var out = "\""
+    for c in s.unicodeScalars {
+        switch c {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        default: if c.value < 0x20 { out += " " } else { out.unicodeScalars.append(c) }
+        }
+    }
+    return out + "\""
+}
