@@ -35,6 +35,8 @@ let modules: [Module] = [
     Module(name: "PlumbOrientation", dependencies: ["PlumbHAL", "PlumbDrivers", "PlumbFusion"], testsUseSimulation: true),
     Module(name: "PlumbDisplay", dependencies: ["PlumbHAL", "PlumbOrientation", "CImageIO"], fixtures: true, testsUseSimulation: true),
     Module(name: "PlumbDBus", dependencies: ["PlumbHAL", "CSDBus", "PlumbOrientation"], fixtures: true, testsUseSimulation: true),
+    // The MQTT publisher (issue 9): libmosquitto through the system library CMosquitto.
+    Module(name: "PlumbMQTT", dependencies: ["CMosquitto"]),
     Module(name: "PlumbCLI", dependencies: [
         "PlumbHAL",
         "PlumbLinux",
@@ -45,6 +47,7 @@ let modules: [Module] = [
         "PlumbDisplay",
         "PlumbConfiguration",
         "PlumbDBus",
+        "PlumbMQTT",
         "CFusionReference",
         "CPixman",
     ], testsUseSimulation: true),
@@ -84,6 +87,8 @@ var targets: [Target] = [
     .systemLibrary(name: "CPixman", path: "Sources/CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]),
     // sd_notify(3) for Type=notify readiness, reload and watchdog.
     .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+    // libmosquitto, the MQTT client behind PlumbMQTT.
+    .systemLibrary(name: "CMosquitto", path: "Sources/CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
 ]
 for module in modules {
     let dependencies = module.dependencies.map { Target.Dependency(stringLiteral: $0) }
@@ -109,7 +114,7 @@ targets.append(.executableTarget(name: "PlumbVMTest", dependencies: ["PlumbHAL",
 let products: [Product] = [
     .executable(name: "plumb", targets: ["plumb"]),
     .executable(name: "plumb-vmtest", targets: ["PlumbVMTest"]),
-] + ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus"]
+] + ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus", "PlumbMQTT"]
     .map { Product.library(name: $0, targets: [$0]) }
 
 let package = Package(

@@ -169,12 +169,14 @@ public struct OutputSettings: Sendable, Equatable {
     public var kiosk: KioskOutput?
     public var leds: LEDOutput?
     public var dbus: DBusOutput?
+    public var mqtt: MQTTOutput?
 
     public init() {}
 
     /// The names of the enabled outputs, in a fixed order.
     public var enabledNames: [String] {
-        [level.map { _ in "level" }, kiosk.map { _ in "kiosk" }, leds.map { _ in "leds" }, dbus.map { _ in "dbus" }].compactMap { $0 }
+        [level.map { _ in "level" }, kiosk.map { _ in "kiosk" }, leds.map { _ in "leds" }, dbus.map { _ in "dbus" },
+         mqtt.map { _ in "mqtt" }].compactMap { $0 }
     }
 }
 
@@ -188,6 +190,57 @@ public struct DBusOutput: Sendable, Equatable {
 
     /// The transports a D-Bus address may name (D-Bus Specification, "Server Addresses").
     public static let transports = ["unix", "tcp", "nonce-tcp", "unixexec", "autolaunch", "launchd", "systemd"]
+}
+
+/// Orientation and gravity published to an MQTT broker (PlumbMQTT), with Home Assistant discovery.
+/// The credentials and TLS files live here only: `plumb watch --mqtt URL` reads them from
+/// `--mqtt-config FILE` (an object with these keys), never from its arguments.
+public struct MQTTOutput: Sendable, Equatable, CustomStringConvertible {
+    /// `mqtt://host[:port]` or `mqtts://host[:port]`, without credentials. Required in plumb.json.
+    public var url: String?
+    /// Topics are `<prefix>/<hostname>/...`. Default "plumb".
+    public var prefix: String = "plumb"
+    /// 0, 1 or 2. Default 1.
+    public var qos: Int = 1
+    /// The client id, or `nil` for "plumb-<hostname>". Default `nil`.
+    public var clientID: String?
+    public var username: String?
+    public var password: String?
+    /// PEM files: the CA that signed the broker's certificate (required for mqtts://), and an
+    /// optional client certificate with its key.
+    public var caFile: String?
+    public var certFile: String?
+    public var keyFile: String?
+    /// Keep-alive in seconds (5...3600). Default 30.
+    public var keepAlive: Int = 30
+    /// Orientation changes kept while disconnected (1...100000). Default 100.
+    public var queueSize: Int = 100
+    /// Gravity/attitude messages per second (0...100; 0 = none). Default 1.
+    public var gravityRate: Double = 1
+    /// Publish Home Assistant MQTT discovery configs. Default true.
+    public var homeAssistant: Bool = true
+    /// Default "homeassistant".
+    public var discoveryPrefix: String = "homeassistant"
+    /// First and longest reconnect delay in seconds (doubling in between). Default 1 and 60.
+    public var reconnectMinimum: Double = 1
+    public var reconnectMaximum: Double = 60
+
+    public init() {}
+
+    /// One line for `plumb config check`; says whether a password is set, never what it is.
+    public var description: String {
+        var text = "\(url ?? "URL from --mqtt"), prefix \(prefix), QoS \(qos)"
+        if let username { text += ", user \(username)\(password == nil ? "" : " (password set)")" }
+        if let caFile { text += ", CA \(caFile)" }
+        if let certFile { text += ", client certificate \(certFile)" }
+        text += ", gravity \(format(gravityRate)) Hz, queue \(queueSize), Home Assistant discovery \(homeAssistant ? "on" : "off")"
+        return text
+    }
+
+    /// The keys an `outputs.mqtt` object (or a `--mqtt-config` file) may hold.
+    public static let keys = ["enabled", "url", "prefix", "qos", "clientId", "username", "password", "caFile", "certFile", "keyFile",
+                              "keepAlive", "queueSize", "gravityRate", "homeAssistant", "discoveryPrefix",
+                              "reconnectMinimum", "reconnectMaximum"]
 }
 
 /// An image kept level on a framebuffer.

@@ -26,7 +26,9 @@ extension Configuration {
             "level": { "enabled": false, "image": "/usr/local/share/plumb/level.png" },
             "kiosk": { "enabled": true, "method": "wlr-randr", "output": "HDMI-A-1", "holdOff": 1 },
             "leds": { "enabled": true, "map": { "faceUp": "ACT" } },
-            "dbus": { "enabled": false, "bus": "system" }
+            "dbus": { "enabled": false, "bus": "system" },
+            "mqtt": { "enabled": false, "url": "mqtts://broker.lan:8883", "caFile": "/etc/plumb/mqtt-ca.pem",
+                      "username": "plumb", "password": "change-me", "qos": 1, "gravityRate": 1, "homeAssistant": true }
           },
           "logLevel": "info"
         }
@@ -62,6 +64,12 @@ extension Configuration {
         outputs.dbus                   {"enabled", "bus": "system" or a D-Bus address}   default off
                                        (net.hadess.SensorProxy, as plumb dbus; the sensor runs only while claimed
                                        when dbus is the only output)
+        outputs.mqtt                   {"enabled", "url": mqtt://HOST[:PORT]|mqtts://... (required), "prefix" (plumb),
+                                        "qos" (0|1|2, 1), "clientId" (plumb-HOSTNAME), "username", "password",
+                                        "caFile" (required for mqtts), "certFile", "keyFile", "keepAlive" (s, 30),
+                                        "queueSize" (100), "gravityRate" (Hz, 1; 0 none), "homeAssistant" (true),
+                                        "discoveryPrefix" (homeassistant), "reconnectMinimum" (s, 1), "reconnectMaximum" (s, 60)}
+                                                                                         default off
         logLevel                       debug, info, notice, warning, error               default info
 
         """

@@ -45,7 +45,7 @@ extension Configuration {
         if let o = try r.object("orientation", allowed: ["settleTime", "hysteresis", "lowEnergy", "interfaceOrientations"]) {
             c.orientation = try decodeOrientation(o)
         }
-        if let o = try r.object("outputs", allowed: ["level", "kiosk", "leds", "dbus"]) {
+        if let o = try r.object("outputs", allowed: ["level", "kiosk", "leds", "dbus", "mqtt"]) {
             c.outputs = try decodeOutputs(o)
         }
         if let level = try r.choice("logLevel", LogLevel.allCases.map(\.rawValue)) { c.logLevel = LogLevel(rawValue: level)! }
@@ -190,7 +190,85 @@ extension Configuration {
             }
             s.dbus = dbus
         }
+        if let m = try r.object("mqtt", allowed: MQTTOutput.keys), try m.bool("enabled") ?? true {
+            s.mqtt = try decodeMQTT(m, requireURL: true)
+        }
         return s
+    }
+
+    static func decodeMQTT(_ m: ObjectReader, requireURL: Bool) throws(ConfigurationError) -> MQTTOutput {
+        var o = MQTTOutput()
+        if let url = try m.nonEmptyString("url") {
+            guard url.hasPrefix("mqtt://") || url.hasPrefix("mqtts://") else {
+                throw m.error("url", "\"\(url)\" is not a broker URL; allowed: mqtt://host[:port] or mqtts://host[:port]")
+            }
+            let authority = url.split(separator: "/").dropFirst().first ?? ""
+            guard !authority.contains("@") else {
+                throw m.error("url", "must not hold credentials; give them as username and password")
+            }
+            guard !authority.isEmpty else { throw m.error("url", "\"\(url)\" names no host") }
+            o.url = url
+        } else if requireURL {
+            throw ConfigurationError(file: m.file, position: m.node.position, keyPath: m.childPath("url"),
+                                     message: "missing; required when \(m.path.isEmpty ? "MQTT" : m.path) is enabled (mqtt://host:1883 or mqtts://host:8883)")
+        }
+        if let prefix = try m.nonEmptyString("prefix") {
+            guard !prefix.contains("+"), !prefix.contains("#"), !prefix.hasPrefix("/"), !prefix.hasSuffix("/") else {
+                throw m.error("prefix", "\"\(prefix)\" must not contain + or # nor start or end with /")
+            }
+            o.prefix = prefix
+        }
+        if let qos = try m.number("qos", oneOf: [0, 1, 2], unit: "QoS") { o.qos = Int(qos) }
+        o.clientID = try m.nonEmptyString("clientId")
+        o.username = try m.nonEmptyString("username")
+        o.password = try m.string("password")
+        if o.password != nil, o.username == nil {
+            throw m.error("password", "needs a username beside it")
+        }
+        o.caFile = try m.path("caFile")
+        o.certFile = try m.path("certFile")
+        o.keyFile = try m.path("keyFile")
+        if o.certFile != nil, o.keyFile == nil {
+            throw ConfigurationError(file: m.file, position: m.node.position, keyPath: m.childPath("keyFile"),
+                                     message: "missing; a client certificate (certFile) needs its key")
+        }
+        if o.keyFile != nil, o.certFile == nil { throw m.error("keyFile", "applies only with certFile") }
+        if let url = o.url, url.hasPrefix("mqtts://"), o.caFile == nil {
+            throw ConfigurationError(file: m.file, position: m.node.position, keyPath: m.childPath("caFile"),
+                                     message: "missing; required for mqtts:// (the CA certificate that signed the broker's)")
+        }
+        if let k = try m.number("keepAlive", in: 5...3600, unit: "s") { o.keepAlive = Int(k) }
+        if let q = try m.number("queueSize", in: 1...100_000, unit: "changes") {
+            guard q == q.rounded() else { throw m.error("queueSize", "must be a whole number") }
+            o.queueSize = Int(q)
+        }
+        if let g = try m.number("gravityRate", in: 0...100, unit: "Hz") { o.gravityRate = g }
+        if let h = try m.bool("homeAssistant") { o.homeAssistant = h }
+        if let d = try m.nonEmptyString("discoveryPrefix") { o.discoveryPrefix = d }
+        if let r = try m.number("reconnectMinimum", in: 0.01...3600, unit: "s") { o.reconnectMinimum = r }
+        if let r = try m.number("reconnectMaximum", in: 0.01...3600, unit: "s") { o.reconnectMaximum = r }
+        if o.reconnectMaximum < o.reconnectMinimum {
+            throw m.error("reconnectMaximum", "must be at least reconnectMinimum (\(format(o.reconnectMinimum)) s)")
+        }
+        return o
+    }
+}
+
+extension MQTTOutput {
+    /// Decodes a `--mqtt-config` file: one object with the keys of `outputs.mqtt`; `url` may be
+    /// left out when the command line gives it.
+    public static func decode(_ text: String, file: String) throws(ConfigurationError) -> MQTTOutput {
+        let root: JSONNode
+        do { root = try JSONParser.parse(text) } catch {
+            throw ConfigurationError(file: file, position: error.position, keyPath: "", message: "syntax error: \(error.message)")
+        }
+        let r = try ObjectReader(root, path: "", file: file, allowed: keys)
+        return try Configuration.decodeMQTT(r, requireURL: false)
+    }
+
+    /// Reads and decodes a `--mqtt-config` file.
+    public static func load(path: String) throws(ConfigurationError) -> MQTTOutput {
+        try decode(try readConfigurationText(path), file: path)
     }
 }
 

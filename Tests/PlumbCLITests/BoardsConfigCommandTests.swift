@@ -80,7 +80,7 @@ private func run(_ args: [String], environment: [String: String] = [:]) -> (stat
 
     @Test func keyReferenceListsEveryTopLevelKey() {
         let r = run(["config", "example", "--keys"])
-        for key in ["board", "imu.rate", "mounting", "calibration", "filter.kind", "orientation.settleTime", "outputs.level", "outputs.kiosk", "outputs.leds", "logLevel"] {
+        for key in ["board", "imu.rate", "mounting", "calibration", "filter.kind", "orientation.settleTime", "outputs.level", "outputs.kiosk", "outputs.leds", "outputs.mqtt", "logLevel"] {
             #expect(r.out.contains("\n" + key) || r.out.hasPrefix(key), "\(key)")
         }
     }

@@ -50,6 +50,7 @@ enum Config {
         lines.append(filter)
         lines.append("orientation: settle \(c.orientation.settleTime.map { "\(format($0)) s" } ?? "default"), hysteresis \(c.orientation.hysteresis.map { "\(format($0))°" } ?? "default"), low energy \(c.orientation.lowEnergy.rawValue), interface \(c.orientation.interfaceOrientations.map(\.rawValue).joined(separator: ", "))")
         lines.append("outputs: \(c.outputs.enabledNames.isEmpty ? "none (orientation is logged only)" : c.outputs.enabledNames.joined(separator: ", "))")
+        if let m = c.outputs.mqtt { lines.append("mqtt: \(m)") }
         lines.append("log level: \(c.logLevel.rawValue)")
         return lines
     }

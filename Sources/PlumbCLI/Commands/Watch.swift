@@ -4,6 +4,7 @@ import PlumbLinux
 import PlumbDrivers
 import PlumbFusion
 import PlumbHAL
+import PlumbMQTT
 import PlumbOrientation
 
 /// `plumb watch`: prints every orientation change.
@@ -19,6 +20,11 @@ enum Watch {
         change. JSON Lines: {"t_s": <seconds>, "deviceOrientation": "...", "interfaceOrientation": "..."}.
         --exec runs CMD through /bin/sh for each change with PLUMB_DEVICE_ORIENTATION and
         PLUMB_INTERFACE_ORIENTATION set.
+        --mqtt URL also publishes each change (retained) to <prefix>/<hostname>/orientation and
+        gravity to .../gravity, with availability, last will and Home Assistant discovery, as
+        'plumb run' does with outputs.mqtt. Credentials and TLS files are read only from
+        --mqtt-config FILE (a JSON object with the keys of outputs.mqtt), never from arguments.
+        --speed plays the simulated IMU at that many times real time instead of as fast as possible.
         """,
         options: [
             .flag("simulate", help: "Read the simulated IMU (see --profile). Without --simulate or --replay: the board's IMU."),
@@ -38,6 +44,9 @@ enum Watch {
             .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate)."),
             .option("power-root", value: "DIR", help: "Follow power saver, battery, heat and display blanking read from sysfs under DIR (e.g. /)."),
             .flag("no-blank-pause", help: "Keep the sensor running while the display is blanked (with --power-root)."),
+            .option("mqtt", value: "URL", help: "Also publish to this MQTT broker: mqtt://HOST[:PORT] or mqtts://HOST[:PORT]."),
+            .option("mqtt-config", value: "FILE", help: "MQTT settings (username, password, caFile, qos, prefix, ...) as in outputs.mqtt."),
+            .option("speed", value: "FACTOR", help: "Play the simulated IMU at FACTOR × real time (--simulate; default: as fast as possible)."),
         ])
 
     static let command = Command(spec) { args, context in
@@ -50,8 +59,12 @@ enum Watch {
         if let s = try args.double("settle", in: 0...10) { classifier.settleTime = s }
         if let r = try args.double("max-rate", in: 0...1e6) { classifier.maximumRotationRate = r == 0 ? .infinity : r }
         let duration = try args.double("duration", in: 0...1e7)
-        let printer = ChangePrinter(format: format, command: args.string("exec"), context: context,
+        var printer = ChangePrinter(format: format, command: args.string("exec"), context: context,
                                     powerRoot: args.string("power-root"), noBlankPause: args.has("no-blank-pause"))
+        let speed = try args.double("speed", in: 0.01...1000)
+        if speed != nil, !args.has("simulate") { throw CLIError.usage("--speed applies to --simulate only.") }
+        printer.mqtt = try mqttPublisher(args, context: context)
+        defer { printer.mqtt?.stop() }
 
         if let path = args.string("replay") {
             if args.has("simulate") { throw CLIError.usage("--replay and --simulate cannot be combined.") }
@@ -82,7 +95,9 @@ enum Watch {
         let end = duration ?? profile.duration ?? 60
         let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
             do {
-                return try SimulatedIMU.source(chip: chip, profile: profile, duration: end).source
+                let source = try SimulatedIMU.source(chip: chip, profile: profile, duration: end).source
+                guard let speed else { return source }
+                return PacedSampleSource(source, speed: speed, wall: SystemClock(), counters: SensorCounters())
             } catch {
                 throw .other("simulated IMU: \(error)")
             }
@@ -90,6 +105,34 @@ enum Watch {
         if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
         // The simulator's virtual clock starts at 1 s, when its profile starts.
         try watch(motion, until: nil, origin: Nanoseconds.perSecond, printer: printer)
+    }
+
+    /// The publisher for --mqtt URL (settings from --mqtt-config FILE), started; `nil` without --mqtt.
+    static func mqttPublisher(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> MQTTPublisher? {
+        guard let url = args.string("mqtt") else {
+            if args.string("mqtt-config") != nil { throw CLIError.usage("--mqtt-config needs --mqtt URL.") }
+            return nil
+        }
+        var output = MQTTOutput()
+        if let path = args.string("mqtt-config") {
+            do throws(ConfigurationError) { output = try MQTTOutput.load(path: path) } catch {
+                throw CLIError.failure(error.description, fix: "See 'plumb config example' for the keys of outputs.mqtt.")
+            }
+        }
+        let settings = try MQTTSupport.settings(output, url: url, hostname: MQTTSupport.hostname)
+        let err = context.err
+        let publisher: MQTTPublisher
+        do throws(MQTTError) {
+            publisher = try MQTTPublisher(settings: settings) { report in
+                guard report.level != .debug else { return }
+                err.line("plumb watch: mqtt: \(report.message)")
+                err.flush()
+            }
+        } catch {
+            throw CLIError.failure(error.description, fix: "Check --mqtt-config.")
+        }
+        publisher.start()
+        return publisher
     }
 
     /// Reads a CSV recording.
@@ -150,6 +193,22 @@ enum Watch {
             }
         }
         defer { motion.removeObserver(token) }
+        var gravityTimer: DispatchSourceTimer?
+        if let mqtt = printer.mqtt, mqtt.settings.gravityRate > 0 {
+            // Gravity at the configured rate in wall time (the notifier reports changes only).
+            let wall = SystemClock()
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now(), repeating: 1 / mqtt.settings.gravityRate)
+            timer.setEventHandler {
+                guard motion.isSensorRunning else { return }
+                let g = motion.gravity
+                let now = wall.nowNanoseconds
+                mqtt.publishGravity(g.x, g.y, g.z, t: Double(Int64(bitPattern: now &- origin)) / 1e9, nowNanoseconds: now)
+            }
+            timer.resume()
+            gravityTimer = timer
+        }
+        defer { gravityTimer?.cancel() }
         motion.start()
         if wallClock, let duration {
             // A live sensor never ends by itself: stop after the duration in wall time.
@@ -158,6 +217,9 @@ enum Watch {
             done.wait()
         }
         motion.stop()
+        if let mqtt = printer.mqtt, !mqtt.waitUntilDelivered(timeout: 10) {
+            printer.context.err.line("plumb watch: mqtt: not every change reached \(mqtt.settings.endpoint) within 10 s of the end")
+        }
         if let error = motion.lastError {
             throw CLIError.failure(error, fix: nil)
         }
@@ -184,8 +246,11 @@ struct ChangePrinter: Sendable {
     /// Where sysfs is, when the power monitor should run.
     var powerRoot: String? = nil
     var noBlankPause = false
+    /// Publishes every change too (--mqtt).
+    var mqtt: MQTTPublisher? = nil
 
     func emit(t: Double, device: DeviceOrientation, interface: InterfaceOrientation) {
+        mqtt?.publishOrientation(device: device.rawValue, interface: interface.rawValue, t: t)
         if format == "jsonl" {
             context.out.line("{\"t_s\": \(String(format: "%.6f", t)), \"deviceOrientation\": \"\(device.rawValue)\", \"interfaceOrientation\": \"\(interface.rawValue)\"}")
         } else {

@@ -256,6 +256,9 @@ struct DaemonFactory {
                 throw Self.restoring(made, after: error)
             }
         }
+        if let mqtt = outputs.mqtt {
+            made.append(try MQTTDaemonOutput(mqtt, clock: realClock))
+        }
         return made
     }
 }

@@ -1,0 +1,317 @@
+import CMosquitto
+import Foundation
+import Synchronization
+
+/// Something the publisher reports for the log. Never contains the username or password.
+public struct MQTTReport: Sendable, Equatable {
+    public enum Level: Sendable, Equatable { case debug, info, warning, error }
+    public var level: Level
+    public var message: String
+}
+
+/// Publishes orientation and gravity to an MQTT broker through libmosquitto, and keeps doing so
+/// while the broker comes and goes.
+///
+/// - Availability: `<prefix>/<node>/availability` is "online" (retained) after every connect and
+///   "offline" (retained) on ``stop()``; the broker publishes "offline" itself as our last will
+///   when the connection dies without a DISCONNECT (plumb killed, board unplugged).
+/// - Orientation changes are retained; while disconnected they wait in a queue of
+///   ``MQTTSettings/queueSize`` (oldest dropped first, so the newest is always delivered), and on
+///   every connect the queue is sent in order, or the current state again when it is empty.
+/// - Gravity is sent at most ``MQTTSettings/gravityRate`` times a second, not retained, and only
+///   while connected.
+/// - Reconnects: a network thread runs libmosquitto's loop and reconnects after
+///   ``MQTTSettings/reconnectMinimum`` s, doubling to ``MQTTSettings/reconnectMaximum``. A failure
+///   is reported once (at `.error`/`.warning`); the same failure again is `.debug`.
+///
+/// Locking: `state` is held while calling `mosquitto_publish` (so messages leave in the order
+/// they were queued), and never inside a libmosquitto callback: libmosquitto runs callbacks under
+/// its own callback mutex, which `mosquitto_publish` may take too (QoS 0 completion), so the only
+/// callback records the CONNACK code in `callbacks` and the network thread acts on it afterwards.
+public final class MQTTPublisher: @unchecked Sendable {
+    // @unchecked: `handle` is shared by the network thread (connect, loop) and by callers of the
+    // publish methods, which libmosquitto supports (its packet queues have their own mutexes);
+    // everything else mutable is inside a Mutex.
+
+    public let settings: MQTTSettings
+    private let handle: OpaquePointer
+    private let report: @Sendable (MQTTReport) -> Void
+    private let callbacks: CallbackBox
+    private let state = Mutex(State())
+    private let finished = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+
+    private struct State {
+        var connected = false
+        var stopping = false
+        var queue: [String] = []
+        var latest: String?
+        var seq = 0
+        var dropped = 0
+        var lastGravity: UInt64?
+        var lastReported: String?
+    }
+
+    /// The CONNACK result, written by libmosquitto's callback, read by the network thread.
+    private final class CallbackBox: Sendable {
+        let connack = Mutex<Int32?>(nil)
+    }
+
+    private static let libraryReady: Bool = {
+        mosquitto_lib_init()
+        return true
+    }()
+
+    /// Sets up the client (TLS files are checked here) without connecting; ``start()`` connects.
+    public init(settings: MQTTSettings, report: @escaping @Sendable (MQTTReport) -> Void) throws(MQTTError) {
+        precondition(MQTTPublisher.libraryReady)
+        precondition((0...2).contains(settings.qos), "QoS must be 0, 1 or 2")
+        precondition(settings.queueSize >= 1, "the queue must hold at least the newest change")
+        self.settings = settings
+        self.report = report
+        callbacks = CallbackBox()
+        guard let handle = mosquitto_new(settings.clientID, true, Unmanaged.passUnretained(callbacks).toOpaque()) else {
+            throw .setup("cannot create an MQTT client (out of memory, or an empty client id)")
+        }
+        self.handle = handle
+        mosquitto_connect_callback_set(handle) { _, context, code in
+            guard let context else { return }
+            let box = Unmanaged<CallbackBox>.fromOpaque(context).takeUnretainedValue()
+            box.connack.withLock { $0 = code }
+        }
+        let offline = Array("offline".utf8)
+        var rc = mosquitto_will_set(handle, settings.availabilityTopic, Int32(offline.count), offline, settings.qos, true)
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            mosquitto_destroy(handle)
+            throw .setup("cannot set the last will on \(settings.availabilityTopic): \(Self.describe(rc))")
+        }
+        if settings.username != nil || settings.password != nil {
+            rc = mosquitto_username_pw_set(handle, settings.username, settings.password)
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                mosquitto_destroy(handle)
+                throw .setup("cannot set the MQTT username and password: \(Self.describe(rc))")
+            }
+        }
+        if settings.endpoint.tls || settings.caFile != nil || settings.certFile != nil {
+            guard settings.caFile != nil else {
+                mosquitto_destroy(handle)
+                throw .setup("\(settings.endpoint) needs a CA file to check the broker's certificate (caFile in the configuration)")
+            }
+            guard (settings.certFile == nil) == (settings.keyFile == nil) else {
+                mosquitto_destroy(handle)
+                throw .setup("a client certificate needs its key and the other way round (certFile and keyFile)")
+            }
+            for file in [settings.caFile, settings.certFile, settings.keyFile].compactMap({ $0 })
+            where !FileManager.default.isReadableFile(atPath: file) {
+                mosquitto_destroy(handle)
+                throw .setup("cannot read the TLS file \(file); check the path and that plumb may read it")
+            }
+            rc = mosquitto_tls_set(handle, settings.caFile, nil, settings.certFile, settings.keyFile, nil)
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                mosquitto_destroy(handle)
+                throw .setup("TLS setup failed (caFile \(settings.caFile ?? "-"), certFile \(settings.certFile ?? "-")): \(Self.describe(rc))")
+            }
+        }
+    }
+
+    deinit {
+        mosquitto_destroy(handle)
+    }
+
+    /// Starts the network thread, which connects (and reconnects) in the background.
+    public func start() {
+        precondition(thread == nil, "start() once")
+        let thread = Thread { [self] in runLoop() }
+        thread.name = "plumb.mqtt"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Publishes "offline", disconnects cleanly (so the broker does not send the last will) and
+    /// waits up to `timeout` seconds for the network thread to end.
+    public func stop(timeout: Double = 5) {
+        state.withLock { $0.stopping = true }
+        guard thread != nil else { return }
+        if finished.wait(timeout: .now() + timeout) == .timedOut {
+            emit(.warning, "the MQTT thread did not stop within \(timeout) s")
+        }
+        thread = nil
+    }
+
+    /// Waits until connected with nothing queued (every change so far handed to libmosquitto), at
+    /// most `timeout` seconds; false if that did not happen in time.
+    public func waitUntilDelivered(timeout: Double) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while true {
+            if state.withLock({ $0.connected && $0.queue.isEmpty }) { return true }
+            if Date() >= end { return false }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+    }
+
+    /// Whether a CONNACK accepted us and the connection has not been lost since.
+    public var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// How many changes were dropped from a full queue so far.
+    public var droppedChanges: Int { state.withLock { $0.dropped } }
+
+    /// Publishes an orientation change (retained), or queues it while disconnected.
+    public func publishOrientation(device: String, interface: String, t: Double) {
+        state.withLock { s in
+            s.seq += 1
+            let payload = MQTTMessages.orientation(seq: s.seq, t: t, device: device, interface: interface)
+            s.latest = payload
+            if s.connected, publish(settings.orientationTopic, payload, retain: true) { return }
+            s.queue.append(payload)
+            if s.queue.count > settings.queueSize {
+                s.queue.removeFirst(s.queue.count - settings.queueSize)
+                s.dropped += 1
+            }
+        }
+    }
+
+    /// Publishes gravity if connected and at least 1/gravityRate s have passed since the last one.
+    public func publishGravity(_ x: Double, _ y: Double, _ z: Double, t: Double, nowNanoseconds: UInt64) {
+        guard settings.gravityRate > 0 else { return }
+        let interval = UInt64(1e9 / settings.gravityRate)
+        state.withLock { s in
+            guard s.connected else { return }
+            if let last = s.lastGravity, nowNanoseconds &- last < interval { return }
+            s.lastGravity = nowNanoseconds
+            _ = publish(settings.gravityTopic, MQTTMessages.gravity(t: t, x: x, y: y, z: z), retain: false)
+        }
+    }
+
+    // MARK: - The network thread
+
+    private func runLoop() {
+        var failures = 0
+        var socketUp = false
+        while !state.withLock({ $0.stopping }) {
+            if !socketUp {
+                let rc = mosquitto_connect(handle, settings.endpoint.host, settings.endpoint.port, settings.keepAlive)
+                if rc == MOSQ_ERR_SUCCESS.rawValue {
+                    socketUp = true
+                } else {
+                    emit(.error, "cannot connect to \(settings.endpoint): \(Self.describe(rc))")
+                    backOff(&failures)
+                    continue
+                }
+            }
+            let rc = mosquitto_loop(handle, 100, 1)
+            if let code = callbacks.connack.withLock({ c -> Int32? in defer { c = nil }; return c }) {
+                if code == 0 {
+                    failures = 0
+                    connected()
+                } else {
+                    emit(.error, "the broker \(settings.endpoint) refused the connection: \(String(cString: mosquitto_connack_string(code)))"
+                         + (code == 4 || code == 5 ? " (check username and password in the configuration file)" : ""))
+                    refusedOrLost(&socketUp)
+                    backOff(&failures)
+                    continue
+                }
+            }
+            if rc != MOSQ_ERR_SUCCESS.rawValue {
+                refusedOrLost(&socketUp)
+                if state.withLock({ $0.stopping }) { break }
+                emit(.warning, "lost the connection to \(settings.endpoint): \(Self.describe(rc)); reconnecting")
+                backOff(&failures)
+            }
+        }
+        if socketUp { disconnectCleanly() }
+        finished.signal()
+    }
+
+    /// After a CONNACK of 0: online, discovery, then the queued changes in order (or the current
+    /// state once more).
+    private func connected() {
+        let dropped: Int = state.withLock { s in
+            _ = publish(settings.availabilityTopic, "online", retain: true)
+            if settings.homeAssistant {
+                for config in MQTTMessages.discovery(settings) { _ = publish(config.topic, config.payload, retain: true) }
+            } else {
+                // An empty retained message deletes a retained config: the sensors disappear.
+                for topic in MQTTMessages.discoveryTopics(settings) { _ = publish(topic, "", retain: true) }
+            }
+            if s.queue.isEmpty, let latest = s.latest { _ = publish(settings.orientationTopic, latest, retain: true) }
+            var sent = 0
+            for payload in s.queue {
+                guard publish(settings.orientationTopic, payload, retain: true) else { break }
+                sent += 1
+            }
+            s.queue.removeFirst(sent)
+            s.connected = true
+            s.lastReported = nil
+            let dropped = s.dropped
+            s.dropped = 0
+            return dropped
+        }
+        emit(.info, "connected to \(settings.endpoint) as \(settings.clientID); publishing under \(settings.base)")
+        if dropped > 0 {
+            emit(.warning, "\(dropped) orientation changes were dropped while disconnected (queueSize \(settings.queueSize)); the newest was delivered")
+        }
+    }
+
+    private func refusedOrLost(_ socketUp: inout Bool) {
+        state.withLock { $0.connected = false }
+        mosquitto_disconnect(handle)
+        socketUp = false
+    }
+
+    /// Waits min·2^failures seconds (at most the maximum), in slices so ``stop()`` is prompt.
+    private func backOff(_ failures: inout Int) {
+        let delay = min(settings.reconnectMaximum, settings.reconnectMinimum * pow(2, Double(min(failures, 30))))
+        failures += 1
+        emit(.debug, "retrying in \(delay) s")
+        let end = Date().addingTimeInterval(delay)
+        while Date() < end, !state.withLock({ $0.stopping }) { Thread.sleep(forTimeInterval: 0.05) }
+    }
+
+    private func disconnectCleanly() {
+        let wasConnected = state.withLock { s in
+            let was = s.connected
+            if was { _ = publish(settings.availabilityTopic, "offline", retain: true) }
+            s.connected = false
+            return was
+        }
+        if wasConnected {
+            // Let the queued packets out (bounded: at most 20 × 50 ms).
+            for _ in 0..<20 where mosquitto_want_write(handle) {
+                guard mosquitto_loop(handle, 50, 1) == MOSQ_ERR_SUCCESS.rawValue else { break }
+            }
+        }
+        mosquitto_disconnect(handle)
+        for _ in 0..<5 { guard mosquitto_loop(handle, 20, 1) == MOSQ_ERR_SUCCESS.rawValue else { break } }
+    }
+
+    /// Sends one message; false when libmosquitto refuses it (not connected).
+    private func publish(_ topic: String, _ payload: String, retain: Bool) -> Bool {
+        let bytes = Array(payload.utf8)
+        let rc = mosquitto_publish(handle, nil, topic, Int32(bytes.count), bytes, settings.qos, retain)
+        if rc != MOSQ_ERR_SUCCESS.rawValue {
+            // Called with `state` held: report directly (emit takes the lock).
+            report(MQTTReport(level: .debug, message: "publish to \(topic) failed: \(Self.describe(rc))"))
+            return false
+        }
+        return true
+    }
+
+    /// Reports a message; one identical to the previous report is demoted to `.debug`, so a broker
+    /// that stays away gives one error line, not one per retry.
+    private func emit(_ level: MQTTReport.Level, _ message: String) {
+        var level = level
+        if level != .debug {
+            let repeated = state.withLock { s -> Bool in
+                defer { s.lastReported = message }
+                return s.lastReported == message
+            }
+            if repeated { level = .debug }
+        }
+        report(MQTTReport(level: level, message: message))
+    }
+
+    static func describe(_ rc: Int32) -> String {
+        if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
+        return String(cString: mosquitto_strerror(rc))
+    }
+}
