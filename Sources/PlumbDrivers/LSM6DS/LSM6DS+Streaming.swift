@@ -73,7 +73,8 @@ extension LSM6DS {
 
     /// Reads every complete sampling instant waiting in the FIFO and appends the samples.
     ///
-    /// One status read (FIFO_STATUS1–2, or 1–4 with the pattern position on the DS3 generation)
+    /// One status read (FIFO_STATUS1–4 with the pattern position on the DS3 generation; on the
+    /// DSO generation FIFO_STATUS1–2, skipped in steady state, see ``drainTagged(_:edges:into:)``)
     /// and one burst of FIFO data per call (split into whole words when the bus limits the read
     /// length). Samples are timed by the chip's timestamps; `edges` are not needed for timing.
     ///
@@ -129,13 +130,15 @@ extension LSM6DS {
     ///   a watermark edge seen after the previous FIFO read ended, soon after that edge, and the
     ///   previous drain left the stream in a known state. FIFO_WTM_IA (and so the pin, routed
     ///   to the threshold only) is 1 while the FIFO holds at least the threshold's words
-    ///   (Datasheet: LSM6DSO DS12140 §9.28 FIFO_STATUS2, §6.5 FIFO), so a new assertion after
+    ///   (Datasheet: LSM6DSO DS12140, FIFO_STATUS2 (3Bh) FIFO_WTM_IA), so a new assertion after
     ///   the last read means the level rose from below the threshold to it: the words are there
     ///   and none was overwritten before the edge. From the edge to now the FIFO fills at most at
     ///   2 words + a timestamp per sample period; the read is taken only while that cannot reach
     ///   the capacity, nor leave a second threshold's worth behind (the pin then falls and the
     ///   next crossing gives the next edge). The register pointer rolls back from 0x7E to 0x78
-    ///   after each word, so one transfer reads many words (DS12140 §6.5.7; CTRL3_C.IF_INC).
+    ///   after each word (with CTRL3_C.IF_INC), so one transfer reads many words, as K-LSM's
+    ///   `st_lsm6dsx_read_tagged_fifo` does in 28-byte blocks (reference/drivers.md §B2). The
+    ///   datasheet text for the roll-back was not among the sources read.
     ///   Every tag is checked: a word whose TAG_SENSOR is not one the FIFO is configured to
     ///   batch (what a chip reset or an emptied FIFO gives) ends the read's valid data, and the
     ///   next drain reads the status.
