@@ -157,7 +157,9 @@ extension LSM6DS {
         let wordsPerNanosecond = 2.05 * p.dataRate.hertz * 1.01 / 1e9
         let capacityWords = (variant?.fifoCapacityBytes ?? 3072) / 6
         let margin = Double(min(capacityWords - threshold, threshold)) / 2
-        if taggedStateKnown, taggedReadsSinceStatus < Self.watermarkReadsPerStatusRead,
+        // Below 8 words the words gained in the margin could keep the level at the threshold
+        // after the read, and the pin would not fall for the next edge: read the status instead.
+        if taggedStateKnown, threshold >= 8, taggedReadsSinceStatus < Self.watermarkReadsPerStatusRead,
            let edge, edge >= taggedLastReadEndNanoseconds, now >= edge,
            Double(now - edge) * wordsPerNanosecond < margin {
             taggedStateKnown = false
