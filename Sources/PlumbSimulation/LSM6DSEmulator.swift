@@ -15,8 +15,17 @@ import PlumbDrivers
 ///   set decimated by FIFO_CTRL4) read through FIFO_DATA_OUT_L/H with the pattern position in
 ///   FIFO_STATUS3/4; or 7-byte tagged words (TAG_CNT per time slot, timestamp word first in its
 ///   slot, temperature at ODR_T_BATCH) read through 0x78–0x7E. Reading the first data register
-///   pops the next word; the pointer rolls back after the last. Bypass empties it; continuous mode
-///   overwrites the oldest word when full and raises the overrun flags; FIFO mode stops.
+///   pops the next word; the pointer rolls back after the last (0x7E → 0x78, 0x3F → 0x3E), so one
+///   transfer reads many words, as K-LSM's `st_lsm6dsx_read_tagged_fifo` does with its 28-byte
+///   (4-word) block reads from 0x78 (reference/drivers.md §B2). Bypass empties it; continuous mode
+///   overwrites the oldest word when full and raises the overrun flags (FIFO_OVR_IA live,
+///   OVER_RUN_LATCHED until FIFO_STATUS2 is read); FIFO mode stops. FIFO_WTM_IA and the routed
+///   threshold pin follow the level: 1 while the FIFO holds at least the threshold's words
+///   (DS12140 FIFO_STATUS2), re-evaluated at each pop and each write.
+///   Reading FIFO_DATA_OUT_TAG with the FIFO empty gives zeros (TAG_SENSOR 0, not a sensor tag).
+///   The datasheet does not say what the chip returns there (not found in the sources read), so the
+///   driver never relies on it: it reads past the end only after a watermark edge it could not
+///   have seen on a healthy chip, and treats any tag it did not batch as the end of valid data.
 /// - The 25 µs timer (6.4 ms on the DS3 generation without TIMER_HR), reset by 0xAA in
 ///   TIMESTAMP2, running fast by `frequencyFine` × 0.15 % as the trim in INTERNAL_FREQ_FINE says.
 /// - The watermark (and FIFO overrun/full, data-ready) on INT1 or INT2 as routed, honouring

@@ -188,7 +188,8 @@ enum LSM6DSOBench {
         }
         lines.append(pad("payload minimum (accel + gyro)", 44) + pad("12.00", 14) + pad("1.00", 11))
         lines.append("the tagged FIFO itself costs 14 bytes per sample (a tag byte per 6-byte word) plus a 7-byte timestamp word per 32;")
-        lines.append("each drain adds a FIFO_STATUS read and the burst's register byte (8 bytes on the wire)")
+        lines.append("each steady-state drain is one burst of the threshold's words (3 bytes on the wire besides the words); a FIFO_STATUS read")
+        lines.append("(5 bytes) only at start, after anything unusual, when polling, and every 64 drains")
         for (r, w) in zip(rows.prefix(3), [16.0, 32, 64]) {
             let bytesOK = r.wireBytesPerSample <= 1.2 * Double(payloadBytes)
             let wakeOK = r.wakeupsPerSecond <= 833 / w + 0.5

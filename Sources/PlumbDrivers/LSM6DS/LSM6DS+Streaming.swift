@@ -52,6 +52,9 @@ extension LSM6DS {
         // first drain (DS3 generation), once the sensors have converted it.
         lastTemperatureReadNanoseconds = 0
         pendingGaps.removeAll()
+        taggedStateKnown = false
+        taggedReadsSinceStatus = 0
+        taggedLastReadEndNanoseconds = clock.nowNanoseconds
         words.reserveCapacity(p.watermarkWords * 2 + 64)
         streaming = true
     }
@@ -70,7 +73,8 @@ extension LSM6DS {
 
     /// Reads every complete sampling instant waiting in the FIFO and appends the samples.
     ///
-    /// One status read (FIFO_STATUS1–2, or 1–4 with the pattern position on the DS3 generation)
+    /// One status read (FIFO_STATUS1–4 with the pattern position on the DS3 generation; on the
+    /// DSO generation FIFO_STATUS1–2, skipped in steady state, see ``drainTagged(_:edges:into:)``)
     /// and one burst of FIFO data per call (split into whole words when the bus limits the read
     /// length). Samples are timed by the chip's timestamps; `edges` are not needed for timing.
     ///
@@ -90,7 +94,7 @@ extension LSM6DS {
         let lastBefore = a.lastSampleNanoseconds
         var overflow = false
         if v.generation == .dso {
-            overflow = try drainTagged(&a, into: &samples)
+            overflow = try drainTagged(&a, edges: edges, into: &samples)
         } else {
             overflow = try drainPattern(&a, variant: v, into: &samples)
         }
@@ -115,24 +119,102 @@ extension LSM6DS {
         return result
     }
 
-    /// DSO generation: FIFO_STATUS1/2, then DIFF_FIFO 7-byte words from FIFO_DATA_OUT_TAG.
-    func drainTagged(_ a: inout SampleAssembler, into samples: inout [IMUSample]) throws(IMUError) -> Bool {
+    /// Watermark reads between two FIFO_STATUS reads on the tagged FIFO (a safety net: the
+    /// watermark-read conditions already exclude an overrun).
+    static let watermarkReadsPerStatusRead = 64
+
+    /// DSO generation. Two ways to drain:
+    ///
+    /// - **Watermark read** (steady state): one burst of exactly the threshold's worth of 7-byte
+    ///   words from FIFO_DATA_OUT_TAG, no FIFO_STATUS read. Taken only when the drain was woken by
+    ///   a watermark edge seen after the previous FIFO read ended, soon after that edge, and the
+    ///   previous drain left the stream in a known state. FIFO_WTM_IA (and so the pin, routed
+    ///   to the threshold only) is 1 while the FIFO holds at least the threshold's words
+    ///   (Datasheet: LSM6DSO DS12140, FIFO_STATUS2 (3Bh) FIFO_WTM_IA), so a new assertion after
+    ///   the last read means the level rose from below the threshold to it: the words are there
+    ///   and none was overwritten before the edge. From the edge to now the FIFO fills at most at
+    ///   2 words + a timestamp per sample period; the read is taken only while that cannot reach
+    ///   the capacity, nor leave a second threshold's worth behind (the pin then falls and the
+    ///   next crossing gives the next edge). The register pointer rolls back from 0x7E to 0x78
+    ///   after each word (with CTRL3_C.IF_INC), so one transfer reads many words, as K-LSM's
+    ///   `st_lsm6dsx_read_tagged_fifo` does in 28-byte blocks (reference/drivers.md §B2). The
+    ///   datasheet text for the roll-back was not among the sources read.
+    ///   Every tag is checked: a word whose TAG_SENSOR is not one the FIFO is configured to
+    ///   batch (what a chip reset or an emptied FIFO gives) ends the read's valid data, and the
+    ///   next drain reads the status.
+    /// - **Status read**: FIFO_STATUS1/2, then DIFF_FIFO words. Used at start, after anything
+    ///   unusual, when polling, and every ``watermarkReadsPerStatusRead`` watermark reads; it
+    ///   reports an overrun (OVER_RUN_LATCHED is cleared by the read, so none is missed).
+    func drainTagged(_ a: inout SampleAssembler, edges: [EdgeEvent], into samples: inout [IMUSample]) throws(IMUError) -> Bool {
+        guard let p = plan else { return false }
+        let threshold = p.watermarkWords
+        let now = clock.nowNanoseconds
+        // The pin's assertion: rising when active high, falling when active low (H_LACTIVE).
+        let asserting: EdgeKind = p.effective.interrupt.level == .activeLow ? .falling : .rising
+        let edge = edges.last { $0.kind == asserting }?.timestampNanoseconds
+        // Words the FIFO can gain per nanosecond: two sensor words and a timestamp word per
+        // sample, with 1 % for the oscillator.
+        let wordsPerNanosecond = 2.05 * p.dataRate.hertz * 1.01 / 1e9
+        let capacityWords = (variant?.fifoCapacityBytes ?? 3072) / 6
+        let margin = Double(min(capacityWords - threshold, threshold)) / 2
+        // Below 8 words the words gained in the margin could keep the level at the threshold
+        // after the read, and the pin would not fall for the next edge: read the status instead.
+        if taggedStateKnown, threshold >= 8, taggedReadsSinceStatus < Self.watermarkReadsPerStatusRead,
+           let edge, edge >= taggedLastReadEndNanoseconds, now >= edge,
+           Double(now - edge) * wordsPerNanosecond < margin {
+            taggedStateKnown = false
+            try readFIFO(TaggedFIFO.dataRegister, bytes: threshold * TaggedFIFO.wordLength,
+                         unit: TaggedFIFO.wordLength, assembler: &a)
+            taggedLastReadEndNanoseconds = clock.nowNanoseconds
+            taggedReadsSinceStatus += 1
+            watermarkDrains += 1
+            let valid = try decodeTagged(words: threshold, configuration: p)
+            taggedStateKnown = valid == threshold
+            a.lostSlots += a.consume(words, into: &samples)
+            return false
+        }
+        taggedStateKnown = false
         let status = try readRegisters(Register.fifoStatus1, count: 2)
+        statusDrains += 1
+        taggedReadsSinceStatus = 0
         let count = Int(status[0]) | Int(status[1] & 0x03) << 8
         // FIFO_STATUS2: OVER_RUN_LATCHED bit 3 (cleared by this read), FIFO_OVR_IA bit 6.
         let overflow = status[1] & 0x48 != 0
         if overflow { a.markDiscontinuity() }
-        guard count > 0 else { return overflow }
+        guard count > 0 else {
+            taggedLastReadEndNanoseconds = clock.nowNanoseconds
+            taggedStateKnown = true
+            return overflow
+        }
         try readFIFO(TaggedFIFO.dataRegister, bytes: count * TaggedFIFO.wordLength,
                      unit: TaggedFIFO.wordLength, assembler: &a)
+        taggedLastReadEndNanoseconds = clock.nowNanoseconds
+        let valid = try decodeTagged(words: count, configuration: p)
+        taggedStateKnown = valid == count
+        a.lostSlots += a.consume(words, into: &samples)
+        return overflow
+    }
+
+    /// Decodes `n` words from `fifoBytes` into `words`, keeping those before the first word whose
+    /// tag is not batched by this configuration (gyroscope, accelerometer, temperature, timestamp,
+    /// configuration change). Returns how many were kept.
+    func decodeTagged(words n: Int, configuration p: Plan) throws(IMUError) -> Int {
         words.removeAll(keepingCapacity: true)
         do {
-            try TaggedFIFO.decode(fifoBytes, range: 0..<count * TaggedFIFO.wordLength, into: &words)
+            try TaggedFIFO.decode(fifoBytes, range: 0..<n * TaggedFIFO.wordLength, into: &words)
         } catch {
             throw .unsupported("LSM6DS FIFO: \(error)")
         }
-        a.lostSlots += a.consume(words, into: &samples)
-        return overflow
+        let gyro = p.effective.gyroscopeEnabled
+        let firstInvalid = words.firstIndex { w in
+            switch w.entry {
+            case .accelerometer, .temperature, .timestamp: return false
+            case .gyroscope: return !gyro
+            case .other(let tag): return tag != TaggedFIFO.Tag.configurationChange.rawValue
+            }
+        }
+        if let i = firstInvalid { words.removeSubrange(i...) }
+        return words.count
     }
 
     /// DS3 generation: FIFO_STATUS1–4, then the complete instants from FIFO_DATA_OUT_L.

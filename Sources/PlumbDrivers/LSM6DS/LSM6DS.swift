@@ -64,6 +64,15 @@ public final class LSM6DS: IMU {
     var fifoBytes: [UInt8] = []
     var pendingGaps: [StreamGap] = []
     var lastTemperatureReadNanoseconds: UInt64 = 0
+    /// Tagged FIFO: the host time the last FIFO read finished, whether it left the stream in a
+    /// known state (a status-checked or valid watermark read), and watermark reads since the
+    /// last FIFO_STATUS read. See ``drainTagged(_:edges:into:)``.
+    var taggedLastReadEndNanoseconds: UInt64 = 0
+    var taggedStateKnown = false
+    var taggedReadsSinceStatus = 0
+    /// Drains that read FIFO_STATUS1/2, and drains that read a watermark's worth directly.
+    public internal(set) var statusDrains = 0
+    public internal(set) var watermarkDrains = 0
 
     /// Creates a driver; it touches the bus only when a method is called.
     ///
