@@ -58,17 +58,7 @@ enum Regs {
             return try target(bus: sensor.bus, address: address, part: part, clock: sensor.clock, simulation: sensor, context: context)
         }
         let clock = SystemClock()
-        var candidates: [String]
-        if let path = args.string("bus") {
-            candidates = [path]
-        } else {
-            do { candidates = try I2CAdapter.list().map(\.devicePath) } catch {
-                throw .failure(error.description, fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in config.txt) and load i2c-dev")
-            }
-            if candidates.isEmpty {
-                throw .failure("no I2C adapter found", fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in config.txt) and load i2c-dev")
-            }
-        }
+        let candidates = try SensorOptions.candidateBuses(args)
         var lastError: CLIError?
         for path in candidates {
             do {

@@ -98,17 +98,7 @@ enum SensorOptions {
         }
 
         let clock = SystemClock()
-        var candidates: [String] = []
-        if let path = args.string("bus") {
-            candidates = [path]
-        } else {
-            do { candidates = try I2CAdapter.list().map(\.devicePath) } catch {
-                throw .failure(error.description, fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in config.txt) and load i2c-dev")
-            }
-            if candidates.isEmpty {
-                throw .failure("no I2C adapter found", fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in config.txt) and load i2c-dev")
-            }
-        }
+        let candidates = try candidateBuses(args)
         var lastError: CLIError?
         for path in candidates {
             let bus: LinuxI2CBus
@@ -126,6 +116,18 @@ enum SensorOptions {
             }
         }
         throw lastError ?? .failure("no IMU found", fix: "run 'plumb probe' to see what answers on each bus")
+    }
+
+    /// The buses to search: `--bus`, or every I2C adapter the kernel lists.
+    static func candidateBuses(_ args: ParsedArguments) throws(CLIError) -> [String] {
+        if let path = args.string("bus") { return [path] }
+        let fix = "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in config.txt) and load i2c-dev"
+        let candidates: [String]
+        do { candidates = try I2CAdapter.list().map(\.devicePath) } catch {
+            throw .failure(error.description, fix: fix)
+        }
+        if candidates.isEmpty { throw .failure("no I2C adapter found", fix: fix) }
+        return candidates
     }
 
     static func identify(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock) throws(CLIError) -> (any IMU, IMUIdentity) {
