@@ -103,15 +103,24 @@ public struct OfflineEstimate: Sendable {
 ///    Where both have settled the weights are equal: the two accelerometer low-passes lag
 ///    in opposite directions, so their mean cancels the lag (which is why the passes run without
 ///    `PlumbFilter`'s drift compensation, whose job that is in real time).
-/// 5. The attitude is the forward pass's, turned by the smallest rotation that takes its up
+/// 5. Zero-phase direction: with the backward pass's bias, the gyroscope is integrated from the
+///    identity (the almost-inertial frame: it drifts only with the residual bias), the
+///    accelerometer is rotated into that frame, and each axis is low-passed by a second-order
+///    Butterworth filter (`zeroPhaseCutoff`) run forwards and then backwards over each gap-free
+///    stretch, so its phase lag cancels exactly rather than on average. Rotated back into the
+///    sensor frame and normalised, it is a second estimate of up; where both passes have settled
+///    it takes the share `zeroPhaseWeight` of the combined up direction (min(wf, wb) of it
+///    elsewhere, since it starts from a possibly accelerated reading too).
+/// 6. The attitude is the forward pass's, turned by the smallest rotation that takes its up
 ///    direction to the combined one (heading, unobservable, stays the forward pass's).
 ///
-/// Measured on the 13 BROAD trials (`scripts/eval-fusion`): mean RMS inclination error 0.462°,
-/// against 0.446° for VQF's own offline estimator and 0.582° for the real-time `PlumbFilter`.
+/// Measured on the 13 BROAD trials (`scripts/eval-fusion`): mean RMS inclination error 0.437°,
+/// against 0.446° for VQF's own offline estimator in the same run and 0.582° for the real-time
+/// `PlumbFilter` (0.462° without step 5).
 ///
 /// Memory: the recording (`CompactIMURecording`, 32 bytes per sample), 16 bytes per sample for
-/// the result and 12 + 4 for the backward pass while estimating: 64 bytes per sample in all.
-/// Time: three `PlumbFilter` passes.
+/// the result, 12 + 4 for the backward pass and 24 for the zero-phase low-pass while estimating:
+/// 88 bytes per sample in all. Time: three `PlumbFilter` passes and two gyroscope integrations.
 public struct OfflinePlumbEstimator: Sendable {
     public struct Settings: Equatable, Sendable {
         /// The settings of the three `PlumbFilter` passes. Default: `PlumbFilter`'s defaults
