@@ -42,6 +42,8 @@ public final class MQTTPublisher: @unchecked Sendable {
     private var thread: Thread?
     /// The last TLS failure reported since the last CONNACK (network thread only; see ``tlsFailure(_:)``).
     private let lastTLSFailure = Mutex<String?>(nil)
+    /// Protocol errors on an mqtts:// endpoint with no OpenSSL reason since the last CONNACK.
+    private let unexplainedTLSFailures = Mutex(0)
 
     private struct State {
         var connected = false
@@ -207,7 +209,7 @@ public final class MQTTPublisher: @unchecked Sendable {
                 if rc == MOSQ_ERR_SUCCESS.rawValue {
                     socketUp = true
                 } else if let tls = tlsFailure(rc) {
-                    emit(.error, tls)
+                    if !tls.isEmpty { emit(.error, tls) }
                     backOff(&failures)
                     continue
                 } else {
@@ -221,6 +223,7 @@ public final class MQTTPublisher: @unchecked Sendable {
                 if code == 0 {
                     failures = 0
                     lastTLSFailure.withLock { $0 = nil }
+                    unexplainedTLSFailures.withLock { $0 = 0 }
                     connected()
                 } else {
                     emit(.error, "the broker \(settings.endpoint) refused the connection: \(String(cString: mosquitto_connack_string(code)))"
@@ -237,7 +240,7 @@ public final class MQTTPublisher: @unchecked Sendable {
                 // A broker that rejects our certificate does so after the TLS 1.3 handshake, so
                 // it shows as a connection lost before any CONNACK.
                 if !wasConnected, let tls = tlsFailure(rc) {
-                    emit(.error, tls)
+                    if !tls.isEmpty { emit(.error, tls) }
                     backOff(&failures)
                     continue
                 }
@@ -279,7 +282,8 @@ public final class MQTTPublisher: @unchecked Sendable {
         }
     }
 
-    /// A clear message when `rc` is a TLS failure, naming what to check; nil otherwise. Clears
+    /// A clear message when `rc` is a TLS failure, naming what to check; "" when it was reported
+    /// as a debug line only; nil when it is not a TLS failure. Clears
     /// the logged reason so the next attempt reports its own.
     /// When the broker closes the socket in the middle of the handshake, libmosquitto may return
     /// a protocol error or a lost connection without logging an OpenSSL reason: then, until a
@@ -288,7 +292,18 @@ public final class MQTTPublisher: @unchecked Sendable {
         let reason = callbacks.tlsError.withLock { r -> String? in defer { r = nil }; return r }
         guard rc == MOSQ_ERR_TLS.rawValue || reason != nil else {
             let sameFailure = [MOSQ_ERR_PROTOCOL, MOSQ_ERR_CONN_LOST, MOSQ_ERR_ERRNO].map(\.rawValue).contains(rc)
-            return sameFailure ? lastTLSFailure.withLock { $0 } : nil
+            guard sameFailure else { return nil }
+            if let last = lastTLSFailure.withLock({ $0 }) { return last }
+            // The first such failure on an mqtts:// endpoint, with no reason yet: the next
+            // attempt usually logs the OpenSSL reason, so this one is only a debug line (a
+            // broker that keeps doing it is reported by the caller on the second time).
+            guard settings.endpoint.tls, rc == MOSQ_ERR_PROTOCOL.rawValue || rc == MOSQ_ERR_ERRNO.rawValue else { return nil }
+            let first = unexplainedTLSFailures.withLock { n -> Bool in n += 1; return n == 1 }
+            if first {
+                report(MQTTReport(level: .debug, message: "TLS with \(settings.endpoint) ended without a reason: \(Self.describe(rc))"))
+                return ""
+            }
+            return nil
         }
         var message = "TLS with \(settings.endpoint) failed: \(reason ?? Self.describe(rc))"
         let lower = (reason ?? "").lowercased()
