@@ -40,6 +40,10 @@ public final class MQTTPublisher: @unchecked Sendable {
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
+    /// The last TLS failure reported since the last CONNACK (network thread only; see ``tlsFailure(_:)``).
+    private let lastTLSFailure = Mutex<String?>(nil)
+    /// Protocol errors on an mqtts:// endpoint with no OpenSSL reason since the last CONNACK.
+    private let unexplainedTLSFailures = Mutex(0)
 
     private struct State {
         var connected = false
@@ -52,9 +56,11 @@ public final class MQTTPublisher: @unchecked Sendable {
         var lastReported: String?
     }
 
-    /// The CONNACK result, written by libmosquitto's callback, read by the network thread.
+    /// The CONNACK result and the last TLS error libmosquitto logged, written by libmosquitto's
+    /// callbacks, read by the network thread.
     private final class CallbackBox: Sendable {
         let connack = Mutex<Int32?>(nil)
+        let tlsError = Mutex<String?>(nil)
     }
 
     private static let libraryReady: Bool = {
@@ -78,6 +84,16 @@ public final class MQTTPublisher: @unchecked Sendable {
             guard let context else { return }
             let box = Unmanaged<CallbackBox>.fromOpaque(context).takeUnretainedValue()
             box.connack.withLock { $0 = code }
+        }
+        // libmosquitto reports why a TLS handshake failed only in its log ("OpenSSL Error[0]:
+        // error:0A00045C:SSL routines::tlsv13 alert certificate required"): keep the reason.
+        mosquitto_log_callback_set(handle) { _, context, level, text in
+            guard let context, let text, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
+            let line = String(cString: text)
+            guard line.hasPrefix("OpenSSL Error") else { return }
+            let box = Unmanaged<CallbackBox>.fromOpaque(context).takeUnretainedValue()
+            let reason = line.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? line
+            box.tlsError.withLock { if $0 == nil { $0 = reason } }
         }
         let offline = Array("offline".utf8)
         var rc = mosquitto_will_set(handle, settings.availabilityTopic, Int32(offline.count), offline, settings.qos, true)
@@ -192,6 +208,10 @@ public final class MQTTPublisher: @unchecked Sendable {
                 let rc = mosquitto_connect(handle, settings.endpoint.host, settings.endpoint.port, settings.keepAlive)
                 if rc == MOSQ_ERR_SUCCESS.rawValue {
                     socketUp = true
+                } else if let tls = tlsFailure(rc) {
+                    if !tls.isEmpty { emit(.error, tls) }
+                    backOff(&failures)
+                    continue
                 } else {
                     emit(.error, "cannot connect to \(settings.endpoint): \(Self.describe(rc))")
                     backOff(&failures)
@@ -202,6 +222,8 @@ public final class MQTTPublisher: @unchecked Sendable {
             if let code = callbacks.connack.withLock({ c -> Int32? in defer { c = nil }; return c }) {
                 if code == 0 {
                     failures = 0
+                    lastTLSFailure.withLock { $0 = nil }
+                    unexplainedTLSFailures.withLock { $0 = 0 }
                     connected()
                 } else {
                     emit(.error, "the broker \(settings.endpoint) refused the connection: \(String(cString: mosquitto_connack_string(code)))"
@@ -212,8 +234,16 @@ public final class MQTTPublisher: @unchecked Sendable {
                 }
             }
             if rc != MOSQ_ERR_SUCCESS.rawValue {
+                let wasConnected = state.withLock { $0.connected }
                 refusedOrLost(&socketUp)
                 if state.withLock({ $0.stopping }) { break }
+                // A broker that rejects our certificate does so after the TLS 1.3 handshake, so
+                // it shows as a connection lost before any CONNACK.
+                if !wasConnected, let tls = tlsFailure(rc) {
+                    if !tls.isEmpty { emit(.error, tls) }
+                    backOff(&failures)
+                    continue
+                }
                 emit(.warning, "lost the connection to \(settings.endpoint): \(Self.describe(rc)); reconnecting")
                 backOff(&failures)
             }
@@ -250,6 +280,44 @@ public final class MQTTPublisher: @unchecked Sendable {
         if dropped > 0 {
             emit(.warning, "\(dropped) orientation changes were dropped while disconnected (queueSize \(settings.queueSize)); the newest was delivered")
         }
+    }
+
+    /// A clear message when `rc` is a TLS failure, naming what to check; "" when it was reported
+    /// as a debug line only; nil when it is not a TLS failure. Clears
+    /// the logged reason so the next attempt reports its own.
+    /// When the broker closes the socket in the middle of the handshake, libmosquitto may return
+    /// a protocol error or a lost connection without logging an OpenSSL reason: then, until a
+    /// CONNACK, the previous TLS failure (``lastTLSFailure``) is repeated so it is reported once.
+    private func tlsFailure(_ rc: Int32) -> String? {
+        let reason = callbacks.tlsError.withLock { r -> String? in defer { r = nil }; return r }
+        guard rc == MOSQ_ERR_TLS.rawValue || reason != nil else {
+            let sameFailure = [MOSQ_ERR_PROTOCOL, MOSQ_ERR_CONN_LOST, MOSQ_ERR_ERRNO].map(\.rawValue).contains(rc)
+            guard sameFailure else { return nil }
+            if let last = lastTLSFailure.withLock({ $0 }) { return last }
+            // The first such failure on an mqtts:// endpoint, with no reason yet: the next
+            // attempt usually logs the OpenSSL reason, so this one is only a debug line (a
+            // broker that keeps doing it is reported by the caller on the second time).
+            guard settings.endpoint.tls, rc == MOSQ_ERR_PROTOCOL.rawValue || rc == MOSQ_ERR_ERRNO.rawValue else { return nil }
+            let first = unexplainedTLSFailures.withLock { n -> Bool in n += 1; return n == 1 }
+            if first {
+                report(MQTTReport(level: .debug, message: "TLS with \(settings.endpoint) ended without a reason: \(Self.describe(rc))"))
+                return ""
+            }
+            return nil
+        }
+        var message = "TLS with \(settings.endpoint) failed: \(reason ?? Self.describe(rc))"
+        let lower = (reason ?? "").lowercased()
+        if let certFile = settings.certFile {
+            message += lower.contains("alert") || lower.contains("certificate required")
+                ? " (the broker rejected the client certificate \(certFile): check that it is signed by a CA the broker trusts and has not expired)"
+                : " (check caFile \(settings.caFile ?? "-") against the broker's certificate, and the client certificate \(certFile) and its key)"
+        } else if lower.contains("certificate required") || lower.contains("handshake failure") || lower.contains("alert") {
+            message += " (the broker requires a client certificate: set certFile and keyFile in the configuration file)"
+        } else {
+            message += " (check caFile \(settings.caFile ?? "-") against the broker's certificate)"
+        }
+        lastTLSFailure.withLock { $0 = message }
+        return message
     }
 
     private func refusedOrLost(_ socketUp: inout Bool) {
