@@ -79,6 +79,8 @@ public final class MQTTPublisher: @unchecked Sendable {
         guard let handle = mosquitto_new(settings.clientID, true, Unmanaged.passUnretained(callbacks).toOpaque()) else {
             throw .setup("cannot create an MQTT client (out of memory, or an empty client id)")
         }
+        // From here every stored property is set, so a throw below runs deinit, which destroys the
+        // handle: the error paths must not destroy it themselves (that was a double free).
         self.handle = handle
         mosquitto_connect_callback_set(handle) { _, context, code in
             guard let context else { return }
@@ -98,33 +100,27 @@ public final class MQTTPublisher: @unchecked Sendable {
         let offline = Array("offline".utf8)
         var rc = mosquitto_will_set(handle, settings.availabilityTopic, Int32(offline.count), offline, settings.qos, true)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-            mosquitto_destroy(handle)
             throw .setup("cannot set the last will on \(settings.availabilityTopic): \(Self.describe(rc))")
         }
         if settings.username != nil || settings.password != nil {
             rc = mosquitto_username_pw_set(handle, settings.username, settings.password)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-                mosquitto_destroy(handle)
                 throw .setup("cannot set the MQTT username and password: \(Self.describe(rc))")
             }
         }
         if settings.endpoint.tls || settings.caFile != nil || settings.certFile != nil {
             guard settings.caFile != nil else {
-                mosquitto_destroy(handle)
                 throw .setup("\(settings.endpoint) needs a CA file to check the broker's certificate (caFile in the configuration)")
             }
             guard (settings.certFile == nil) == (settings.keyFile == nil) else {
-                mosquitto_destroy(handle)
                 throw .setup("a client certificate needs its key and the other way round (certFile and keyFile)")
             }
             for file in [settings.caFile, settings.certFile, settings.keyFile].compactMap({ $0 })
             where !FileManager.default.isReadableFile(atPath: file) {
-                mosquitto_destroy(handle)
                 throw .setup("cannot read the TLS file \(file); check the path and that plumb may read it")
             }
             rc = mosquitto_tls_set(handle, settings.caFile, nil, settings.certFile, settings.keyFile, nil)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
-                mosquitto_destroy(handle)
                 throw .setup("TLS setup failed (caFile \(settings.caFile ?? "-"), certFile \(settings.certFile ?? "-")): \(Self.describe(rc))")
             }
         }
