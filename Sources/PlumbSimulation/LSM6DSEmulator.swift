@@ -69,7 +69,9 @@ public final class LSM6DSEmulator: RegisterTarget {
     public weak var interruptLine: SimulatedInterruptLine?
     /// Which chip pin the line is wired to. Default INT1.
     public var wiredPin: InterruptPinConfiguration.Pin = .int1
-    /// Self-test deflection at ST = positive, per axis.
+    /// Self-test deflection at ST = positive, per axis: a healthy part's response, chosen inside
+    /// every variant's ``LSM6DS/Variant/selfTestLimits`` (at least 90–1700 mg and 150–700 dps); the
+    /// datasheets give only the limits, no typical value.
     public var selfTestAccelerometerMilliG = SIMD3<Double>(520, 610, 880)
     public var selfTestGyroscopeDPS = SIMD3<Double>(310, 290, 350)
     /// When true, SW_RESET never clears (a stuck part, for timeout tests).
@@ -119,7 +121,7 @@ public final class LSM6DSEmulator: RegisterTarget {
         self.clock = clock
         self.profile = profile
         self.profileStart = clock?.nowNanoseconds ?? 0
-        self.errorModel = errorModel ?? .noiseOnly(variant.generation == .ds3 ? .lsm6ds3 : .lsm6dso)
+        self.errorModel = errorModel ?? .noiseOnly(.lsm6ds(variant))
         self.random = SeededRandom(seed: seed)
         self.registers = RegisterFile(map: LSM6DS.registerMap(for: variant))
         self.now = clock?.nowNanoseconds ?? 0
@@ -526,8 +528,7 @@ extension SimulatedChips {
     /// oscillator 0.45 % fast with the matching factory trim in INTERNAL_FREQ_FINE.
     public static let lsm6ds: [SimulatedChipModel] = LSM6DS.Variant.all.map { v in
         SimulatedChipModel(key: v.key, part: v.name, address: I2CAddress(UInt8(0x6A))) { seed in
-            let figures: SensorErrorModel.Figures = v.generation == .ds3 ? .lsm6ds3 : .lsm6dso
-            let chip = LSM6DSEmulator(variant: v, errorModel: .part(figures, seed: seed), seed: seed)
+            let chip = LSM6DSEmulator(variant: v, errorModel: .part(.lsm6ds(v), seed: seed), seed: seed)
             if v.generation == .dso { chip.frequencyFine = 3 }
             chip.temperature = 28.5
             return chip
@@ -536,13 +537,42 @@ extension SimulatedChips {
 }
 
 extension SensorErrorModel.Figures {
-    /// Datasheet: LSM6DS3 DS10193 Table 3 (rate noise 7 mdps/√Hz, accelerometer noise 90 µg/√Hz,
-    /// zero-rate level ±10 dps, zero-g level ±40 mg); sensitivity tolerance taken as ±1 %.
+    /// The figures the simulator uses for an LSM6DS part: LSM6DS3 for the DS3 generation, LSM6DSL
+    /// for the DSL generation (LSM6DS3TR-C, LSM6DSL, LSM6DSM, ISM330DLC), LSM6DSO for the DSO
+    /// generation (LSM6DSOX, LSM6DSO32, LSM6DSR and ISM330DHCX differ somewhat; their own tables
+    /// were not opened, except as noted on ``lsm6dso``).
+    public static func lsm6ds(_ variant: LSM6DS.Variant) -> Self {
+        switch variant.generation {
+        case .ds3: .lsm6ds3
+        case .dsl: .lsm6dsl
+        case .dso: .lsm6dso
+        }
+    }
+
+    /// LSM6DS3 (and LSM6DS33): rate noise 7 mdps/√Hz, accelerometer noise 90 µg/√Hz, zero-rate
+    /// level ±10 dps, zero-g level ±40 mg, sensitivity tolerance ±1 %.
+    ///
+    /// Secondary: the LSM6DS3 datasheet DocID026899 Table 3 was not opened here. The same noise and
+    /// offset figures are quoted from the LSM6DS33 datasheet DocID027423 rev 4, Table 3 (the same
+    /// die) by two independent projects found in code search. The ±1 % sensitivity tolerance is
+    /// the LSM6DSL/LSM6DSM value (G_So%), assumed for the LSM6DS3.
     public static let lsm6ds3 = Self(gyroscopeNoiseDensityDegrees: 0.007, accelerometerNoiseDensityMicroG: 90,
                                      gyroscopeZeroRateTolerance: 10, accelerometerZeroGTolerance: SIMD3(40, 40, 40),
                                      scaleTolerance: 0.01)
-    /// Datasheet: LSM6DSO DS12140 Table 2 (rate noise 3.8 mdps/√Hz, accelerometer noise 70 µg/√Hz
-    /// at ±2 g, zero-rate level ±1 dps, zero-g level ±20 mg); sensitivity tolerance taken as ±1 %.
+    /// LSM6DSL: rate noise 4 mdps/√Hz, accelerometer noise 80 µg/√Hz at ±2 g, zero-rate level
+    /// ±3 dps, zero-g level ±40 mg, sensitivity tolerance ±1 %.
+    ///
+    /// Datasheet: LSM6DSL DocID028475 Rev 7, Table 3 (Rn, An, G_TyOff, LA_TyOff, G_So%). The LSM6DSM
+    /// datasheet's Table 3 gives 3.8 mdps/√Hz and 90 µg/√Hz with the same offsets.
+    public static let lsm6dsl = Self(gyroscopeNoiseDensityDegrees: 0.004, accelerometerNoiseDensityMicroG: 80,
+                                     gyroscopeZeroRateTolerance: 3, accelerometerZeroGTolerance: SIMD3(40, 40, 40),
+                                     scaleTolerance: 0.01)
+    /// LSM6DSO: rate noise 3.8 mdps/√Hz, accelerometer noise 70 µg/√Hz at ±2 g, zero-rate level
+    /// ±1 dps, zero-g level ±20 mg, sensitivity tolerance ±1 %.
+    ///
+    /// Datasheet: LSM6DSO DS12140, Table 2 (Rn, An, G_TyOff, LA_TyOff, sensitivity tolerance), as
+    /// quoted from Rev 3 by a project found in code search; the Rev 2 pages opened here (10–11)
+    /// hold the rest of that table (RMS noise, ODRs, self-test), not these rows.
     public static let lsm6dso = Self(gyroscopeNoiseDensityDegrees: 0.0038, accelerometerNoiseDensityMicroG: 70,
                                      gyroscopeZeroRateTolerance: 1, accelerometerZeroGTolerance: SIMD3(20, 20, 20),
                                      scaleTolerance: 0.01)

@@ -55,16 +55,28 @@ public struct SensorErrorModel: Sendable, Equatable {
             self.scaleTolerance = scaleTolerance
         }
 
-        /// Datasheet: MPU-6000/MPU-6050 Product Specification rev 3.4 (PS-MPU-6000A-00), §6.1 and §6.2 (rate noise
-        /// 0.005 °/s/√Hz, ZRO ±20 °/s, accel noise 400 µg/√Hz, zero-g ±50 mg x/y and ±80 mg z,
-        /// sensitivity ±3 %).
+        /// MPU-6050 / MPU-6000 / MPU-9150 generation.
+        ///
+        /// Datasheet: MPU-6000/MPU-6050 Product Specification PS-MPU-6000A-00 rev 3.4,
+        /// §6.1 Gyroscope Specifications (Rate Noise Spectral Density 0.005 °/s/√Hz at 10 Hz;
+        /// Initial ZRO Tolerance ±20 °/s at 25 °C; Sensitivity Scale Factor Tolerance ±3 %) and
+        /// §6.2 Accelerometer Specifications (Power Spectral Density 400 µg/√Hz at 10 Hz,
+        /// AFS_SEL = 0, ODR 1 kHz; zero-g Initial Calibration Tolerance ±50 mg X and Y, ±80 mg Z;
+        /// sensitivity Initial Calibration Tolerance ±3 %).
         public static let mpu6050 = Figures(gyroscopeNoiseDensityDegrees: 0.005, accelerometerNoiseDensityMicroG: 400,
                                             gyroscopeZeroRateTolerance: 20, accelerometerZeroGTolerance: SIMD3(50, 50, 80),
                                             scaleTolerance: 0.03)
-        /// MPU-6500 generation: rate noise 0.01 °/s/√Hz, ZRO ±5 °/s, accel noise 300 µg/√Hz,
-        /// zero-g ±60 mg x/y and ±80 mg z, sensitivity ±3 %, the figures of the MPU-6500 Product
-        /// Specification rev 1.1 §3.1–3.2 as commonly quoted (this session could not open that
-        /// table to re-check them; the MPU-6050 figures above were checked).
+        /// MPU-6500 generation (MPU-6500, MPU-9250, MPU-9255, MPU-6515); the simulator also uses it
+        /// for the ICM-20602/20608/20689 rows, whose own tables were not opened (the ICM-20602
+        /// datasheet DS-000176 rev 1.0 front page quotes 4 mdps/√Hz, 100 µg/√Hz and ±1 % gyroscope
+        /// sensitivity, lower than these; its offset tolerances were not found).
+        ///
+        /// Datasheet: MPU-9250 Product Specification PS-MPU-9250A-01 rev 1.0 (the MPU-6500 die plus
+        /// a magnetometer), §3.1 Table 1 (Rate Noise Spectral Density 0.01 °/s/√Hz; Initial ZRO
+        /// Tolerance ±5 °/s; Sensitivity Scale Factor Tolerance ±3 %) and §3.2 Table 2 (Noise Power
+        /// Spectral Density 300 µg/√Hz, low-noise mode; Zero-G Initial Calibration Tolerance ±60 mg
+        /// X and Y, ±80 mg Z, component level; sensitivity Initial Tolerance ±3 %). The MPU-6500
+        /// Product Specification PS-MPU-6500A-01 could not be opened at its tables to compare.
         public static let mpu6500 = Figures(gyroscopeNoiseDensityDegrees: 0.01, accelerometerNoiseDensityMicroG: 300,
                                             gyroscopeZeroRateTolerance: 5, accelerometerZeroGTolerance: SIMD3(60, 60, 80),
                                             scaleTolerance: 0.03)
@@ -74,7 +86,8 @@ public struct SensorErrorModel: Sendable, Equatable {
     /// drawn (seeded) from a normal distribution whose 3σ is `fraction` of the datasheet tolerance.
     ///
     /// - Parameter fraction: how much of the tolerance to use; 1 gives parts as bad as the
-    ///   datasheet allows at 3σ, 0 gives noise only. Default 0.25 (a typical part).
+    ///   datasheet allows at 3σ, 0 gives noise only. Default 0.25 (a representative part, a
+    ///   modelling choice, not a datasheet figure).
     public static func part(_ figures: Figures, fraction: Double = 0.25, seed: UInt64 = 7) -> SensorErrorModel {
         var random = SeededRandom(seed: seed)
         func draw(_ limit: Double) -> Double {

@@ -19,6 +19,22 @@ import PlumbHAL
         #expect(LSM6DS.Variant.matching(whoAmI: UInt8(whoAmI)).contains(v))
     }
 
+    /// Self-test pass limits per part, written out from the sources cited in `LSM6DS+Variants.swift`:
+    /// accelerometer in mg, gyroscope in dps at ±2000 dps.
+    @Test(arguments: [
+        ("lsm6ds3", 90.0), ("lsm6ds3h", 90), ("lsm6ds33", 90),  // ST-C lsm6ds3_self_test.c
+        ("lsm6ds3trc", 90),                                      // ST-C lsm6ds3tr_c_self_test.c
+        ("lsm6dsl", 90), ("lsm6dsm", 90), ("ism330dlc", 90),     // DocID028475 Rev 7 Table 3; LSM6DSM Table 3
+        ("lsm6dso", 50), ("lsm6dsox", 50), ("lsm6dso32", 50),    // DS12140 Rev 2 Table 2; ST-C DSOX, DSO32
+        ("lsm6dsr", 40),                                         // ST-C lsm6dsrx_self_test.c (sibling part)
+        ("ism330dhcx", 90),                                      // ST-C ism330dhcx_self_test.c; st_ism330dhcx 737 LSB
+    ])
+    func selfTestLimits(key: String, accelerometerMinimum: Double) throws {
+        let v = try #require(LSM6DS.Variant.named(key))
+        #expect(v.selfTestLimits.accelerometerMilliG == accelerometerMinimum...1700)
+        #expect(v.selfTestLimits.gyroscopeDPS == 150...700)
+    }
+
     @Test func accelerometerCodesAreNotMonotonic() {
         let codes = LSM6DS.Variant.lsm6dso.accelerometerRanges.map { "\(Int($0.g))g=\($0.code)" }
         #expect(codes == ["2g=0", "4g=2", "8g=3", "16g=1"])

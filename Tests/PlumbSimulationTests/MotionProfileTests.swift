@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 @testable import PlumbSimulation
+import PlumbDrivers
 
 private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
 
@@ -107,5 +108,38 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
         }
         #expect(SensorErrorModel.part(.mpu6500, seed: 1) == SensorErrorModel.part(.mpu6500, seed: 1))
         #expect(SensorErrorModel.part(.mpu6500, seed: 1) != SensorErrorModel.part(.mpu6500, seed: 2))
+    }
+
+    /// The datasheet figures, written out by hand from the cited tables (never read back from the
+    /// table under test): gyro °/s/√Hz, accel µg/√Hz, ZRO ±°/s, zero-g ±mg (x, y, z), scale ±fraction.
+    @Test(arguments: [
+        // PS-MPU-6000A-00 rev 3.4 §6.1, §6.2.
+        ("mpu6050", SensorErrorModel.Figures.mpu6050, [0.005, 400, 20, 50, 50, 80, 0.03]),
+        // PS-MPU-9250A-01 rev 1.0 Tables 1 and 2 (the MPU-6500 die).
+        ("mpu6500", .mpu6500, [0.01, 300, 5, 60, 60, 80, 0.03]),
+        // LSM6DS33 DocID027423 rev 4 Table 3 as quoted (LSM6DS3 die); ±1 % assumed.
+        ("lsm6ds3", .lsm6ds3, [0.007, 90, 10, 40, 40, 40, 0.01]),
+        // LSM6DSL DocID028475 Rev 7 Table 3.
+        ("lsm6dsl", .lsm6dsl, [0.004, 80, 3, 40, 40, 40, 0.01]),
+        // LSM6DSO DS12140 Table 2.
+        ("lsm6dso", .lsm6dso, [0.0038, 70, 1, 20, 20, 20, 0.01]),
+    ])
+    func datasheetFigures(part: String, figures: SensorErrorModel.Figures, expected: [Double]) {
+        let got = [figures.gyroscopeNoiseDensityDegrees, figures.accelerometerNoiseDensityMicroG,
+                   figures.gyroscopeZeroRateTolerance, figures.accelerometerZeroGTolerance.x,
+                   figures.accelerometerZeroGTolerance.y, figures.accelerometerZeroGTolerance.z, figures.scaleTolerance]
+        #expect(got == expected, "\(part)")
+    }
+
+    /// Each LSM6DS generation gets its own figures: the DSL generation (LSM6DS3TR-C, LSM6DSL,
+    /// LSM6DSM, ISM330DLC) is not simulated with the LSM6DSO's lower noise and offsets.
+    @Test func lsm6dsFiguresFollowTheGeneration() {
+        #expect(SensorErrorModel.Figures.lsm6ds(.lsm6ds33) == .lsm6ds3)
+        #expect(SensorErrorModel.Figures.lsm6ds(.lsm6ds3trc) == .lsm6dsl)
+        #expect(SensorErrorModel.Figures.lsm6ds(.ism330dlc) == .lsm6dsl)
+        #expect(SensorErrorModel.Figures.lsm6ds(.ism330dhcx) == .lsm6dso)
+        let chip = LSM6DSEmulator(variant: .lsm6dsl)
+        #expect(abs(chip.errorModel.gyroscopeNoiseDensity - 0.004 * Double.pi / 180) < 1e-15)
+        #expect(abs(chip.errorModel.accelerometerNoiseDensity - 80e-6 * MotionProfile.standardGravity) < 1e-15)
     }
 }

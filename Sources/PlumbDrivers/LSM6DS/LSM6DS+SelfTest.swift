@@ -8,8 +8,10 @@ extension LSM6DS {
     /// Accelerometer at 52 Hz, ±4 g; gyroscope at 208 Hz, ±2000 dps. For each: wait 100 ms, discard
     /// one sample, average five with self-test off; enable positive self-test (CTRL5_C ST_XL = 01,
     /// ST_G = 01), wait 100 ms, discard one, average five; the response is |on − off| per axis in mg
-    /// or dps, compared with ``Variant/selfTestLimits``. Datasheet: LSM6DSO DS12140 Table 2 and ST-C
-    /// `lsm6dso_self_test.c`; LSM6DS3TR-C/DSL limits from their examples.
+    /// or dps, compared with ``Variant/selfTestLimits`` (sources per part in `LSM6DS+Variants.swift`).
+    /// The procedure is ST-C `lsm6dso_self_test.c` and its siblings; the limits are datasheet
+    /// LSM6DSO DS12140 Rev 2 Table 2 "Vst", which notes that the accelerometer limits do not depend
+    /// on the full scale.
     ///
     /// - Throws: ``IMUError/timeout(waitingFor:)`` when data-ready never rises; bus errors.
     public func selfTest() throws(IMUError) -> SelfTestResult {
