@@ -30,6 +30,31 @@ import PlumbSimulation
         #expect(!result.passed)
     }
 
+    /// The pass criteria, written out from the sources: MPU-6050 ±14 % of the factory trim
+    /// (PS-MPU-6000A-00 rev 3.4 §6.1, §6.2); MPU-6500 gyroscope ≥ 50 % and accelerometer 50–150 %
+    /// of the OTP value, or ≥ 60 dps and 225–675 mg when the OTP code is 0 (InvenSense `inv_mpu`).
+    @Test func passCriteriaPerGeneration() throws {
+        let old = MPURig("mpu6050", errorModel: nil)
+        _ = try old.driver.identify()
+        try old.driver.reset()
+        #expect(try old.driver.selfTest().axes.allSatisfy { $0.limits == -14...14 })
+
+        let new = MPURig("mpu6500", errorModel: nil)
+        _ = try new.driver.identify()
+        try new.driver.reset()
+        let axes = try new.driver.selfTest().axes
+        #expect(axes.filter { $0.name.hasPrefix("gyroscope") }.allSatisfy { $0.limits == 50...Double.infinity })
+        #expect(axes.filter { $0.name.hasPrefix("accelerometer") }.allSatisfy { $0.limits == 50...150 })
+
+        let blank = MPURig("mpu6500", errorModel: nil) { $0.factoryGyroCodes6500 = [0, 0, 0]; $0.factoryAccelCodes6500 = [0, 0, 0] }
+        _ = try blank.driver.identify()
+        try blank.driver.reset()
+        let absolute = try blank.driver.selfTest()
+        #expect(absolute.axes.filter { $0.name.hasPrefix("gyroscope") }.allSatisfy { $0.limits == 60...Double.infinity && $0.unit == "dps" })
+        #expect(absolute.axes.filter { $0.name.hasPrefix("accelerometer") }.allSatisfy { $0.limits == 225...675 && $0.unit == "mg" })
+        #expect(!absolute.passed) // no OTP codes: the emulator adds no self-test response
+    }
+
     /// Factory trim formulas against values worked out by hand from the register map.
     @Test func factoryTrimFormulas() {
         // MPU-6050: XG_TEST = 1 → 25·131 = 3275; YG negated; XA_TEST = 1 → 4096·0.34 = 1392.64.

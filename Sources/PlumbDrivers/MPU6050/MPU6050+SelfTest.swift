@@ -12,8 +12,13 @@ extension MPU6050 {
 
     /// MPU-6050 generation factory trim from the SELF_TEST_X/Y/Z/A codes.
     ///
-    /// Datasheet: MPU-6000/MPU-6050 Register Map rev 4.2 §4.1: FT[Xg] = 25·131·1.046^(XG_TEST−1)
+    /// Datasheet: MPU-6000/MPU-6050 Register Map RM-MPU-6000A-00 rev 4.2 §4.1 ("Obtaining the
+    /// Gyroscope/Accelerometer Factory Trim (FT) Value"): FT[Xg] = 25·131·1.046^(XG_TEST−1)
     /// (negated for Y), FT[Xa] = 4096·0.34·(0.92/0.34)^((XA_TEST−1)/(2⁵−2)); 0 when the code is 0.
+    /// The stored copy of that page shows the formulas as images; InvenSense's own Linux driver
+    /// (out-of-tree `inv_mpu`, Android kernel trees) tabulates the same curves: `gyro_6050_st_tb`
+    /// starts at 3275 = 25·131 and grows 4.6 % a code, `accel_st_tb` runs 340…919 (×4096/1000 LSB)
+    /// for codes 1…31.
     public static func factoryTrim6050(codes: [UInt8]) -> FactoryTrim {
         precondition(codes.count == 4, "SELF_TEST_X, _Y, _Z and _A")
         let gyroCodes = (0..<3).map { codes[$0] & 0x1F }
@@ -30,8 +35,11 @@ extension MPU6050 {
     /// MPU-6500 generation factory trim from the SELF_TEST_*_GYRO / _ACCEL OTP codes:
     /// ST_OTP = 2620·1.01^(code−1) LSB at ±250 °/s and ±2 g.
     ///
-    /// Datasheet: MPU-6500 Accelerometer and Gyroscope Self-Test Implementation
-    /// (AN-MPU-6500A-02) §3; the same table is the MPU-9250's (AN-MPU-9250A-03).
+    /// Source: InvenSense's own Linux driver (out-of-tree `inv_mpu`, Android kernel trees),
+    /// `mpu_6500_st_tb[]`: 2620, 2646, 2672, … (1 % a code), used for both sensors at ±250 °/s and
+    /// ±2 g. The application notes that define it (MPU-9250 Accelerometer, Gyroscope and Compass
+    /// Self-Test Implementation AN-MPU-9250A-03 rev 1.0 §3; AN-MPU-6500A-02) were found but could
+    /// not be opened past their contents page.
     public static func factoryTrim6500(gyroCodes: [UInt8], accelCodes: [UInt8]) -> FactoryTrim {
         func otp(_ c: UInt8) -> Double? { c == 0 ? nil : 2620 * pow(1.01, Double(c) - 1) }
         return FactoryTrim(gyroscope: gyroCodes.map(otp), accelerometer: accelCodes.map(otp))
@@ -40,11 +48,16 @@ extension MPU6050 {
     /// Runs the self-test: averages the outputs with and without the self-test bits, compares
     /// the response with the factory trim, and restores the configuration.
     ///
-    /// Criteria: MPU-6050 generation, the response within ±14 % of the factory trim (Product
-    /// Specification rev 3.4 §6.1–6.2, "Self-Test Response, change from factory trim"); MPU-6500
-    /// generation, response / OTP above 0.5 for the gyroscope and within 0.5–1.5 for the
-    /// accelerometer, or absolute limits when an OTP code is 0 (gyro ≥ 60 °/s, accel
-    /// 225–675 mg) (AN-MPU-6500A-02 §4).
+    /// Criteria: MPU-6050 generation, the response within −14…+14 % of the factory trim
+    /// (Product Specification PS-MPU-6000A-00 rev 3.4, §6.1 and §6.2, "Self-Test Response,
+    /// Relative, Change from factory trim"), at ±250 °/s and ±8 g. MPU-6500 generation, at ±250 °/s
+    /// and ±2 g with DLPF 2 (92 Hz): response / OTP at least 0.5 for the gyroscope and within
+    /// 0.5–1.5 for the accelerometer, or absolute limits when an OTP code is 0 (gyro ≥ 60 °/s,
+    /// accel 225–675 mg). Source: InvenSense's own Linux driver (`inv_mpu`), "MPU6500 Self Test
+    /// Pass/Fail Criteria": DEF_6500_GYRO_CT_SHIFT_DELTA and DEF_6500_ACCEL_ST_SHIFT_DELTA 500
+    /// (‰), DEF_GYRO_ST_AL 60 dps, DEF_ACCEL_ST_AL_MIN/MAX 225/675 mg ("only used when ST_OTP = 0").
+    /// Not checked here: that driver's further gyro-offset limit (DEF_GYRO_OFFSET_MAX 20 dps).
+    /// Code that cites AN-MPU-9250A-03 averages 200 samples for each half; this averages 50.
     ///
     /// - Throws: ``IMUError/invalidConfiguration(_:)`` while streaming; bus errors.
     public func selfTest() throws(IMUError) -> SelfTestResult {
