@@ -188,6 +188,12 @@ public final class MPU6050Emulator: RegisterTarget {
 
     // MARK: Sampling
 
+    /// Noise bandwidth per CONFIG.DLPF_CFG, hertz: the gyroscope bandwidths of the MPU-6000/MPU-6050
+    /// Register Map RM-MPU-6000A-00 rev 4.2 §4.3 (256, 188, 98, 42, 20, 10, 5; code 7 reserved,
+    /// modelled as 256), used for both sensors and every generation. The MPU-6500 generation's own
+    /// table differs by a few hertz (250/184/92/41/20/10/5, 3600 for code 7, MPU-9250 Register Map
+    /// rev 1.4 §4.5, not re-checked here) and its accelerometer has a separate filter; the noise
+    /// model ignores both differences.
     private static let dlpfBandwidth: [Double] = [256, 188, 98, 42, 20, 10, 5, 256]
 
     private func produceSample(at t: UInt64) {
