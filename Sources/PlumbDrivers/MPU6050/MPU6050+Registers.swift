@@ -116,7 +116,10 @@ extension MPU6050 {
     /// Reset values: RM-MPU-6000A-00 rev 4.2 §3 ("0x00 for all registers other than" PWR_MGMT_1
     /// 0x40 and WHO_AM_I 0x68); RM-MPU-9250A-00 rev 1.4 §3 (PWR_MGMT_1 0x01 and WHO_AM_I only,
     /// so CONFIG resets to 0x00 on the MPU-6500 generation); ICM-20602 / ICM-20608 / ICM-20689
-    /// datasheets §8–§9 register maps (CONFIG 0x80, PWR_MGMT_1 0x41: asleep, auto clock).
+    /// datasheets §8–§9 register maps (CONFIG 0x80, PWR_MGMT_1 0x41: asleep, auto clock; for the
+    /// ICM-20602 the same two values are quoted from DS-000176 p. 31 in PX4's ICM-20602 driver,
+    /// which polls for them after DEVICE_RESET). The MPU-9250 statement was checked against the
+    /// stored rev 1.4 page; the ICM datasheets' own pages were not opened here.
     ///
     /// - Parameters:
     ///   - whoAmI: the part's WHO_AM_I, the reset value of register 0x75. Default 0x68.
