@@ -35,6 +35,17 @@ import PlumbHAL
         #expect(v.selfTestLimits.gyroscopeDPS == 150...700)
     }
 
+    /// Self-test settle times per generation, from ST's examples (ms): LSM6DS3 200/800/60,
+    /// LSM6DS3TR-C 100/150/50, LSM6DSO 100/100/100.
+    @Test func selfTestSettleTimes() {
+        let ds3 = LSM6DS.selfTestSettleMilliseconds(for: .ds3)
+        let dsl = LSM6DS.selfTestSettleMilliseconds(for: .dsl)
+        let dso = LSM6DS.selfTestSettleMilliseconds(for: .dso)
+        #expect([ds3.accelerometer, ds3.gyroscope, ds3.gyroscopeSelfTest] == [200, 800, 60])
+        #expect([dsl.accelerometer, dsl.gyroscope, dsl.gyroscopeSelfTest] == [100, 150, 50])
+        #expect([dso.accelerometer, dso.gyroscope, dso.gyroscopeSelfTest] == [100, 100, 100])
+    }
+
     @Test func accelerometerCodesAreNotMonotonic() {
         let codes = LSM6DS.Variant.lsm6dso.accelerometerRanges.map { "\(Int($0.g))g=\($0.code)" }
         #expect(codes == ["2g=0", "4g=2", "8g=3", "16g=1"])

@@ -5,9 +5,10 @@ extension LSM6DS {
     /// Runs the accelerometer and gyroscope self-tests as ST's examples do, then restores the
     /// configuration (and streaming, if it was running).
     ///
-    /// Accelerometer at 52 Hz, ±4 g; gyroscope at 208 Hz, ±2000 dps. For each: wait 100 ms, discard
-    /// one sample, average five with self-test off; enable positive self-test (CTRL5_C ST_XL = 01,
-    /// ST_G = 01), wait 100 ms, discard one, average five; the response is |on − off| per axis in mg
+    /// Accelerometer at 52 Hz, ±4 g; gyroscope at 208 Hz, ±2000 dps. For each: wait (see
+    /// ``selfTestSettleMilliseconds(for:)``), discard one sample, average five with self-test off;
+    /// enable positive self-test (CTRL5_C ST_XL = 01, ST_G = 01), wait, discard one, average five;
+    /// the response is |on − off| per axis in mg
     /// or dps, compared with ``Variant/selfTestLimits`` (sources per part in `LSM6DS+Variants.swift`).
     /// The procedure is ST-C `lsm6dso_self_test.c` and its siblings; the limits are datasheet
     /// LSM6DSO DS12140 Rev 2 Table 2 "Vst", which notes that the accelerometer limits do not depend
@@ -30,18 +31,19 @@ extension LSM6DS {
         let xl = v.accelerometerRange(for: 4)
         try writeRegister(Register.control2G, 0)
         try writeRegister(Register.control1XL, 3 << 4 | xl.code << 2)
-        let xlOff = try settledAverage(Register.outAccelerometer, flag: 0x01, what: "XLDA")
+        let wait = LSM6DS.selfTestSettleMilliseconds(for: v.generation)
+        let xlOff = try settledAverage(Register.outAccelerometer, flag: 0x01, what: "XLDA", settleMilliseconds: wait.accelerometer)
         try writeRegister(Register.control5C, 0x01)
-        let xlOn = try settledAverage(Register.outAccelerometer, flag: 0x01, what: "XLDA")
+        let xlOn = try settledAverage(Register.outAccelerometer, flag: 0x01, what: "XLDA", settleMilliseconds: wait.accelerometer)
         try writeRegister(Register.control5C, 0)
         try writeRegister(Register.control1XL, 0)
 
         // Gyroscope.
         let gy = v.gyroscopeRange(for: 2000)
         try writeRegister(Register.control2G, v.gyroscopeRangeField.insert(gy.code, into: 5 << 4))
-        let gyOff = try settledAverage(Register.outGyroscope, flag: 0x02, what: "GDA")
+        let gyOff = try settledAverage(Register.outGyroscope, flag: 0x02, what: "GDA", settleMilliseconds: wait.gyroscope)
         try writeRegister(Register.control5C, 0x04)
-        let gyOn = try settledAverage(Register.outGyroscope, flag: 0x02, what: "GDA")
+        let gyOn = try settledAverage(Register.outGyroscope, flag: 0x02, what: "GDA", settleMilliseconds: wait.gyroscopeSelfTest)
         try writeRegister(Register.control5C, 0)
         try writeRegister(Register.control2G, 0)
 
@@ -62,9 +64,23 @@ extension LSM6DS {
         return SelfTestResult(axes: axes)
     }
 
-    /// Waits 100 ms, discards one sample, returns the mean of the next five (raw LSB).
-    func settledAverage(_ register: UInt8, flag: UInt8, what: String) throws(IMUError) -> SIMD3<Double> {
-        clock.sleep(nanoseconds: 100_000_000)
+    /// How long the self-test waits for the output to settle, milliseconds: after enabling the
+    /// accelerometer and after switching its self-test on; after enabling the gyroscope; after
+    /// switching the gyroscope's self-test on. ST's examples, per generation (ST-C
+    /// `lsm6ds3_self_test.c` WAIT_TIME_A 200, WAIT_TIME_G_01 800, WAIT_TIME_G_02 60;
+    /// `lsm6ds3tr_c_self_test.c` 100, 150, 50; `lsm6dso_self_test.c` 100 throughout).
+    public static func selfTestSettleMilliseconds(for generation: Generation)
+        -> (accelerometer: UInt64, gyroscope: UInt64, gyroscopeSelfTest: UInt64) {
+        switch generation {
+        case .ds3: (200, 800, 60)
+        case .dsl: (100, 150, 50)
+        case .dso: (100, 100, 100)
+        }
+    }
+
+    /// Waits `settleMilliseconds`, discards one sample, returns the mean of the next five (raw LSB).
+    func settledAverage(_ register: UInt8, flag: UInt8, what: String, settleMilliseconds: UInt64) throws(IMUError) -> SIMD3<Double> {
+        clock.sleep(nanoseconds: settleMilliseconds * 1_000_000)
         try waitForData(flag, what: what)
         _ = try readRegisters(register, count: 6)
         var sum = SIMD3<Double>.zero
