@@ -92,7 +92,8 @@ extension LSM6DS {
         /// FS_4000 exists (LSM6DSR, ISM330DHCX).
         public var gyroscopeRangeField: RegisterField
         /// LSB per °C of OUT_TEMP; 0 LSB is 25 °C. 16 on LSM6DS3/DS33, 256 on every later part
-        /// (ST-C `from_lsb_to_celsius`; adafruit/Adafruit_LSM6DS#24).
+        /// (ST-C `from_lsb_to_celsius`; adafruit/Adafruit_LSM6DS#24; Datasheet: LSM6DSL DocID028475
+        /// Rev 7, Table 5, TSen 256 LSB/°C with 0 LSB typical at 25 °C).
         public var temperatureLSBPerDegree: Double
         public var selfTestLimits: SelfTestLimits
 
