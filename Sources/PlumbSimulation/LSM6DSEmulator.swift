@@ -538,24 +538,24 @@ extension SimulatedChips {
 
 extension SensorErrorModel.Figures {
     /// The figures the simulator uses for an LSM6DS part: LSM6DS3 for the DS3 generation, LSM6DSL
-    /// for the DSL generation (LSM6DS3TR-C, LSM6DSL, LSM6DSM, ISM330DLC), LSM6DSO for the DSO
-    /// generation (LSM6DSOX, LSM6DSO32, LSM6DSR and ISM330DHCX differ somewhat; their own tables
-    /// were not opened, except as noted on ``lsm6dso``).
+    /// for the DSL generation (LSM6DS3TR-C, LSM6DSL, LSM6DSM, ISM330DLC), LSM6DSR for the LSM6DSR
+    /// and ISM330DHCX, LSM6DSO for the rest of the DSO generation (the LSM6DSOX's and LSM6DSO32's
+    /// own tables were not opened; the LSM6DSO32's accelerometer is noisier at its wider ranges).
     public static func lsm6ds(_ variant: LSM6DS.Variant) -> Self {
         switch variant.generation {
         case .ds3: .lsm6ds3
         case .dsl: .lsm6dsl
-        case .dso: .lsm6dso
+        case .dso: variant.key == "lsm6dsr" || variant.key == "ism330dhcx" ? .lsm6dsr : .lsm6dso
         }
     }
 
     /// LSM6DS3 (and LSM6DS33): rate noise 7 mdps/√Hz, accelerometer noise 90 µg/√Hz, zero-rate
     /// level ±10 dps, zero-g level ±40 mg, sensitivity tolerance ±1 %.
     ///
-    /// Secondary: the LSM6DS3 datasheet DocID026899 Table 3 was not opened here. The same noise and
-    /// offset figures are quoted from the LSM6DS33 datasheet DocID027423 rev 4, Table 3 (the same
-    /// die) by two independent projects found in code search. The ±1 % sensitivity tolerance is
-    /// the LSM6DSL/LSM6DSM value (G_So%), assumed for the LSM6DS3.
+    /// Datasheet: LSM6DS3 DocID026899 Rev 7, Table 3 (p. 19): Rn 7 mdps/√Hz, An 90 µg/√Hz (±2 g,
+    /// 104 Hz), G_TyOff ±10 dps, LA_TyOff ±40 mg (after soldering). That table has no initial
+    /// sensitivity tolerance (only ±1 % / ±1.5 % change over temperature); ±1 % is the LSM6DSL's
+    /// G_So%, assumed here.
     public static let lsm6ds3 = Self(gyroscopeNoiseDensityDegrees: 0.007, accelerometerNoiseDensityMicroG: 90,
                                      gyroscopeZeroRateTolerance: 10, accelerometerZeroGTolerance: SIMD3(40, 40, 40),
                                      scaleTolerance: 0.01)
@@ -575,5 +575,14 @@ extension SensorErrorModel.Figures {
     /// hold the rest of that table (RMS noise, ODRs, self-test), not these rows.
     public static let lsm6dso = Self(gyroscopeNoiseDensityDegrees: 0.0038, accelerometerNoiseDensityMicroG: 70,
                                      gyroscopeZeroRateTolerance: 1, accelerometerZeroGTolerance: SIMD3(20, 20, 20),
+                                     scaleTolerance: 0.01)
+    /// LSM6DSR (and ISM330DHCX): rate noise 5 mdps/√Hz, accelerometer noise 60 µg/√Hz, zero-rate
+    /// level ±1 dps, zero-g level ±10 mg, sensitivity tolerance ±1 %.
+    ///
+    /// Datasheet: LSM6DSR, Table 2 (Rn, An, G_TyOff, LA_TyOff, G_So%). The ISM330DHCX's own
+    /// table (DS13012) was not opened; a project quoting its Rev 6 gives the same 60 µg/√Hz and
+    /// ±10 mg typical values.
+    public static let lsm6dsr = Self(gyroscopeNoiseDensityDegrees: 0.005, accelerometerNoiseDensityMicroG: 60,
+                                     gyroscopeZeroRateTolerance: 1, accelerometerZeroGTolerance: SIMD3(10, 10, 10),
                                      scaleTolerance: 0.01)
 }

@@ -117,12 +117,14 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
         ("mpu6050", SensorErrorModel.Figures.mpu6050, [0.005, 400, 20, 50, 50, 80, 0.03]),
         // PS-MPU-9250A-01 rev 1.0 Tables 1 and 2 (the MPU-6500 die).
         ("mpu6500", .mpu6500, [0.01, 300, 5, 60, 60, 80, 0.03]),
-        // LSM6DS33 DocID027423 rev 4 Table 3 as quoted (LSM6DS3 die); ±1 % assumed.
+        // LSM6DS3 DocID026899 Rev 7 Table 3; ±1 % assumed (the table has none).
         ("lsm6ds3", .lsm6ds3, [0.007, 90, 10, 40, 40, 40, 0.01]),
         // LSM6DSL DocID028475 Rev 7 Table 3.
         ("lsm6dsl", .lsm6dsl, [0.004, 80, 3, 40, 40, 40, 0.01]),
         // LSM6DSO DS12140 Table 2.
         ("lsm6dso", .lsm6dso, [0.0038, 70, 1, 20, 20, 20, 0.01]),
+        // LSM6DSR datasheet Table 2.
+        ("lsm6dsr", .lsm6dsr, [0.005, 60, 1, 10, 10, 10, 0.01]),
     ])
     func datasheetFigures(part: String, figures: SensorErrorModel.Figures, expected: [Double]) {
         let got = [figures.gyroscopeNoiseDensityDegrees, figures.accelerometerNoiseDensityMicroG,
@@ -137,7 +139,9 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
         #expect(SensorErrorModel.Figures.lsm6ds(.lsm6ds33) == .lsm6ds3)
         #expect(SensorErrorModel.Figures.lsm6ds(.lsm6ds3trc) == .lsm6dsl)
         #expect(SensorErrorModel.Figures.lsm6ds(.ism330dlc) == .lsm6dsl)
-        #expect(SensorErrorModel.Figures.lsm6ds(.ism330dhcx) == .lsm6dso)
+        #expect(SensorErrorModel.Figures.lsm6ds(.ism330dhcx) == .lsm6dsr)
+        #expect(SensorErrorModel.Figures.lsm6ds(.lsm6dsr) == .lsm6dsr)
+        #expect(SensorErrorModel.Figures.lsm6ds(.lsm6dsox) == .lsm6dso)
         let chip = LSM6DSEmulator(variant: .lsm6dsl)
         #expect(abs(chip.errorModel.gyroscopeNoiseDensity - 0.004 * Double.pi / 180) < 1e-15)
         #expect(abs(chip.errorModel.accelerometerNoiseDensity - 80e-6 * MotionProfile.standardGravity) < 1e-15)

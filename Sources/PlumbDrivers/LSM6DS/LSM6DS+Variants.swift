@@ -253,8 +253,9 @@ extension LSM6DS.Variant {
     // datasheets note the limits do not depend on the full scale), gyroscope in dps at ±2000 dps
     // (the range the driver tests at; at ±250 dps the limits are 20–80 dps). Sources, per part:
     // - LSM6DS3, LSM6DS33: ST-C `lsm6ds3_STdC/examples/lsm6ds3_self_test.c` (90–1700 mg,
-    //   150–700 dps). The LSM6DS3 datasheet (DocID026899) table was not opened here; LSM6DS3H
-    //   has no ST example or datasheet among the sources read and is taken as the LSM6DS3.
+    //   150–700 dps); the LSM6DS3 datasheet DocID026899 Rev 7, Table 3, lists no self-test
+    //   limits. LSM6DS3H has no ST example or datasheet among the sources read and is taken as
+    //   the LSM6DS3.
     // - LSM6DSL: Datasheet DocID028475 Rev 7, Table 3 "Vst" (90–1700 mg; 150–700 dps at ±2000).
     // - LSM6DSM: Datasheet LSM6DSM, Table 3 "Vst" (90–1700 mg; 150–700 dps at ±2000).
     // - LSM6DS3TR-C: ST-C `lsm6ds3tr_c_self_test.c` (90–1700 mg, 150–700 dps). ISM330DLC: not
@@ -262,8 +263,8 @@ extension LSM6DS.Variant {
     // - LSM6DSO: Datasheet DS12140 Rev 2, Table 2 "Vst" (50–1700 mg; 150–700 dps at ±2000);
     //   LSM6DSOX and LSM6DSO32: ST-C `lsm6dsox_self_test.c`, `lsm6dso32_self_test.c` (50–1700 mg,
     //   150–700 dps; the LSM6DSO32 example tests at ±4 g, its smallest range).
-    // - LSM6DSR: 40–1700 mg from ST-C `lsm6dsrx_self_test.c` (the LSM6DSRX, its sibling); the
-    //   LSM6DSR's own datasheet table and example were not found, so this is a secondary source.
+    // - LSM6DSR: Datasheet LSM6DSR, Table 2 "Vst" (40–1700 mg; 150–700 dps at ±2000); ST-C
+    //   `lsm6dsrx_self_test.c` uses the same 40 mg for the LSM6DSRX.
     // - ISM330DHCX: 90–1700 mg (not 40) from ST-C `ism330dhcx_self_test.c` and ST's Linux driver
     //   `st_ism330dhcx` (ST_ISM330DHCX_SELFTEST_ACCEL_MIN 737 LSB × 0.122 mg/LSB at ±4 g); the
     //   datasheet DS13012 table was not opened here.
