@@ -267,7 +267,9 @@ extension LSM6DS.Variant {
     //   `lsm6dsrx_self_test.c` uses the same 40 mg for the LSM6DSRX.
     // - ISM330DHCX: 90–1700 mg (not 40) from ST-C `ism330dhcx_self_test.c` and ST's Linux driver
     //   `st_ism330dhcx` (ST_ISM330DHCX_SELFTEST_ACCEL_MIN 737 LSB × 0.122 mg/LSB at ±4 g); the
-    //   datasheet DS13012 table was not opened here.
+    //   datasheet DS13012 table was not opened here. Unresolved: the LSM6DSR, its consumer
+    //   sibling, says 40 mg in its own datasheet, and ST's Linux drivers use the same 737 LSB for
+    //   the LSM6DSOX whose example says 50 mg, so 90 mg is the part-specific but weaker evidence.
     static let limits90 = LSM6DS.SelfTestLimits(accelerometerMilliG: 90...1700, gyroscopeDPS: 150...700)
     static let limits50 = LSM6DS.SelfTestLimits(accelerometerMilliG: 50...1700, gyroscopeDPS: 150...700)
     static let limits40 = LSM6DS.SelfTestLimits(accelerometerMilliG: 40...1700, gyroscopeDPS: 150...700)
