@@ -7,7 +7,9 @@ import PlumbDrivers
 /// - Registers from ``LSM6DS/registerMap(for:)``: power-on values (CTRL3_C 0x04, CTRL9_XL …),
 ///   WHO_AM_I read-only, auto-increment only while CTRL3_C.IF_INC is set.
 /// - CTRL3_C.SW_RESET restores every control register after 50 µs and then reads 0; BOOT reads 1
-///   for 10 ms. ``powerOnReset()`` is a brown-out mid-stream.
+///   for 10 ms. Both durations are modelling choices: the datasheet pages read give none (ST-C
+///   examples poll SW_RESET until it clears and wait BOOT_TIME, 10 ms on the LSM6DSO and 15 ms on
+///   the LSM6DS3TR-C). ``powerOnReset()`` is a brown-out mid-stream.
 /// - CTRL1_XL / CTRL2_G start sampling at their rate, quantised through the range currently in the
 ///   registers (FS_XL's odd code order, FS_125, FS_4000), with noise and bias from a
 ///   ``SensorErrorModel``, saturating at ±32767/−32768; STATUS_REG flags new data.
