@@ -541,13 +541,15 @@ extension SimulatedChips {
 extension SensorErrorModel.Figures {
     /// The figures the simulator uses for an LSM6DS part: LSM6DS3 for the DS3 generation, LSM6DSL
     /// for the DSL generation (LSM6DS3TR-C, LSM6DSL, LSM6DSM, ISM330DLC), LSM6DSR for the LSM6DSR
-    /// and ISM330DHCX, LSM6DSO for the rest of the DSO generation (the LSM6DSOX's and LSM6DSO32's
-    /// own tables were not opened; the LSM6DSO32's accelerometer is noisier at its wider ranges).
+    /// and ISM330DHCX, LSM6DSO32 for itself, LSM6DSO for the LSM6DSO and LSM6DSOX (the LSM6DSOX's
+    /// own table was not opened).
     public static func lsm6ds(_ variant: LSM6DS.Variant) -> Self {
-        switch variant.generation {
-        case .ds3: .lsm6ds3
-        case .dsl: .lsm6dsl
-        case .dso: variant.key == "lsm6dsr" || variant.key == "ism330dhcx" ? .lsm6dsr : .lsm6dso
+        switch (variant.generation, variant.key) {
+        case (.ds3, _): .lsm6ds3
+        case (.dsl, _): .lsm6dsl
+        case (.dso, "lsm6dsr"), (.dso, "ism330dhcx"): .lsm6dsr
+        case (.dso, "lsm6dso32"): .lsm6dso32
+        case (.dso, _): .lsm6dso
         }
     }
 
@@ -587,4 +589,12 @@ extension SensorErrorModel.Figures {
     public static let lsm6dsr = Self(gyroscopeNoiseDensityDegrees: 0.005, accelerometerNoiseDensityMicroG: 60,
                                      gyroscopeZeroRateTolerance: 1, accelerometerZeroGTolerance: SIMD3(10, 10, 10),
                                      scaleTolerance: 0.01)
+    /// LSM6DSO32: rate noise 3.8 mdps/√Hz, accelerometer noise 120 µg/√Hz at ±4 g (its smallest
+    /// range), zero-rate level ±0.5 dps, zero-g level ±20 mg, sensitivity tolerance ±0.5 %.
+    ///
+    /// Datasheet: LSM6DSO32 DocID032891 Rev 1, Table 2 (pp. 25–26: Rn, An, G_TyOff, LA_TyOff,
+    /// LA_So% and G_So%).
+    public static let lsm6dso32 = Self(gyroscopeNoiseDensityDegrees: 0.0038, accelerometerNoiseDensityMicroG: 120,
+                                       gyroscopeZeroRateTolerance: 0.5, accelerometerZeroGTolerance: SIMD3(20, 20, 20),
+                                       scaleTolerance: 0.005)
 }

@@ -125,6 +125,8 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
         ("lsm6dso", .lsm6dso, [0.0038, 70, 1, 20, 20, 20, 0.01]),
         // LSM6DSR datasheet Table 2.
         ("lsm6dsr", .lsm6dsr, [0.005, 60, 1, 10, 10, 10, 0.01]),
+        // LSM6DSO32 DocID032891 Rev 1 Table 2.
+        ("lsm6dso32", .lsm6dso32, [0.0038, 120, 0.5, 20, 20, 20, 0.005]),
     ])
     func datasheetFigures(part: String, figures: SensorErrorModel.Figures, expected: [Double]) {
         let got = [figures.gyroscopeNoiseDensityDegrees, figures.accelerometerNoiseDensityMicroG,
@@ -142,6 +144,7 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
         #expect(SensorErrorModel.Figures.lsm6ds(.ism330dhcx) == .lsm6dsr)
         #expect(SensorErrorModel.Figures.lsm6ds(.lsm6dsr) == .lsm6dsr)
         #expect(SensorErrorModel.Figures.lsm6ds(.lsm6dsox) == .lsm6dso)
+        #expect(SensorErrorModel.Figures.lsm6ds(.lsm6dso32) == .lsm6dso32)
         let chip = LSM6DSEmulator(variant: .lsm6dsl)
         #expect(abs(chip.errorModel.gyroscopeNoiseDensity - 0.004 * Double.pi / 180) < 1e-15)
         #expect(abs(chip.errorModel.accelerometerNoiseDensity - 80e-6 * MotionProfile.standardGravity) < 1e-15)

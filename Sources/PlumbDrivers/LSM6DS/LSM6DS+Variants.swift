@@ -260,9 +260,10 @@ extension LSM6DS.Variant {
     // - LSM6DSM: Datasheet LSM6DSM, Table 3 "Vst" (90–1700 mg; 150–700 dps at ±2000).
     // - LSM6DS3TR-C: ST-C `lsm6ds3tr_c_self_test.c` (90–1700 mg, 150–700 dps). ISM330DLC: not
     //   checked (its ST example was not read); taken as the LSM6DSL it shares a map with.
-    // - LSM6DSO: Datasheet DS12140 Rev 2, Table 2 "Vst" (50–1700 mg; 150–700 dps at ±2000);
-    //   LSM6DSOX and LSM6DSO32: ST-C `lsm6dsox_self_test.c`, `lsm6dso32_self_test.c` (50–1700 mg,
-    //   150–700 dps; the LSM6DSO32 example tests at ±4 g, its smallest range).
+    // - LSM6DSO: Datasheet DS12140 Rev 2, Table 2 "Vst" (50–1700 mg; 150–700 dps at ±2000).
+    //   LSM6DSO32: Datasheet DocID032891 Rev 1, Table 2 "Vst" (the same), and ST-C
+    //   `lsm6dso32_self_test.c`, which tests at ±4 g, its smallest range. LSM6DSOX: ST-C
+    //   `lsm6dsox_self_test.c` (50–1700 mg, 150–700 dps).
     // - LSM6DSR: Datasheet LSM6DSR, Table 2 "Vst" (40–1700 mg; 150–700 dps at ±2000); ST-C
     //   `lsm6dsrx_self_test.c` uses the same 40 mg for the LSM6DSRX.
     // - ISM330DHCX: 90–1700 mg (not 40) from ST-C `ism330dhcx_self_test.c` and ST's Linux driver
