@@ -24,7 +24,7 @@ import PlumbHAL
     @Test(arguments: [
         ("lsm6ds3", 90.0), ("lsm6ds3h", 90), ("lsm6ds33", 90),  // ST-C lsm6ds3_self_test.c
         ("lsm6ds3trc", 90),                                      // ST-C lsm6ds3tr_c_self_test.c
-        ("lsm6dsl", 90), ("lsm6dsm", 90), ("ism330dlc", 90),     // DocID028475 Rev 7 Table 3; LSM6DSM Table 3
+        ("lsm6dsl", 90), ("lsm6dsm", 90), ("ism330dlc", 90),     // DocID028475 Rev 7 Table 3; LSM6DSM Table 3; ST-C ism330dlc
         ("lsm6dso", 50), ("lsm6dsox", 50), ("lsm6dso32", 50),    // DS12140 Rev 2 Table 2; DocID032891 Rev 1 Table 2; ST-C DSOX
         ("lsm6dsr", 40),                                         // LSM6DSR datasheet Table 2
         ("ism330dhcx", 90),                                      // ST-C ism330dhcx_self_test.c; st_ism330dhcx 737 LSB

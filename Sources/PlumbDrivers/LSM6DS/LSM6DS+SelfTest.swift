@@ -68,7 +68,8 @@ extension LSM6DS {
     /// accelerometer and after switching its self-test on; after enabling the gyroscope; after
     /// switching the gyroscope's self-test on. ST's examples, per generation (ST-C
     /// `lsm6ds3_self_test.c` WAIT_TIME_A 200, WAIT_TIME_G_01 800, WAIT_TIME_G_02 60;
-    /// `lsm6ds3tr_c_self_test.c` 100, 150, 50; `lsm6dso_self_test.c` 100 throughout).
+    /// `lsm6ds3tr_c_self_test.c` and `ism330dlc_self_test.c` 100, 150, 50; `lsm6dso_self_test.c`
+    /// 100 throughout).
     public static func selfTestSettleMilliseconds(for generation: Generation)
         -> (accelerometer: UInt64, gyroscope: UInt64, gyroscopeSelfTest: UInt64) {
         switch generation {

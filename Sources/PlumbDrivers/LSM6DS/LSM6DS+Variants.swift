@@ -258,8 +258,8 @@ extension LSM6DS.Variant {
     //   the LSM6DS3.
     // - LSM6DSL: Datasheet DocID028475 Rev 7, Table 3 "Vst" (90–1700 mg; 150–700 dps at ±2000).
     // - LSM6DSM: Datasheet LSM6DSM, Table 3 "Vst" (90–1700 mg; 150–700 dps at ±2000).
-    // - LSM6DS3TR-C: ST-C `lsm6ds3tr_c_self_test.c` (90–1700 mg, 150–700 dps). ISM330DLC: not
-    //   checked (its ST example was not read); taken as the LSM6DSL it shares a map with.
+    // - LSM6DS3TR-C: ST-C `lsm6ds3tr_c_self_test.c` (90–1700 mg, 150–700 dps). ISM330DLC: ST-C
+    //   `ism330dlc_self_test.c` (90–1700 mg, 150–700 dps; the same waits as the LSM6DS3TR-C's).
     // - LSM6DSO: Datasheet DS12140 Rev 2, Table 2 "Vst" (50–1700 mg; 150–700 dps at ±2000).
     //   LSM6DSO32: Datasheet DocID032891 Rev 1, Table 2 "Vst" (the same), and ST-C
     //   `lsm6dso32_self_test.c`, which tests at ±4 g, its smallest range. LSM6DSOX: ST-C
