@@ -149,12 +149,26 @@ public struct OrientationSettings: Sendable, Equatable {
         case off
     }
 
+    /// The classifier's tuning to start from (PlumbOrientation's `OrientationClassifier.Settings`).
+    public enum Preset: String, Sendable, Equatable, CaseIterable {
+        /// Quick to follow a turn (median latency 0.25 s on BROAD), a few spurious changes.
+        case responsive
+        /// For kiosks and displays that must not flap (0.4 spurious changes a minute on BROAD),
+        /// slower (median 0.6 s).
+        case steady
+    }
+
+    /// Default `.responsive`; the keys below override single values of it.
+    public var preset: Preset = .responsive
     /// How long a new orientation must hold before it is published, in seconds, or `nil` for the
-    /// classifier's default (0.08 s). MotionOrientation on iOS waits 0.19 s.
+    /// preset's (responsive 0.05 s, steady 0.03 s). MotionOrientation on iOS waits 0.19 s.
     public var settleTime: Double?
     /// How far past a boundary gravity must tilt before the orientation changes, in degrees, or
-    /// `nil` for the classifier's default (7°).
+    /// `nil` for the preset's (responsive 4°, steady 18°).
     public var hysteresis: Double?
+    /// Gravity turning faster than this proposes no new orientation, in degrees per second, or
+    /// `nil` for the preset's (responsive 60, steady 50); 0 turns the gate off.
+    public var maxRotationRate: Double?
     /// Default `.auto`.
     public var lowEnergy: LowEnergy = .auto
     /// The interface orientations the kiosk may take; others are ignored. Default all four.

@@ -17,8 +17,10 @@ extension Configuration {
           "calibration": "/var/lib/plumb/calibration.json",
           "filter": { "kind": "plumb", "timeConstant": 3 },
           "orientation": {
-            "settleTime": 0.19,
-            "hysteresis": 7,
+            "preset": "steady",
+            "settleTime": 0.03,
+            "hysteresis": 18,
+            "maxRotationRate": 50,
             "lowEnergy": "auto",
             "interfaceOrientations": ["portrait", "landscapeLeft", "landscapeRight", "portraitUpsideDown"]
           },
@@ -52,8 +54,10 @@ extension Configuration {
         filter.kind                    plumb, madgwick, complementary                    default plumb
         filter.beta                    0...2 rad/s (madgwick only)                       default 0.033
         filter.timeConstant            0.01...60 s (plumb, complementary)                default 3 (plumb), 5 (complementary)
-        orientation.settleTime         0...10 s                                          default 0.08
-        orientation.hysteresis         0...30 degrees                                    default 7
+        orientation.preset             responsive, steady                                default responsive
+        orientation.settleTime         0...10 s                                          default 0.05 (steady 0.03)
+        orientation.hysteresis         0...30 degrees                                    default 4 (steady 18)
+        orientation.maxRotationRate    0...10000 °/s, 0 = no gate                        default 60 (steady 50)
         orientation.lowEnergy          auto, on, off                                     default auto
         orientation.interfaceOrientations  portrait, portraitUpsideDown, landscapeLeft, landscapeRight
                                                                                          default all four

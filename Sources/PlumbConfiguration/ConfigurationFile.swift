@@ -42,7 +42,7 @@ extension Configuration {
                 throw f.error("timeConstant", "applies only to \"kind\": \"plumb\" or \"complementary\"; the madgwick filter takes beta")
             }
         }
-        if let o = try r.object("orientation", allowed: ["settleTime", "hysteresis", "lowEnergy", "interfaceOrientations"]) {
+        if let o = try r.object("orientation", allowed: ["preset", "settleTime", "hysteresis", "maxRotationRate", "lowEnergy", "interfaceOrientations"]) {
             c.orientation = try decodeOrientation(o)
         }
         if let o = try r.object("outputs", allowed: ["level", "kiosk", "leds", "dbus", "mqtt"]) {
@@ -104,8 +104,12 @@ extension Configuration {
 
     static func decodeOrientation(_ r: ObjectReader) throws(ConfigurationError) -> OrientationSettings {
         var s = OrientationSettings()
+        if let preset = try r.choice("preset", OrientationSettings.Preset.allCases.map(\.rawValue)) {
+            s.preset = OrientationSettings.Preset(rawValue: preset)!
+        }
         s.settleTime = try r.number("settleTime", in: 0...10, unit: "s")
         s.hysteresis = try r.number("hysteresis", in: 0...30, unit: "degrees")
+        s.maxRotationRate = try r.number("maxRotationRate", in: 0...10_000, unit: "degrees per second")
         if let e = try r.choice("lowEnergy", OrientationSettings.LowEnergy.allCases.map(\.rawValue)) {
             s.lowEnergy = OrientationSettings.LowEnergy(rawValue: e)!
         }

@@ -4,13 +4,18 @@ import PlumbDrivers
 /// the device frame, then the classifier.
 ///
 /// It uses the fused estimator while the gyroscope runs and the accelerometer-only estimator
-/// while it is off (the low-energy mode); switching restarts the estimator it switches to. Not
-/// thread-safe: the reader thread owns it. Nothing per sample allocates.
+/// while it is off (the low-energy mode); switching restarts the estimator it switches to and
+/// retunes the classifier to that estimator's settings. Not thread-safe: the reader thread owns
+/// it. Nothing per sample allocates.
 public struct OrientationPipeline {
     /// The rotation from the sensor frame into the device frame, as three rows (device x, y, z
     /// expressed in sensor axes). Default: identity, the sensor's axes are the device's.
     public var mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
     public private(set) var classifier: OrientationClassifier
+    /// The classifier settings used with the fused estimator.
+    public let fusedClassifier: OrientationClassifier.Settings
+    /// The classifier settings used with the accelerometer-only estimator.
+    public let accelerometerOnlyClassifier: OrientationClassifier.Settings
     /// True while the gyroscope is used.
     public private(set) var usesGyroscope: Bool
     /// The latest gravity estimate in the device frame (unit vector towards the earth), zero before
@@ -22,14 +27,18 @@ public struct OrientationPipeline {
     /// - Parameters:
     ///   - fused: the estimator used while the gyroscope runs.
     ///   - accelerometerOnly: the estimator used while it does not.
-    ///   - classifier: classifier settings.
+    ///   - classifier: classifier settings with the fused estimator.
+    ///   - accelerometerOnlyClassifier: classifier settings with the accelerometer-only estimator.
     ///   - usesGyroscope: which estimator to start with.
     public init(fused: any GravityEstimator, accelerometerOnly: AccelerometerGravity = AccelerometerGravity(),
-                classifier: OrientationClassifier.Settings = .default, usesGyroscope: Bool = true,
+                classifier: OrientationClassifier.Settings = .default,
+                accelerometerOnlyClassifier: OrientationClassifier.Settings = .accelerometerOnly, usesGyroscope: Bool = true,
                 mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) = (SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))) {
         self.fused = fused
         self.accelerometerOnly = accelerometerOnly
-        self.classifier = OrientationClassifier(settings: classifier)
+        self.fusedClassifier = classifier
+        self.accelerometerOnlyClassifier = accelerometerOnlyClassifier
+        self.classifier = OrientationClassifier(settings: usesGyroscope ? classifier : accelerometerOnlyClassifier)
         self.usesGyroscope = usesGyroscope
         self.mounting = mounting
     }
@@ -43,6 +52,7 @@ public struct OrientationPipeline {
         guard on != usesGyroscope else { return }
         usesGyroscope = on
         if on { fused.reset() } else { accelerometerOnly.reset() }
+        classifier.retune(on ? fusedClassifier : accelerometerOnlyClassifier)
     }
 
     /// Restarts gravity estimation but keeps the accepted orientation (the sensor paused and

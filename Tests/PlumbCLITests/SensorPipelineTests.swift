@@ -87,6 +87,22 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         #expect(IMUSettings.parts.sorted() == drivers.sorted())
     }
 
+    @Test func orientationSettingsPickThePresetThenOverrideIt() throws {
+        var o = OrientationSettings()
+        #expect(DaemonFactory.classifier(o) == .default)
+        o.preset = .steady
+        #expect(DaemonFactory.classifier(o) == .steady)
+        o.hysteresis = 10
+        o.settleTime = 0.2
+        o.maxRotationRate = 0
+        let c = DaemonFactory.classifier(o)
+        #expect(c.hysteresisDegrees == 10 && c.settleTime == 0.2 && c.maximumRotationRate == .infinity)
+        #expect(c.rateTimeConstant == OrientationClassifier.Settings.steady.rateTimeConstant)
+        let decoded = try Configuration.decode("{\"orientation\": {\"preset\": \"steady\", \"maxRotationRate\": 45}}", file: "t", knownBoards: [])
+        #expect(DaemonFactory.classifier(decoded.orientation).maximumRotationRate == 45)
+        #expect(DaemonFactory.classifier(decoded.orientation).hysteresisDegrees == 18)
+    }
+
     @Test func configurationBecomesDriverSettings() throws {
         var c = Configuration()
         c.imu.rate = 400

@@ -43,6 +43,7 @@ func errorMessage(_ name: String) -> String? {
         ("unknown-orientation.json", "unknown-orientation.json:2:52: outputs.leds.map.sideways: unknown key; allowed keys: unknown, portrait, portraitUpsideDown, landscapeLeft, landscapeRight, faceUp, faceDown"),
         ("dbus-bus-not-an-address.json", "dbus-bus-not-an-address.json:2:33: outputs.dbus.bus: \"/run/dbus/system_bus_socket\" is not a D-Bus address; write \"system\" or TRANSPORT:KEY=VALUE, e.g. \"unix:path=/run/plumb/bus\""),
         ("dbus-unknown-key.json", "dbus-unknown-key.json:2:43: outputs.dbus.adress: unknown key; allowed keys: enabled, bus"),
+        ("unknown-preset.json", "unknown-preset.json:2:30: orientation.preset: \"stedy\" is not one of: responsive, steady. Did you mean 'steady'?"),
         ("dbus-enabled-not-bool.json", "dbus-enabled-not-bool.json:2:37: outputs.dbus.enabled: expected true or false, found a string"),
     ]
 
@@ -93,8 +94,10 @@ func errorMessage(_ name: String) -> String? {
         #expect(c.filter.kind == .plumb)
         #expect(c.filter.beta == nil)
         #expect(c.filter.timeConstant == 3)
-        #expect(c.orientation.settleTime == 0.19)
-        #expect(c.orientation.hysteresis == 7)
+        #expect(c.orientation.preset == .steady)
+        #expect(c.orientation.settleTime == 0.03)
+        #expect(c.orientation.hysteresis == 18)
+        #expect(c.orientation.maxRotationRate == 50)
         #expect(c.orientation.interfaceOrientations.count == 4)
         #expect(c.outputs.level == nil)
         #expect(c.outputs.kiosk == KioskOutput(method: .wlrRandr, output: "HDMI-A-1", command: nil, holdOff: 1))

@@ -47,10 +47,11 @@ final class ProfileSource: MotionSampleSource {
         try source.start { seen.append($0) }
         try waitUntil(seconds: 30, "the tour's last face (have \(seen.values))") { seen.values.last == .rightUp }
         source.stop()
-        // +y, (−z keeps it), −y, −x, +x up; the 180° turn from −x to +x passes the +y face on the
-        // way. (The tour starts face up, reported as undefined unless the virtual-time reader has
-        // already reached the +y face when the first report is taken.)
-        #expect(seen.values.filter { $0 != .undefined } == [.normal, .bottomUp, .leftUp, .normal, .rightUp])
+        // +y, (−z keeps it), −y, −x, +x up; the 180° turn from −x to +x sweeps through the +y face
+        // at up to 94 °/s, too fast for the classifier's rate gate to call it held. (The tour
+        // starts face up, reported as undefined unless the virtual-time reader has already
+        // reached the +y face when the first report is taken.)
+        #expect(seen.values.filter { $0 != .undefined } == [.normal, .bottomUp, .leftUp, .rightUp])
         #expect(!motion.isEnabled)
     }
 

@@ -119,7 +119,7 @@ struct RateGateTimelineTests {
     }
 
     @Test func aFastSweepThroughAFaceProposesNothing() {
-        var c = OrientationClassifier(settings: .init(hysteresisDegrees: 8, settleTime: 0.1, maximumRotationRate: 90), initial: .portrait)
+        var c = OrientationClassifier(settings: .init(hysteresisDegrees: 8, settleTime: 0.1, maximumRotationRate: 90, rateTimeConstant: 0.05), initial: .portrait)
         // 200 °/s from portrait through landscapeLeft (90°) to upside down (180°): landscapeLeft is
         // inside its cone for 0.37 s, but never slowly.
         let changes = run(&c, sweep(from: 0, rate: 200, seconds: 0.9, hold: 1))
@@ -134,12 +134,77 @@ struct RateGateTimelineTests {
     }
 
     @Test func aSlowTurnIsReportedOnceInsideTheCone() {
-        var c = OrientationClassifier(settings: .init(hysteresisDegrees: 8, settleTime: 0.1, maximumRotationRate: 90), initial: .portrait)
+        var c = OrientationClassifier(settings: .init(hysteresisDegrees: 8, settleTime: 0.1, maximumRotationRate: 90, rateTimeConstant: 0.05), initial: .portrait)
         // 60 °/s: up enters landscapeLeft's cone (within 37° of +x) at 53°, 0.883 s in.
         let changes = run(&c, sweep(from: 0, rate: 60, seconds: 1.5, hold: 1))
         #expect(changes.map(\.1) == [.landscapeLeft])
         let t = changes.first?.0 ?? -1
         #expect(t > 0.98 && t < 1.0)
+    }
+
+    @Test func theSmoothedRateHoldsTheGateShutUntilTheTurnHasSlowed() {
+        // A 90° turn at a constant 120 °/s, then held. Smoothed over 0.05 s the rate falls below
+        // 90 °/s 15 ms after the turn ends; over 0.25 s (the default) below 60 °/s after 0.17 s.
+        // The smoothing, not the settle time, sets when the new face is accepted.
+        let steps = sweep(from: 0, rate: 120, seconds: 0.75, hold: 1)
+        var quick = OrientationClassifier(settings: .init(hysteresisDegrees: 8, settleTime: 0, maximumRotationRate: 90,
+                                                          rateTimeConstant: 0.05), initial: .portrait)
+        var smooth = OrientationClassifier(settings: .init(hysteresisDegrees: 8, settleTime: 0, maximumRotationRate: 60,
+                                                           rateTimeConstant: 0.25), initial: .portrait)
+        let a = run(&quick, steps), b = run(&smooth, steps)
+        #expect(a.map(\.1) == [.landscapeLeft])
+        #expect(b.map(\.1) == [.landscapeLeft])
+        let ta = a.first?.0 ?? -1, tb = b.first?.0 ?? -1
+        #expect(ta > 0.75 && ta < 0.80, "\(ta)")
+        #expect(tb > 0.90 && tb < 0.96, "\(tb)")
+    }
+
+    @Test func aFaceSweptAt90DegreesPerSecondIsNotReportedByDefault() {
+        // The tour's 180° turn passes the face between at up to 94 °/s.
+        var c = OrientationClassifier(settings: .default, initial: .landscapeRight)
+        let changes = run(&c, sweep(from: 270, rate: 90, seconds: 2, hold: 1))
+        #expect(changes.map(\.1) == [.landscapeLeft])
+    }
+
+    @Test func retuningKeepsTheFaceAndForgetsTheMotion() {
+        var c = OrientationClassifier(settings: .default, initial: .portrait)
+        // Turning fast: a candidate is pending nowhere, the rate is high.
+        _ = run(&c, sweep(from: 0, rate: 200, seconds: 0.3, hold: 0))
+        #expect(c.rotationRate > 1)
+        c.retune(.accelerometerOnly)
+        #expect(c.settings == .accelerometerOnly)
+        #expect(c.orientation == .portrait)
+        #expect(c.rotationRate == 0)
+        #expect(c.candidate == .unknown)
+    }
+}
+
+@Suite("Classifier presets")
+struct ClassifierPresetTests {
+    @Test func thePresetsAreTheMeasuredOnes() {
+        let d = OrientationClassifier.Settings.default
+        #expect(d.hysteresisDegrees == 4 && d.settleTime == 0.05 && d.maximumRotationRate == 60 && d.rateTimeConstant == 0.25)
+        let s = OrientationClassifier.Settings.steady
+        #expect(s.hysteresisDegrees == 18 && s.settleTime == 0.03 && s.maximumRotationRate == 50 && s.rateTimeConstant == 0.15)
+        let a = OrientationClassifier.Settings.accelerometerOnly
+        #expect(a.hysteresisDegrees == 8 && a.settleTime == 0.1 && a.maximumRotationRate == 90 && a.rateTimeConstant == 0.05)
+    }
+
+    @Test func thePipelineRetunesWithTheEstimator() {
+        var p = OrientationPipeline(fused: AccelerometerGravity(), classifier: .steady)
+        #expect(p.classifier.settings == .steady)
+        p.useGyroscope(false)
+        #expect(p.classifier.settings == .accelerometerOnly)
+        p.useGyroscope(true)
+        #expect(p.classifier.settings == .steady)
+        let low = OrientationPipeline(fused: AccelerometerGravity(), classifier: .steady, usesGyroscope: false)
+        #expect(low.classifier.settings == .accelerometerOnly)
+    }
+
+    @Test func steadyNeedsUpWithin27DegreesOfTheNewFace() {
+        var c = OrientationClassifier(settings: .steady, initial: .portrait)
+        #expect(run(&c, [(1, gravityInPlane(62))]).isEmpty, "28° from landscapeLeft's axis")
+        #expect(run(&c, [(1, gravityInPlane(64))], start: 1).map(\.1) == [.landscapeLeft])
     }
 }
 

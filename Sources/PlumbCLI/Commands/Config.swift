@@ -48,7 +48,9 @@ enum Config {
         if let beta = c.filter.beta { filter += ", beta \(format(beta)) rad/s" }
         if let tau = c.filter.timeConstant { filter += ", time constant \(format(tau)) s" }
         lines.append(filter)
-        lines.append("orientation: settle \(c.orientation.settleTime.map { "\(format($0)) s" } ?? "default"), hysteresis \(c.orientation.hysteresis.map { "\(format($0))°" } ?? "default"), low energy \(c.orientation.lowEnergy.rawValue), interface \(c.orientation.interfaceOrientations.map(\.rawValue).joined(separator: ", "))")
+        let classifier = DaemonFactory.classifier(c.orientation)
+        let gate = classifier.maximumRotationRate.isFinite ? "\(format(classifier.maximumRotationRate)) °/s" : "off"
+        lines.append("orientation: \(c.orientation.preset.rawValue), hysteresis \(format(classifier.hysteresisDegrees))°, settle \(format(classifier.settleTime)) s, rate gate \(gate), low energy \(c.orientation.lowEnergy.rawValue), interface \(c.orientation.interfaceOrientations.map(\.rawValue).joined(separator: ", "))")
         lines.append("outputs: \(c.outputs.enabledNames.isEmpty ? "none (orientation is logged only)" : c.outputs.enabledNames.joined(separator: ", "))")
         if let m = c.outputs.mqtt { lines.append("mqtt: \(m)") }
         lines.append("log level: \(c.logLevel.rawValue)")

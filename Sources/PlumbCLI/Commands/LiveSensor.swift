@@ -152,11 +152,8 @@ enum LiveSensor {
     /// The orientation pipeline the configuration asks for (filter, classifier, mounting), as
     /// `plumb run` builds it.
     static func pipeline(_ c: Configuration) -> OrientationPipeline {
-        var classifier = OrientationClassifier.Settings.default
-        if let settle = c.orientation.settleTime { classifier.settleTime = settle }
-        if let hysteresis = c.orientation.hysteresis { classifier.hysteresisDegrees = hysteresis }
         let m = c.mounting.matrix
-        return OrientationPipeline(fused: DaemonFactory.estimator(c.filter), classifier: classifier,
+        return OrientationPipeline(fused: DaemonFactory.estimator(c.filter), classifier: DaemonFactory.classifier(c.orientation),
                                    mounting: (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2])))
     }
 }

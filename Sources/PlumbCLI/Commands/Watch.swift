@@ -37,10 +37,11 @@ enum Watch {
             .option("exec", value: "CMD", help: "Run CMD for each change, with PLUMB_DEVICE_ORIENTATION and PLUMB_INTERFACE_ORIENTATION set."),
             .option("rule", value: "RULE", help: "plumb (default) or seed: the seed library's rule, for comparison (--replay only)."),
             .option("filter", value: "NAME", help: "Fusion filter: plumb (default), madgwick, complementary."),
-            .option("hysteresis", value: "DEGREES", help: "Degrees past the 45° boundary before a new face is proposed (default 8)."),
-            .option("settle", value: "SECONDS", help: "How long a new face must persist (default 0.1)."),
-            .option("max-rate", value: "DEG/S", help: "Propose no face while gravity turns faster (default 90; 0 = no gate)."),
-            .flag("steady", help: "Steadier classifier settings (7°, 0.3 s, 60 °/s): fewer spurious changes, slower."),
+            .option("hysteresis", value: "DEGREES", help: "Degrees past the 45° boundary before a new face is proposed (default 4)."),
+            .option("settle", value: "SECONDS", help: "How long a new face must persist (default 0.05)."),
+            .option("max-rate", value: "DEG/S", help: "Propose no face while gravity turns faster (default 60; 0 = no gate)."),
+            .option("rate-time-constant", value: "SECONDS", help: "Smoothing of the rotation rate the gate compares (default 0.25)."),
+            .flag("steady", help: "Steadier classifier settings (18°, 0.03 s, 50 °/s over 0.15 s): fewer spurious changes, slower."),
             .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate)."),
             .option("power-root", value: "DIR", help: "Follow power saver, battery, heat and display blanking read from sysfs under DIR (e.g. /)."),
             .flag("no-blank-pause", help: "Keep the sensor running while the display is blanked (with --power-root)."),
@@ -54,10 +55,7 @@ enum Watch {
         let rule = try args.choice("rule", ["plumb", "seed"]) ?? "plumb"
         let filterName = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)) ?? FusionAlgorithm.default.rawValue
         let algorithm = FusionAlgorithm(rawValue: filterName) ?? .default
-        var classifier = args.has("steady") ? OrientationClassifier.Settings.steady : .default
-        if let h = try args.double("hysteresis", in: 0...44.9) { classifier.hysteresisDegrees = h }
-        if let s = try args.double("settle", in: 0...10) { classifier.settleTime = s }
-        if let r = try args.double("max-rate", in: 0...1e6) { classifier.maximumRotationRate = r == 0 ? .infinity : r }
+        let classifier = try classifierSettings(args, base: .default)
         let duration = try args.double("duration", in: 0...1e7)
         var printer = ChangePrinter(format: format, command: args.string("exec"), context: context,
                                     powerRoot: args.string("power-root"), noBlankPause: args.has("no-blank-pause"))
@@ -82,7 +80,7 @@ enum Watch {
         }
         if rule == "seed" { throw CLIError.usage("--rule seed needs --replay FILE.") }
         guard args.has("simulate") else {
-            let motion = try liveMotion(args, context: context, algorithm: algorithm, classifier: classifier)
+            let motion = try liveMotion(args, context: context, algorithm: algorithm)
             if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
             var live = printer
             if live.powerRoot == nil { live.powerRoot = "/" }
@@ -147,13 +145,25 @@ enum Watch {
         }
     }
 
+    /// The classifier settings: `base` (or the steady preset with --steady), then each value the
+    /// command line sets.
+    static func classifierSettings(_ args: ParsedArguments, base: OrientationClassifier.Settings) throws(CLIError) -> OrientationClassifier.Settings {
+        var classifier = args.has("steady") ? OrientationClassifier.Settings.steady : base
+        if let h = try args.double("hysteresis", in: 0...44.9) { classifier.hysteresisDegrees = h }
+        if let s = try args.double("settle", in: 0...10) { classifier.settleTime = s }
+        if let r = try args.double("max-rate", in: 0...1e6) { classifier.maximumRotationRate = r == 0 ? .infinity : r }
+        if let t = try args.double("rate-time-constant", in: 0...10) { classifier.rateTimeConstant = t }
+        return classifier
+    }
+
     /// Runs `motion` until its source ends (or `duration` seconds of sensor time pass) and prints
     /// each change.
     /// The notifier on the board's IMU, as `plumb run` finds it: the configuration file, the
     /// detected board, the driver behind the streaming engine on /dev/i2c-N and the data-ready line.
-    static func liveMotion(_ args: ParsedArguments, context: CommandContext, algorithm: FusionAlgorithm,
-                           classifier: OrientationClassifier.Settings) throws(CLIError) -> MotionOrientation {
+    static func liveMotion(_ args: ParsedArguments, context: CommandContext, algorithm: FusionAlgorithm) throws(CLIError) -> MotionOrientation {
         let found = try LiveSensor.find(args, context: context)
+        // The configuration's orientation settings, then the command line's.
+        let classifier = try classifierSettings(args, base: DaemonFactory.classifier(found.setup.configuration.orientation))
         // Fail here, with one line and the fix, rather than in the reader's retry loop.
         try LiveSensor.check(found, context: context)
         var energy = EnergySettings.default

@@ -32,16 +32,25 @@ struct DaemonFactory {
     /// Where `lowEnergy: auto` reads the power state.
     var powerMonitor: any PowerStateMonitor = SysfsPowerStateMonitor()
 
+    /// The classifier settings `orientation` asks for: its preset, then each value it sets.
+    static func classifier(_ o: OrientationSettings) -> OrientationClassifier.Settings {
+        var classifier: OrientationClassifier.Settings = switch o.preset {
+        case .responsive: .default
+        case .steady: .steady
+        }
+        if let settle = o.settleTime { classifier.settleTime = settle }
+        if let hysteresis = o.hysteresis { classifier.hysteresisDegrees = hysteresis }
+        if let rate = o.maxRotationRate { classifier.maximumRotationRate = rate == 0 ? .infinity : rate }
+        return classifier
+    }
+
     func build(_ setup: DaemonSetup) throws -> DaemonPipeline {
         let c = setup.configuration
         let imuConfiguration = Self.imuConfiguration(c)
         let (sampleSource, pacing) = try makeSource(setup, imuConfiguration: imuConfiguration)
         let outputs = try makeOutputs(setup)
-        var classifier = OrientationClassifier.Settings.default
-        if let settle = c.orientation.settleTime { classifier.settleTime = settle }
-        if let hysteresis = c.orientation.hysteresis { classifier.hysteresisDegrees = hysteresis }
         let m = c.mounting.matrix
-        let pipeline = OrientationPipeline(fused: Self.estimator(c.filter), classifier: classifier,
+        let pipeline = OrientationPipeline(fused: Self.estimator(c.filter), classifier: Self.classifier(c.orientation),
                                            mounting: (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]),
                                                       SIMD3(m[2][0], m[2][1], m[2][2])))
         let allowed = Set(c.orientation.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
