@@ -131,27 +131,29 @@ struct EventPrinter: Sendable {
 
     /// The last line, after the service stopped: the simulated sensor's totals.
     func printExit() {
-        var fields: [String: JSONValue] = ["event": .string("exit")]
-        var text = "stopped"
-        if let values = counters?.snapshot {
-            fields["sensorStarts"] = .number(values.starts)
-            fields["sensorStops"] = .number(values.stops)
-            fields["samples"] = .number(values.samples)
-            fields["busTransactions"] = .number(values.busTransactions)
-            text += " (simulated sensor: \(values.starts) starts, \(values.stops) stops, \(values.samples) samples, \(values.busTransactions) bus transactions)"
+        emitWithCounters(["event": .string("exit")], text: "stopped") { values in
+            " (simulated sensor: \(values.starts) starts, \(values.stops) stops, \(values.samples) samples, \(values.busTransactions) bus transactions)"
         }
-        emit(fields, text: text)
     }
 
     private func emitSensor(_ state: String) {
-        var fields: [String: JSONValue] = ["event": .string("sensor"), "state": .string(state)]
-        var text = "sensor \(state)"
+        emitWithCounters(["event": .string("sensor"), "state": .string(state)], text: "sensor \(state)") { values in
+            " (simulated sensor so far: \(values.samples) samples, \(values.busTransactions) bus transactions)"
+        }
+    }
+
+    /// Emits `fields` and `text`, with the simulated sensor's counters added when there are any
+    /// (`suffix` words them for the text line).
+    private func emitWithCounters(_ fields: [String: JSONValue], text: String,
+                                  suffix: (SensorCounters.Values) -> String) {
+        var fields = fields
+        var text = text
         if let values = counters?.snapshot {
             fields["sensorStarts"] = .number(values.starts)
             fields["sensorStops"] = .number(values.stops)
             fields["samples"] = .number(values.samples)
             fields["busTransactions"] = .number(values.busTransactions)
-            text += " (simulated sensor so far: \(values.samples) samples, \(values.busTransactions) bus transactions)"
+            text += suffix(values)
         }
         emit(fields, text: text)
     }

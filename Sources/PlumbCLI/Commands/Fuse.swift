@@ -61,18 +61,7 @@ enum Fuse {
             let state = filter.update(gyroscope: sample.gyroscope, accelerometer: sample.accelerometer, timestamp: sample.timestamp)
             count += 1
             reader.copyTimestamp(into: &sink.bytes)
-            if state.isInitialized {
-                let q = state.attitude, g = state.gravity
-                let row = SIMD8<Double>(q.w, q.x, q.y, q.z, g.x, g.y, g.z, 0)
-                for i in 0..<7 {
-                    sink.bytes.append(UInt8(ascii: ","))
-                    appendFixed(row[i], to: &sink.bytes)
-                }
-            } else {
-                sink.bytes.append(contentsOf: ",nan,nan,nan,nan,nan,nan,nan".utf8)
-            }
-            sink.bytes.append(UInt8(ascii: "\n"))
-            if sink.bytes.count >= 1 << 16 { try sink.flush() }
+            try appendRow(attitude: state.isInitialized ? state.attitude : nil, gravity: state.gravity, to: &sink)
         }
         return (count, filter.skippedSampleCount)
     }
@@ -91,20 +80,27 @@ enum Fuse {
         sink.bytes.append(contentsOf: "t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z\n".utf8)
         for i in 0..<recording.count {
             sink.bytes.append(contentsOf: "\(recording.timestamps[i])".utf8)
-            if let q = estimate.attitude(i) {
-                let g = -q.upInSensorFrame
-                let row = SIMD8<Double>(q.w, q.x, q.y, q.z, g.x, g.y, g.z, 0)
-                for j in 0..<7 {
-                    sink.bytes.append(UInt8(ascii: ","))
-                    appendFixed(row[j], to: &sink.bytes)
-                }
-            } else {
-                sink.bytes.append(contentsOf: ",nan,nan,nan,nan,nan,nan,nan".utf8)
-            }
-            sink.bytes.append(UInt8(ascii: "\n"))
-            if sink.bytes.count >= 1 << 16 { try sink.flush() }
+            let q = estimate.attitude(i)
+            try appendRow(attitude: q, gravity: q.map { -$0.upInSensorFrame } ?? .zero, to: &sink)
         }
         return (recording.count, estimate.skippedSampleCount)
+    }
+
+    /// Ends a row after its t_s field: the attitude and gravity, or nan without an attitude; flushes
+    /// every 64 KiB.
+    @inline(__always)
+    static func appendRow(attitude: Quaternion?, gravity g: Vector3, to sink: inout RowSink) throws(CLIError) {
+        if let q = attitude {
+            let row = SIMD8<Double>(q.w, q.x, q.y, q.z, g.x, g.y, g.z, 0)
+            for i in 0..<7 {
+                sink.bytes.append(UInt8(ascii: ","))
+                appendFixed(row[i], to: &sink.bytes)
+            }
+        } else {
+            sink.bytes.append(contentsOf: ",nan,nan,nan,nan,nan,nan,nan".utf8)
+        }
+        sink.bytes.append(UInt8(ascii: "\n"))
+        if sink.bytes.count >= 1 << 16 { try sink.flush() }
     }
 
     /// Appends `value` with 7 decimals (1e-7 of a unit vector is 6e-6°).
