@@ -102,7 +102,10 @@ import PlumbHAL
         #expect(p.control2G == 0x78)       // ODR 7 << 4 | FS_G 10 (±1000) << 2
         #expect(p.control3C == 0x74)       // BDU | H_LACTIVE | PP_OD | IF_INC
         #expect(p.fifoControl1 == 65)      // 32 × 2 words + 1 timestamp word
-        #expect(p.fifoControl2 == 0x00)
+        #expect(p.fifoControl2 == 0x46)    // FIFO_COMPR_RT_EN | UNCOPTR_RATE 3
+        #expect(p.compression)
+        let plain = try LSM6DS.plan(c, for: .lsm6dso, compression: false)
+        #expect(plain.fifoControl2 == 0x00 && !plain.compression)
         #expect(p.fifoControl3 == 0x77)    // BDR_GY 833 | BDR_XL 833
         #expect(p.fifoModeControl == 0xD0) // DEC_TS_BATCH 32 | ODR_T_BATCH 1.6 Hz | bypass
         #expect(p.effective.outputDataRate == 833)

@@ -41,16 +41,19 @@ enum LSM6DSOBench {
     /// The payload of one 6-axis sample: three 16-bit axes each for gyroscope and accelerometer.
     static let payloadBytes = 12
 
-    static func sensor(seed: UInt64 = 1) -> (SimulatedSensor, LSM6DS) {
+    static func sensor(seed: UInt64 = 1, profile: MotionProfile = .slowRotation()) -> (SimulatedSensor, LSM6DS) {
         let model = SimulatedChips.model("lsm6dso")!
-        let sensor = SimulatedSensor(model: model, profile: .slowRotation(), seed: seed)
+        let sensor = SimulatedSensor(model: model, profile: profile, seed: seed)
         let imu = LSM6DS(bus: sensor.bus, address: model.address, clock: sensor.clock)
         return (sensor, imu)
     }
 
-    /// FIFO streaming through the engine, watermark `watermark` samples, for `seconds` of virtual time.
-    static func fifo(watermark: Int, seconds: Double) throws -> BusFigures {
-        let (sensor, imu) = sensor()
+    /// FIFO streaming through the engine, watermark `watermark` samples, for `seconds` of virtual
+    /// time, with the FIFO compressed (the driver's default) or not, under `profile`.
+    static func fifo(watermark: Int, seconds: Double, compression: Bool = true,
+                     profile: MotionProfile = .slowRotation()) throws -> BusFigures {
+        let (sensor, imu) = sensor(profile: profile)
+        imu.fifoCompression = compression
         let stream = IMUStream(imu: imu, line: sensor.line, clock: sensor.clock)
         _ = try stream.start(IMUConfiguration(outputDataRate: 833, fifoWatermark: watermark))
         var samples: [IMUSample] = []
@@ -69,7 +72,8 @@ enum LSM6DSOBench {
             samples.removeAll(keepingCapacity: true)
         }
         let c = sensor.bus.counters
-        return BusFigures(method: "FIFO, watermark \(watermark)", samples: count, transactions: c.transactions,
+        let label = "FIFO, watermark \(watermark)" + (compression ? "" : ", uncompressed") + (profile.name == "rotation" ? "" : ", \(profile.name)")
+        return BusFigures(method: label, samples: count, transactions: c.transactions,
                           dataBytes: c.bytes, addressBytes: c.addressBytes, wakeups: stream.statistics.wakeups - wakeupsBefore,
                           seconds: Double(sensor.clock.nowNanoseconds - start) / 1e9)
     }
@@ -176,7 +180,10 @@ enum LSM6DSOBench {
     /// (address bytes included), then register and data bytes alone.
     static func report(seconds: Double = 20) throws -> [String] {
         let rows = [try fifo(watermark: 16, seconds: seconds), try fifo(watermark: 32, seconds: seconds),
-                    try fifo(watermark: 64, seconds: seconds), try perSampleBurst(seconds: seconds)]
+                    try fifo(watermark: 64, seconds: seconds),
+                    try fifo(watermark: 16, seconds: seconds, profile: .shaking()),
+                    try fifo(watermark: 16, seconds: seconds, compression: false),
+                    try perSampleBurst(seconds: seconds)]
         var lines = ["LSM6DSO at 833 Hz, emulated 400 kHz bus, \(Int(seconds)) s virtual per scenario",
                      pad("scenario", 44) + pad("bytes/sample", 14) + pad("x payload", 11) + pad("data bytes", 12)
                         + pad("transfers/sample", 18) + "wakeups/s"]
@@ -187,9 +194,11 @@ enum LSM6DSOBench {
                          + pad(fixed(r.transactionsPerSample, 3), 18) + fixed(r.wakeupsPerSecond, 1))
         }
         lines.append(pad("payload minimum (accel + gyro)", 44) + pad("12.00", 14) + pad("1.00", 11))
-        lines.append("the tagged FIFO itself costs 14 bytes per sample (a tag byte per 6-byte word) plus a 7-byte timestamp word per 32;")
-        lines.append("each steady-state drain is one burst of the threshold's words (3 bytes on the wire besides the words); a FIFO_STATUS read")
-        lines.append("(5 bytes) only at start, after anything unusual, when polling, and every 64 drains")
+        lines.append("slow rotation unless named; the FIFO is compressed (lossless DPCM: a 7-byte word carries 1-3 samples of a sensor) unless")
+        lines.append("'uncompressed' (14 bytes a sample, a tag byte per 6-byte word, + a 7-byte timestamp word per 32: 14.40 at watermark 16 is")
+        lines.append("that layout's floor). A drain is one burst of the threshold's words (3 bytes besides the words); a FIFO_STATUS read")
+        lines.append("(5 bytes) only at start, after anything unusual, when polling, and every 64 drains. The threshold keeps the uncompressed")
+        lines.append("word count, so a drain holds at least the watermark's samples (about 2.5x as many at rest)")
         for (r, w) in zip(rows.prefix(3), [16.0, 32, 64]) {
             let bytesOK = r.wireBytesPerSample <= 1.2 * Double(payloadBytes)
             let wakeOK = r.wakeupsPerSecond <= 833 / w + 0.5

@@ -40,8 +40,19 @@ public final class LSM6DS: IMU {
     public var attempts = 3
     /// Nanoseconds between attempts. Default 1 ms.
     public var retryDelayNanoseconds: UInt64 = 1_000_000
+    /// Use FIFO compression on parts that have it (DSO generation): lossless, one 7-byte word
+    /// carries one to three samples of a sensor. Read by ``apply(_:)``. Default true.
+    public var fifoCompression = true
     /// The pin signals a FIFO watermark, not every sample.
     public var interruptSignal: InterruptSignal { .watermark }
+    /// The watermark, or with FIFO compression the threshold's words over the fewest words a
+    /// sample can take (3xC: a third of a word per sensor, plus the timestamp word per 32).
+    public var maximumSamplesPerWatermark: Int {
+        guard let p = plan, p.compression else { return max(1, configuration.fifoWatermark) }
+        let sensors = p.effective.gyroscopeEnabled ? 2.0 : 1.0
+        let fewestWords = sensors / 3 + 1 / Double(p.timestampDecimation)
+        return Int((Double(p.watermarkWords) / fewestWords).rounded(.up))
+    }
     /// True between ``startStreaming()`` and ``stopStreaming()``.
     public var isStreaming: Bool { streaming }
 
@@ -70,6 +81,8 @@ public final class LSM6DS: IMU {
     var taggedLastReadEndNanoseconds: UInt64 = 0
     var taggedStateKnown = false
     var taggedReadsSinceStatus = 0
+    /// Tagged FIFO with compression: the DPCM decoder, kept across drains.
+    var decompressor = TaggedFIFO.Decompressor(gyroscopeEnabled: true)
     /// Drains that read FIFO_STATUS1/2, and drains that read a watermark's worth directly.
     public internal(set) var statusDrains = 0
     public internal(set) var watermarkDrains = 0
@@ -164,6 +177,7 @@ public final class LSM6DS: IMU {
 
     /// Resets the chip the way the kernel's st_lsm6dsx does, with bounded polls.
     ///
+    /// 0. DSO generation: FUNC_CFG_ACCESS = 0 (the main register bank).
     /// 1. FIFO to bypass (FIFO_MODE = 0) first: "if the first interrupt line is asserted during
     ///    hw reset the device will work in I3C-only mode" (K-LSM `st_lsm6dsx_reset_device`).
     /// 2. CTRL3_C = SW_RESET | IF_INC; poll CTRL3_C until SW_RESET reads 0.
@@ -176,6 +190,9 @@ public final class LSM6DS: IMU {
     public func reset() throws(IMUError) {
         let v = try requireVariant()
         streaming = false
+        // DSO generation: back to the main register bank first, in case an earlier access to the
+        // embedded bank was cut short (FUNC_CFG_ACCESS answers in every bank).
+        if v.generation == .dso { try writeRegister(Register.functionConfigurationAccess, 0) }
         try writeRegister(Register.fifoModeControl, FIFOMode.bypass.rawValue)
         try writeRegister(Register.control3C, Control3.softwareReset | Control3.autoIncrement)
         try pollUntilClear(Register.control3C, mask: Control3.softwareReset, what: "SW_RESET in CTRL3_C (0x12) to clear")
