@@ -41,18 +41,19 @@ public final class LSM6DS: IMU {
     /// Nanoseconds between attempts. Default 1 ms.
     public var retryDelayNanoseconds: UInt64 = 1_000_000
     /// Use FIFO compression on parts that have it (DSO generation): lossless, one 7-byte word
-    /// carries one to three samples of a sensor. Read by ``apply(_:)``. Default true.
+    /// carries one to three samples of a sensor; taken only where a watermark then fills within
+    /// ``maximumCompressedBatchNanoseconds``. Read by ``apply(_:)``. Default true.
     public var fifoCompression = true
+    /// The longest a compressed watermark may take to fill, nanoseconds (see
+    /// ``plan(_:for:compression:maximumCompressedBatchNanoseconds:)``). Default 125 ms: at
+    /// 833 Hz, watermarks up to 32 samples compress; the 104 Hz and 12.5 Hz orientation modes do not.
+    public var maximumCompressedBatchNanoseconds = LSM6DS.defaultMaximumCompressedBatchNanoseconds
+    /// 125 ms.
+    public static let defaultMaximumCompressedBatchNanoseconds: UInt64 = 125_000_000
     /// The pin signals a FIFO watermark, not every sample.
     public var interruptSignal: InterruptSignal { .watermark }
-    /// The watermark, or with FIFO compression the threshold's words over the fewest words a
-    /// sample can take (3xC: a third of a word per sensor, plus the timestamp word per 32).
-    public var maximumSamplesPerWatermark: Int {
-        guard let p = plan, p.compression else { return max(1, configuration.fifoWatermark) }
-        let sensors = p.effective.gyroscopeEnabled ? 2.0 : 1.0
-        let fewestWords = sensors / 3 + 1 / Double(p.timestampDecimation)
-        return Int((Double(p.watermarkWords) / fewestWords).rounded(.up))
-    }
+    /// The watermark, or more with FIFO compression (``Plan/maximumSamplesPerWatermark``).
+    public var maximumSamplesPerWatermark: Int { max(1, plan?.maximumSamplesPerWatermark ?? configuration.fifoWatermark) }
     /// True between ``startStreaming()`` and ``stopStreaming()``.
     public var isStreaming: Bool { streaming }
 
