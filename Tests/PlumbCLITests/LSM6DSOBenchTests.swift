@@ -18,9 +18,9 @@ import Testing
         #expect(f.samples > 1600)
         #expect(f.wireBytesPerSample <= 1.2 * 12)
         #expect(f.wakeupsPerSecond <= 833.0 / 16 * 1.01)
-        #expect(f.method == "FIFO, watermark 16")
+        #expect(f.method == "FIFO, watermark 16, compressed")
         let shaking = try LSM6DSOBench.fifo(watermark: 16, seconds: 2, profile: .shaking())
-        #expect(shaking.method == "FIFO, watermark 16, shaking")
+        #expect(shaking.method == "FIFO, watermark 16, compressed, shaking")
         #expect(shaking.wireBytesPerSample < 14.43)
     }
 

@@ -74,7 +74,7 @@ enum LSM6DSOBench {
             samples.removeAll(keepingCapacity: true)
         }
         let c = sensor.bus.counters
-        let label = "FIFO, watermark \(watermark)" + (compression ? "" : ", uncompressed") + (profile.name == "rotation" ? "" : ", \(profile.name)")
+        let label = "FIFO, watermark \(watermark)" + (imu.isCompressingFIFO ? ", compressed" : ", uncompressed") + (profile.name == "rotation" ? "" : ", \(profile.name)")
         return BusFigures(method: label, samples: count, transactions: c.transactions,
                           dataBytes: c.bytes, addressBytes: c.addressBytes, wakeups: stream.statistics.wakeups - wakeupsBefore,
                           seconds: Double(sensor.clock.nowNanoseconds - start) / 1e9)
@@ -218,20 +218,21 @@ enum LSM6DSOBench {
                     try fifo(watermark: 16, seconds: seconds, compression: false),
                     try perSampleBurst(seconds: seconds)]
         var lines = ["LSM6DSO at 833 Hz, emulated 400 kHz bus, \(Int(seconds)) s virtual per scenario",
-                     pad("scenario", 44) + pad("bytes/sample", 14) + pad("x payload", 11) + pad("data bytes", 12)
+                     pad("scenario", 50) + pad("bytes/sample", 14) + pad("x payload", 11) + pad("data bytes", 12)
                         + pad("transfers/sample", 18) + "wakeups/s"]
         for r in rows {
             let name = r.method.hasPrefix("FIFO") ? "plumb \(r.method)" : "reference: 12-byte burst per sample"
-            lines.append(pad(name, 44) + pad(fixed(r.wireBytesPerSample, 2), 14)
+            lines.append(pad(name, 50) + pad(fixed(r.wireBytesPerSample, 2), 14)
                          + pad(fixed(r.wireBytesPerSample / Double(payloadBytes), 2), 11) + pad(fixed(r.bytesPerSample, 2), 12)
                          + pad(fixed(r.transactionsPerSample, 3), 18) + fixed(r.wakeupsPerSecond, 1))
         }
-        lines.append(pad("payload minimum (accel + gyro)", 44) + pad("12.00", 14) + pad("1.00", 11))
-        lines.append("slow rotation unless named; the FIFO is compressed (lossless DPCM: a 7-byte word carries 1-3 samples of a sensor) unless")
-        lines.append("'uncompressed' (14 bytes a sample, a tag byte per 6-byte word, + a 7-byte timestamp word per 32: 14.40 at watermark 16 is")
-        lines.append("that layout's floor). A drain is one burst of the threshold's words (3 bytes besides the words); a FIFO_STATUS read")
-        lines.append("(5 bytes) only at start, after anything unusual, when polling, and every 64 drains. The threshold keeps the uncompressed")
-        lines.append("word count, so a drain holds at least the watermark's samples (about 2.5x as many at rest)")
+        lines.append(pad("payload minimum (accel + gyro)", 50) + pad("12.00", 14) + pad("1.00", 11))
+        lines.append("slow rotation unless named. Compressed: lossless DPCM, a 7-byte word carries 1-3 samples of a sensor; the driver")
+        lines.append("compresses where a compressed watermark still fills within 125 ms (here watermarks 16 and 32); the threshold keeps")
+        lines.append("the uncompressed word count, so a drain holds at least the watermark's samples (about 2.5x as many at rest).")
+        lines.append("Uncompressed: 14 bytes a sample (a tag byte per 6-byte word) + a 7-byte timestamp word per 32; at watermark 16 that")
+        lines.append("layout's floor is 14.40. A drain is one burst of the threshold's words (3 bytes besides the words); a FIFO_STATUS")
+        lines.append("read (5 bytes) only at start, after anything unusual, when polling, and every 64 drains")
         for (r, w) in zip(rows.prefix(3), [16.0, 32, 64]) {
             let bytesOK = r.wireBytesPerSample <= 1.2 * Double(payloadBytes)
             let wakeOK = r.wakeupsPerSecond <= 833 / w + 0.5

@@ -50,6 +50,8 @@ public final class LSM6DS: IMU {
     public var maximumCompressedBatchNanoseconds = LSM6DS.defaultMaximumCompressedBatchNanoseconds
     /// 125 ms.
     public static let defaultMaximumCompressedBatchNanoseconds: UInt64 = 125_000_000
+    /// True when the configuration applied last compresses the FIFO.
+    public var isCompressingFIFO: Bool { plan?.compression ?? false }
     /// The pin signals a FIFO watermark, not every sample.
     public var interruptSignal: InterruptSignal { .watermark }
     /// The watermark, or more with FIFO compression (``Plan/maximumSamplesPerWatermark``).
