@@ -34,12 +34,20 @@ public final class LSM6DS: IMU {
     public private(set) var identity: IMUIdentity?
     public internal(set) var configuration: IMUConfiguration = .default
 
-    /// Transient bus errors on register accesses are retried this many times in all, each after
-    /// ``retryDelayNanoseconds`` (FIFO data reads are not retried: the chip may have popped the
-    /// words, so the loss is reported as a gap instead). Default 3.
-    public var attempts = 3
+    /// Register access with the drivers' retry policy (``RegisterAccess/RetryPolicy``): transient
+    /// bus errors are retried, permanent ones reported at once. FIFO data reads are not retried:
+    /// the chip may have popped the words, so the loss is reported as a gap instead.
+    public var registers: RegisterAccess
+    /// Attempts in all for a register access (``RegisterAccess/RetryPolicy/attempts``). Default 3.
+    public var attempts: Int {
+        get { registers.retry.attempts }
+        set { registers.retry.attempts = max(1, newValue) }
+    }
     /// Nanoseconds between attempts. Default 1 ms.
-    public var retryDelayNanoseconds: UInt64 = 1_000_000
+    public var retryDelayNanoseconds: UInt64 {
+        get { registers.retry.delayNanoseconds }
+        set { registers.retry.delayNanoseconds = newValue }
+    }
     /// Use FIFO compression on parts that have it (DSO generation): lossless, one 7-byte word
     /// carries one to three samples of a sensor; taken only where a watermark then fills within
     /// ``maximumCompressedBatchNanoseconds``. Read by ``apply(_:)``. Default true.
@@ -102,6 +110,7 @@ public final class LSM6DS: IMU {
         self.bus = bus
         self.address = address
         self.clock = clock
+        self.registers = RegisterAccess(bus: bus, address: address, clock: clock)
         self.partOverride = part
         self.variant = part
     }
@@ -222,27 +231,15 @@ public final class LSM6DS: IMU {
 
     // MARK: - Bus helpers
 
-    /// Runs `body`, retrying transient bus errors (``attempts`` in all).
-    func retrying<T>(_ body: () throws(I2CError) -> T) throws(IMUError) -> T {
-        var attempt = 1
-        while true {
-            do { return try body() } catch {
-                if attempt >= attempts || !error.isTransient { throw .bus(error) }
-                attempt += 1
-                clock.sleep(nanoseconds: retryDelayNanoseconds)
-            }
-        }
-    }
-
     func readRegister(_ register: UInt8) throws(IMUError) -> UInt8 {
-        try retrying { () throws(I2CError) in try bus.readRegister(register, address: address) }
+        try registers.readRegister(register)
     }
 
     func readRegisters(_ register: UInt8, count: Int) throws(IMUError) -> [UInt8] {
-        try retrying { () throws(I2CError) in try bus.readRegisters(register, count: count, address: address) }
+        try registers.readRegisters(register, count: count)
     }
 
     func writeRegister(_ register: UInt8, _ value: UInt8) throws(IMUError) {
-        try retrying { () throws(I2CError) in try bus.writeRegister(register, value, address: address) }
+        try registers.writeRegister(register, value)
     }
 }
