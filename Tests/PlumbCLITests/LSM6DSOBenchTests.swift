@@ -34,7 +34,7 @@ import Testing
 
     @Test func decodeRuns() {
         let d = LSM6DSOBench.decode(samples: 256, repeats: 2)
-        #expect(d.samplesDecoded == 256 * 2 * 2 + 253 * 2) // tagged and pattern, two repeats each; compressed: slots 0-252
+        #expect(d.samplesDecoded == 256 * 2 * 2 + 252 * 2) // tagged and pattern, two repeats each; compressed: slots 0-251 (252 waits for a later word)
         #expect(d.byteSum > 0)
         #expect(d.tagged > 0 && d.pattern > 0 && d.compressed > 0)
     }

@@ -87,9 +87,26 @@ import PlumbSimulation
         d.decode([0x4A, 0xE1, 0x0B, 0x00, 0x40, 0x6F, 0x70], range: 0..<7, into: &words)
         #expect(words.isEmpty)
         #expect(d.skippedSamples == 3)
-        // An NC word (TAG_CNT 2, slot 6 counted from the 3xC's slot 5) restarts decoding.
+        // An NC word (TAG_CNT 2, slot 6 counted from the 3xC's slot 5) restarts decoding; its
+        // slot is handed on when a word of a later slot arrives (here a timestamp, TAG_CNT 3).
         d.decode([0x14, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00], range: 0..<7, into: &words)
+        #expect(words.isEmpty)
+        d.decode([0x26, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00], range: 0..<7, into: &words)
         #expect(words == [.init(slot: 2, entry: .accelerometer(SIMD3(1, 2, 3)))])
+    }
+
+    /// The chip's order of a slot's words does not matter: a timestamp written after the sensor
+    /// words of its slot still anchors that slot.
+    @Test func aTimestampAfterItsSlotsSensorWordsStillAnchorsIt() {
+        var d = F.Decompressor(gyroscopeEnabled: false)
+        var words: [LSM6DS.FIFOWord] = []
+        let bytes: [UInt8] = [
+            0x14, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00,   // accel NC, TAG_CNT 2: (1, 2, 3)
+            0x24, 0xE8, 0x03, 0x00, 0x00, 0x00, 0x00,   // timestamp 1000, TAG_CNT 2
+            0x16, 0x02, 0x00, 0x02, 0x00, 0x03, 0x00,   // accel NC, TAG_CNT 3: (2, 2, 3)
+        ]
+        d.decode(bytes, range: 0..<bytes.count, into: &words)
+        #expect(words == [.init(slot: 2, entry: .timestamp(1000)), .init(slot: 2, entry: .accelerometer(SIMD3(1, 2, 3)))])
     }
 
     // MARK: - Driver and emulator

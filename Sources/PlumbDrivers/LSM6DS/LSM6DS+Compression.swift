@@ -59,7 +59,8 @@ extension LSM6DS.TaggedFIFO {
     ///
     /// It keeps the last decoded sample of each sensor (the DPCM reference) and up to eight slots
     /// waiting for their other sensor, across drains. A slot is handed on once both sensors are
-    /// past it (or it is six slots old), with its timestamp and temperature words first; a slot
+    /// past it and a word of a later slot has arrived (or it is six slots old), with its timestamp
+    /// and temperature words first; a slot
     /// missing a sensor is handed on with what it has, so the assembler counts it lost. After a
     /// discontinuity (``reset()``) compressed words are skipped until an uncompressed word gives
     /// each sensor a reference again: a sample is never rebuilt from a wrong reference.
@@ -169,8 +170,11 @@ extension LSM6DS.TaggedFIFO {
             default:
                 break
             }
-            let complete = gyroscopeEnabled ? min(gyroscopeHigh, accelerometerHigh) : accelerometerHigh
-            if complete != .min { emit(through: complete, into: &words) }
+            // A slot is handed on once every batched sensor is past it and a word of a later slot
+            // has arrived, so its timestamp or temperature word is in whatever order the chip
+            // writes a slot's words.
+            let sensors = gyroscopeEnabled ? min(gyroscopeHigh, accelerometerHigh) : accelerometerHigh
+            if sensors != .min { emit(through: min(sensors, t - 1), into: &words) }
         }
 
         /// Difference vector `k` (0 = the T − 2 sample) of a 2xC or 3xC word whose data starts at `b[i]`.
