@@ -28,6 +28,15 @@ import PlumbDrivers
 ///   The datasheet does not say what the chip returns there (not found in the sources read), so the
 ///   driver never relies on it: it reads past the end only after a watermark edge it could not
 ///   have seen on a healthy chip, and treats any tag it did not batch as the end of valid data.
+/// - FIFO compression (DSO generation), on while FIFO_CTRL2.FIFO_COMPR_RT_EN and
+///   EMB_FUNC_EN_B.FIFO_COMPR_EN (embedded bank, through FUNC_CFG_ACCESS bit 7) are both set: each
+///   sensor's samples wait until three are pending (T − 2, T − 1, T), then one word is written with
+///   TAG_CNT = T: NC_T_2 (the oldest sample, uncompressed) when there is no reference yet, when
+///   UNCOPTR_RATE forces one (every 8/16/32 batches), or when its difference to the reference does
+///   not fit 8 bits; 3xC (all three, 5-bit differences) when every difference fits 5 bits; else 2xC
+///   (the oldest two, 8-bit differences). Rules from ST's STEVAL-BCN002V1 user manual (DPCM
+///   description); layouts as ``LSM6DS/TaggedFIFO/pack2x(_:_:)`` and ``LSM6DS/TaggedFIFO/pack3x(_:_:_:)``.
+///   The watermark and FIFO_STATUS count words, as on the chip.
 /// - The 25 µs timer (6.4 ms on the DS3 generation without TIMER_HR), reset by 0xAA in
 ///   TIMESTAMP2, running fast by `frequencyFine` × 0.15 % as the trim in INTERNAL_FREQ_FINE says.
 /// - The watermark (and FIFO overrun/full, data-ready) on INT1 or INT2 as routed, honouring
@@ -44,6 +53,10 @@ public final class LSM6DSEmulator: RegisterTarget {
         public var fifoWordsWritten = 0
         /// FIFO words overwritten or refused because the FIFO was full.
         public var fifoWordsLost = 0
+        /// Compressed-FIFO words written: uncompressed (NC_T_2), 2xC and 3xC.
+        public var uncompressedWords = 0
+        public var twoSampleWords = 0
+        public var threeSampleWords = 0
         /// Software, boot and power-on resets.
         public var resets = 0
         public init() {}
@@ -78,6 +91,9 @@ public final class LSM6DSEmulator: RegisterTarget {
     public var selfTestGyroscopeDPS = SIMD3<Double>(310, 290, 350)
     /// When true, SW_RESET never clears (a stuck part, for timeout tests).
     public var resetNeverCompletes = false
+    /// Behave as a part without FIFO compression: the enable bits are stored but the FIFO stays
+    /// uncompressed (for comparing a compressed stream with the same chip's plain one).
+    public var ignoresCompression = false
     public private(set) var counters = Counters()
 
     private var random: SeededRandom
@@ -102,6 +118,18 @@ public final class LSM6DSEmulator: RegisterTarget {
     private var overrun = false
     private var overrunLatched = false
     private var nextTemperatureBatch: UInt64 = 0
+    // Embedded functions bank (DSO generation): FUNC_CFG_ACCESS bit 7 selects it.
+    private var embeddedBank = false
+    private var embedded = [UInt8](repeating: 0, count: 128)
+    /// DPCM state per sensor: the samples not yet written and the last one the decoder will know.
+    private struct DPCM {
+        var pending: (SIMD3<Int16>, SIMD3<Int16>, SIMD3<Int16>) = (.zero, .zero, .zero)
+        var count = 0
+        var reference: SIMD3<Int16>?
+        var sinceUncompressed = 0
+    }
+    private var dpcmGyroscope = DPCM()
+    private var dpcmAccelerometer = DPCM()
     // Timer.
     private var timerOrigin: UInt64 = 0
     private var timerRunning = false
@@ -148,6 +176,12 @@ public final class LSM6DSEmulator: RegisterTarget {
         return fifoCount / unit
     }
 
+    /// A register of the embedded functions bank (DSO generation), as the chip holds it.
+    public func embeddedRegister(_ address: UInt8) -> UInt8 { embedded[Int(address & 0x7F)] }
+
+    /// True while FIFO compression is on (FIFO_COMPR_RT_EN and FIFO_COMPR_EN both set).
+    public var isCompressing: Bool { compressionActive }
+
     /// The counter as the host would read it now, in ticks.
     public var timerTicks: UInt64 {
         if let clock { advance(to: clock.nowNanoseconds) }
@@ -165,6 +199,8 @@ public final class LSM6DSEmulator: RegisterTarget {
 
     private func softwareReset(at t: UInt64) {
         registers.powerOnReset()
+        embeddedBank = false
+        for i in embedded.indices { embedded[i] = 0 }
         if variant.generation == .dso { registers[0x63] = UInt8(bitPattern: frequencyFine) }
         resetDoneAt = nil
         bootDoneAt = nil
@@ -299,6 +335,7 @@ public final class LSM6DSEmulator: RegisterTarget {
 
     private func fifoClear() {
         fifoHead = 0; fifoCount = 0; fifoInstant = 0; fifoSlot = 0
+        dpcmGyroscope = DPCM(); dpcmAccelerometer = DPCM()
         patternPosition = 0; overrun = false; overrunLatched = false
     }
 
@@ -395,8 +432,69 @@ public final class LSM6DSEmulator: RegisterTarget {
             push(tag: LSM6DS.TaggedFIFO.tagByte(.temperature, slot: slot), UInt8(truncatingIfNeeded: temperature),
                  UInt8(truncatingIfNeeded: temperature >> 8), 0, 0, 0, 0)
         }
+        if compressionActive {
+            let forced = [0, 8, 16, 32][Int(registers[0x08] >> 1 & 0x03)]
+            if batchG, let g { compress(g, into: &dpcmGyroscope, gyroscope: true, slot: slot, forcedEvery: forced) }
+            if batchXL, let xl { compress(xl, into: &dpcmAccelerometer, gyroscope: false, slot: slot, forcedEvery: forced) }
+            return
+        }
         if batchG, let g { push(tag: LSM6DS.TaggedFIFO.tagByte(.gyroscope, slot: slot), g) }
         if batchXL, let xl { push(tag: LSM6DS.TaggedFIFO.tagByte(.accelerometer, slot: slot), xl) }
+    }
+
+    /// FIFO_COMPR_RT_EN (FIFO_CTRL2 bit 6) and FIFO_COMPR_EN (EMB_FUNC_EN_B bit 3).
+    private var compressionActive: Bool {
+        variant.generation == .dso && !ignoresCompression && registers[0x08] & 0x40 != 0 && embedded[0x05] & 0x08 != 0
+    }
+
+    /// Adds `v` to the sensor's pending samples and writes a word once three are pending.
+    private func compress(_ v: SIMD3<Int16>, into s: inout DPCM, gyroscope: Bool, slot: UInt8, forcedEvery: Int) {
+        typealias F = LSM6DS.TaggedFIFO
+        switch s.count {
+        case 0: s.pending.0 = v
+        case 1: s.pending.1 = v
+        default: s.pending.2 = v
+        }
+        s.count += 1
+        s.sinceUncompressed += 1
+        guard s.count == 3 else { return }
+        let (a2, a1, a0) = s.pending
+        func diff(_ a: SIMD3<Int16>, _ b: SIMD3<Int16>) -> SIMD3<Int16>? {
+            let d = SIMD3<Int32>(truncatingIfNeeded: a) &- SIMD3<Int32>(truncatingIfNeeded: b)
+            let lo = SIMD3<Int32>(repeating: -128), hi = SIMD3<Int32>(repeating: 127)
+            guard all(d .>= lo), all(d .<= hi) else { return nil }
+            return SIMD3<Int16>(truncatingIfNeeded: d)
+        }
+        func uncompressed(_ tag: F.Tag) {
+            push(tag: F.tagByte(tag, slot: slot), a2)
+            counters.uncompressedWords += 1
+            s.reference = a2
+            s.sinceUncompressed = 0
+            s.pending = (a1, a0, .zero)
+            s.count = 2
+        }
+        guard let r = s.reference, forcedEvery == 0 || s.sinceUncompressed < forcedEvery,
+              let d2 = diff(a2, r) else {
+            uncompressed(gyroscope ? .gyroscopeT2 : .accelerometerT2)
+            return
+        }
+        let d1 = diff(a1, a2), d0 = diff(a0, a1)
+        if let d1, let d0, F.fits(d2, bits: 5), F.fits(d1, bits: 5), F.fits(d0, bits: 5) {
+            let b = F.pack3x(d2, d1, d0)
+            push(tag: F.tagByte(gyroscope ? .gyroscope3x : .accelerometer3x, slot: slot), b[0], b[1], b[2], b[3], b[4], b[5])
+            counters.threeSampleWords += 1
+            s.reference = a0
+            s.count = 0
+        } else if let d1 {
+            let b = F.pack2x(d2, d1)
+            push(tag: F.tagByte(gyroscope ? .gyroscope2x : .accelerometer2x, slot: slot), b[0], b[1], b[2], b[3], b[4], b[5])
+            counters.twoSampleWords += 1
+            s.reference = a1
+            s.pending = (a0, .zero, .zero)
+            s.count = 1
+        } else {
+            uncompressed(gyroscope ? .gyroscopeT2 : .accelerometerT2)
+        }
     }
 
     /// Pops the next FIFO word into the output latch (zeros when empty).
@@ -439,6 +537,9 @@ public final class LSM6DSEmulator: RegisterTarget {
 
     public func readRegister(_ address: UInt8) -> UInt8 {
         let dso = variant.generation == .dso
+        if dso, embeddedBank, address != LSM6DS.Register.functionConfigurationAccess {
+            return embedded[Int(address & 0x7F)]
+        }
         switch address {
         case LSM6DS.Register.status:
             return dataFlags
@@ -490,6 +591,17 @@ public final class LSM6DSEmulator: RegisterTarget {
     }
 
     public func writeRegister(_ address: UInt8, _ value: UInt8) {
+        if variant.generation == .dso {
+            if address == LSM6DS.Register.functionConfigurationAccess {
+                registers.hostWrite(address, value)
+                embeddedBank = value & LSM6DS.embeddedBankAccess != 0
+                return
+            }
+            if embeddedBank {
+                embedded[Int(address & 0x7F)] = value
+                return
+            }
+        }
         switch address {
         case LSM6DS.Register.control3C:
             registers[address] = value
@@ -505,7 +617,10 @@ public final class LSM6DSEmulator: RegisterTarget {
             registers.hostWrite(address, value)
             let enabled = value & 0x07 != 0
             if !enabled { fifoClear() }
-            if enabled && !fifoEnabled { fifoInstant = 0; fifoSlot = 0; nextTemperatureBatch = now }
+            if enabled && !fifoEnabled {
+                fifoInstant = 0; fifoSlot = 0; nextTemperatureBatch = now
+                dpcmGyroscope = DPCM(); dpcmAccelerometer = DPCM()
+            }
             fifoEnabled = enabled
             updatePattern()
             updatePin(at: now)

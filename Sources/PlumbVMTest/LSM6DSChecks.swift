@@ -28,8 +28,9 @@ extension VMChecks {
             } catch let error as IMUError {
                 guard case .timeout(let what) = error else { throw CheckFailure("reset failed with \(error), expected a timeout") }
                 let reads = bus.statistics.transfers - before
-                // bypass write, SW_RESET write, then 50 polls of CTRL3_C (one byte-data read each).
-                try require(reads == 52, "\(reads) transfers, expected 52")
+                // main-bank write (FUNC_CFG_ACCESS = 0), bypass write, SW_RESET write, then 50 polls
+                // of CTRL3_C (one byte-data read each).
+                try require(reads == 53, "\(reads) transfers, expected 53")
                 return "\(id.part) at \(a); reset gave up: \(what)"
             }
         },
@@ -52,7 +53,12 @@ extension VMChecks {
             let control = try bus.readRegisters(0x10, count: 3, address: a)
             try require(control == [0x48, 0x44, 0x44], "CTRL1_XL..CTRL3_C = \(control.map(hexByte)), expected 0x48 0x44 0x44")
             let fifo = try bus.readRegisters(0x07, count: 4, address: a)
-            try require(fifo == [0x03, 0x00, 0x44, 0xD6], "FIFO_CTRL1..4 = \(fifo.map(hexByte)), expected 0x03 0x00 0x44 0xd6")
+            // FIFO_CTRL2 0x46: FIFO_COMPR_RT_EN | UNCOPTR_RATE 3 (compression, an uncompressed word per 32).
+            try require(fifo == [0x03, 0x46, 0x44, 0xD6], "FIFO_CTRL1..4 = \(fifo.map(hexByte)), expected 0x03 0x46 0x44 0xd6")
+            // i2c-stub has no register banks: EMB_FUNC_EN_B (embedded bank 0x05) lands at 0x05, and
+            // FUNC_CFG_ACCESS must be back at 0 (the main bank).
+            try require(try bus.readRegister(0x05, address: a) == 0x08, "EMB_FUNC_EN_B.FIFO_COMPR_EN not set")
+            try require(try bus.readRegister(0x01, address: a) == 0x00, "FUNC_CFG_ACCESS left in the embedded bank")
             try require(try bus.readRegister(0x0D, address: a) == 0x08, "INT1_CTRL does not route the FIFO threshold")
             try require(try bus.readRegister(0x19, address: a) == 0x20, "CTRL10_C.TIMESTAMP_EN not set")
 

@@ -120,7 +120,10 @@ func constant(force: SIMD3<Double>, rate: SIMD3<Double>) -> MotionProfile {
         #expect(r[0x18] == 0xE2)  // reset value 0xE0 + I3C_DISABLE
         #expect(r[0x19] == 0x20)  // TIMESTAMP_EN
         #expect(r[0x07] == 33)    // 16 × 2 + 1 words
-        #expect(r[0x08] == 0x00)
+        #expect(r[0x08] == 0x46)  // FIFO_COMPR_RT_EN | UNCOPTR_RATE 3 (uncompressed every 32)
+        #expect(rig.chip.embeddedRegister(0x05) == 0x08) // EMB_FUNC_EN_B: FIFO_COMPR_EN
+        #expect(r[0x01] == 0x00)  // back in the main bank
+        #expect(rig.chip.isCompressing)
         #expect(r[0x09] == 0x77)  // BDR 833 Hz both
         #expect(r[0x0A] == 0xD6)  // TS every 32, temperature 1.6 Hz, continuous
         #expect(r[0x0B] == 0x00)  // data-ready latched
@@ -163,12 +166,35 @@ func constant(force: SIMD3<Double>, rate: SIMD3<Double>) -> MotionProfile {
         #expect(r[0x56] == 0x00) // LIR off
     }
 
+    @Test func compressionOffLeavesTheFIFOUncompressed() throws {
+        let rig = LSM6DSRig(.lsm6dso)
+        rig.imu.fifoCompression = false
+        try rig.start(IMUConfiguration(outputDataRate: 833, fifoWatermark: 16))
+        #expect(rig.chip.registers[0x08] == 0x00)
+        #expect(rig.chip.embeddedRegister(0x05) == 0x00)
+        #expect(!rig.chip.isCompressing)
+        #expect(rig.imu.maximumSamplesPerWatermark == 16)
+    }
+
+    @Test func compressionTranscriptReadsModifiesAndLeavesTheEmbeddedBank() throws {
+        let rig = LSM6DSRig(.lsm6dso)
+        try rig.imu.identify()
+        try rig.imu.reset()
+        rig.recorder.log.removeAll()
+        try rig.imu.apply(IMUConfiguration(outputDataRate: 833, fifoWatermark: 16))
+        let bank = rig.recorder.log.drop { $0 != "w 01 80" }.prefix(4)
+        #expect(Array(bank) == ["w 01 80", "w 05 | r 00", "w 05 08", "w 01 00"])
+        // 33 words; the fewest a sample can take is 2/3 + 1/32 of a word.
+        #expect(rig.imu.maximumSamplesPerWatermark == 48)
+    }
+
     @Test func resetTranscriptLSM6DSO() throws {
         let rig = LSM6DSRig(.lsm6dso)
         try rig.imu.identify()
         rig.recorder.log.removeAll()
         try rig.imu.reset()
         #expect(rig.recorder.log == [
+            "w 01 00",          // the main register bank (FUNC_CFG_ACCESS answers in every bank)
             "w 0a 00",          // FIFO to bypass first
             "w 12 05",          // SW_RESET | IF_INC
             "w 12 | r 04",      // polled after 1 ms: cleared (CTRL3_C back to its reset value)
@@ -238,6 +264,7 @@ func constant(force: SIMD3<Double>, rate: SIMD3<Double>) -> MotionProfile {
     @Test(arguments: [InterruptPinConfiguration.Pin.int1, .int2])
     func watermarkOnTheConfiguredPin(pin: InterruptPinConfiguration.Pin) throws {
         let rig = LSM6DSRig(.lsm6dso, wiredTo: pin)
+        rig.imu.fifoCompression = false // one edge per 16.25 samples exactly
         var c = IMUConfiguration(outputDataRate: 833, fifoWatermark: 16)
         c.interrupt.pin = pin
         try rig.start(c)

@@ -129,11 +129,24 @@ import PlumbHAL
         #expect(p.control2G == 0x78)       // ODR 7 << 4 | FS_G 10 (±1000) << 2
         #expect(p.control3C == 0x74)       // BDU | H_LACTIVE | PP_OD | IF_INC
         #expect(p.fifoControl1 == 65)      // 32 × 2 words + 1 timestamp word
-        #expect(p.fifoControl2 == 0x00)
+        #expect(p.fifoControl2 == 0x46)    // FIFO_COMPR_RT_EN | UNCOPTR_RATE 3
+        #expect(p.compression)
+        #expect(p.maximumSamplesPerWatermark == 94) // 65 words / (2/3 + 1/32) words per sample
+        let plain = try LSM6DS.plan(c, for: .lsm6dso, compression: false)
+        #expect(plain.fifoControl2 == 0x00 && !plain.compression && plain.maximumSamplesPerWatermark == 32)
         #expect(p.fifoControl3 == 0x77)    // BDR_GY 833 | BDR_XL 833
         #expect(p.fifoModeControl == 0xD0) // DEC_TS_BATCH 32 | ODR_T_BATCH 1.6 Hz | bypass
         #expect(p.effective.outputDataRate == 833)
         #expect(p.effective.interrupt.mode == .pulsed)
+    }
+
+    /// Compression only where a compressed watermark still fills within 125 ms.
+    @Test(arguments: [(833.0, 16, true), (833, 32, true), (833, 64, false), (104, 5, false), (12.5, 7, false), (1666, 64, true)])
+    func compressionOnlyWhereTheWakeupIntervalStaysShort(rate: Double, watermark: Int, compressed: Bool) throws {
+        let p = try LSM6DS.plan(IMUConfiguration(outputDataRate: rate, fifoWatermark: watermark), for: .lsm6dso)
+        #expect(p.compression == compressed)
+        #expect(p.fifoControl2 & 0x40 == (compressed ? 0x40 : 0))
+        #expect(try !LSM6DS.plan(IMUConfiguration(outputDataRate: rate, fifoWatermark: watermark), for: .lsm6ds3).compression)
     }
 
     @Test func planForLSM6DS3LowEnergy() throws {

@@ -4,16 +4,18 @@ import PlumbDrivers
 import PlumbSimulation
 
 /// The tagged FIFO's watermark read: steady-state drains burst-read the threshold's words without
-/// a FIFO_STATUS read; anything unusual falls back to the status read.
+/// a FIFO_STATUS read; anything unusual falls back to the status read. These run the FIFO
+/// uncompressed (the byte counts are exact there); `LSM6DSCompressionTests` covers compression.
 @Suite struct LSM6DSWatermarkReadTests {
     struct Rig {
         let sensor: SimulatedSensor
         let imu: LSM6DS
         let stream: IMUStream
-        init(watermark: Int) throws {
+        init(watermark: Int, compression: Bool = false, profile: MotionProfile = .slowRotation()) throws {
             let model = SimulatedChips.model("lsm6dso")!
-            sensor = SimulatedSensor(model: model, profile: .slowRotation(), seed: 3)
+            sensor = SimulatedSensor(model: model, profile: profile, seed: 3)
             imu = LSM6DS(bus: sensor.bus, address: model.address, clock: sensor.clock)
+            imu.fifoCompression = compression
             stream = IMUStream(imu: imu, line: sensor.line, clock: sensor.clock)
             _ = try stream.start(IMUConfiguration(outputDataRate: 833, fifoWatermark: watermark))
         }
@@ -28,8 +30,9 @@ import PlumbSimulation
     }
 
     /// Wire bytes (address bytes included) per sample over 10 s at 833 Hz.
-    func bytesPerSample(watermark: Int) throws -> (bytes: Double, rig: Rig, samples: [IMUSample]) {
-        let rig = try Rig(watermark: watermark)
+    func bytesPerSample(watermark: Int, compression: Bool = false,
+                        profile: MotionProfile = .slowRotation()) throws -> (bytes: Double, rig: Rig, samples: [IMUSample]) {
+        let rig = try Rig(watermark: watermark, compression: compression, profile: profile)
         _ = rig.run(seconds: 1)
         rig.sensor.bus.resetCounters()
         let (samples, gaps) = rig.run(seconds: 10)

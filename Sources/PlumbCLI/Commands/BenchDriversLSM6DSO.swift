@@ -31,6 +31,8 @@ enum LSM6DSOBench {
     /// Decode cost, nanoseconds per sample.
     struct DecodeFigures {
         var tagged: Double
+        /// The compressed tagged FIFO (3xC words), through ``LSM6DS/TaggedFIFO/Decompressor``.
+        var compressed: Double
         var pattern: Double
         var reference: Double
         /// Samples decoded in all runs, and the reference pass's byte sum (keep the work observable).
@@ -41,16 +43,19 @@ enum LSM6DSOBench {
     /// The payload of one 6-axis sample: three 16-bit axes each for gyroscope and accelerometer.
     static let payloadBytes = 12
 
-    static func sensor(seed: UInt64 = 1) -> (SimulatedSensor, LSM6DS) {
+    static func sensor(seed: UInt64 = 1, profile: MotionProfile = .slowRotation()) -> (SimulatedSensor, LSM6DS) {
         let model = SimulatedChips.model("lsm6dso")!
-        let sensor = SimulatedSensor(model: model, profile: .slowRotation(), seed: seed)
+        let sensor = SimulatedSensor(model: model, profile: profile, seed: seed)
         let imu = LSM6DS(bus: sensor.bus, address: model.address, clock: sensor.clock)
         return (sensor, imu)
     }
 
-    /// FIFO streaming through the engine, watermark `watermark` samples, for `seconds` of virtual time.
-    static func fifo(watermark: Int, seconds: Double) throws -> BusFigures {
-        let (sensor, imu) = sensor()
+    /// FIFO streaming through the engine, watermark `watermark` samples, for `seconds` of virtual
+    /// time, with the FIFO compressed (the driver's default) or not, under `profile`.
+    static func fifo(watermark: Int, seconds: Double, compression: Bool = true,
+                     profile: MotionProfile = .slowRotation()) throws -> BusFigures {
+        let (sensor, imu) = sensor(profile: profile)
+        imu.fifoCompression = compression
         let stream = IMUStream(imu: imu, line: sensor.line, clock: sensor.clock)
         _ = try stream.start(IMUConfiguration(outputDataRate: 833, fifoWatermark: watermark))
         var samples: [IMUSample] = []
@@ -69,7 +74,8 @@ enum LSM6DSOBench {
             samples.removeAll(keepingCapacity: true)
         }
         let c = sensor.bus.counters
-        return BusFigures(method: "FIFO, watermark \(watermark)", samples: count, transactions: c.transactions,
+        let label = "FIFO, watermark \(watermark)" + (imu.isCompressingFIFO ? ", compressed" : ", uncompressed") + (profile.name == "rotation" ? "" : ", \(profile.name)")
+        return BusFigures(method: label, samples: count, transactions: c.transactions,
                           dataBytes: c.bytes, addressBytes: c.addressBytes, wakeups: stream.statistics.wakeups - wakeupsBefore,
                           seconds: Double(sensor.clock.nowNanoseconds - start) / 1e9)
     }
@@ -118,6 +124,29 @@ enum LSM6DSOBench {
             tagged += [LSM6DS.TaggedFIFO.tagByte(.gyroscope, slot: slot)] + LSM6DS.bytes(of: v)
             tagged += [LSM6DS.TaggedFIFO.tagByte(.accelerometer, slot: slot)] + LSM6DS.bytes(of: v)
         }
+        // Compressed, as the chip writes a slowly changing signal: a timestamp word every 32
+        // slots, both sensors' first sample uncompressed (NC_T_2) at slot 2, then a 3xC word per
+        // sensor every third slot.
+        var compressed: [UInt8] = []
+        compressed.reserveCapacity(n * 5)
+        for tick in 0..<n {
+            let counter = UInt8(tick & 3)
+            if tick % 32 == 0 {
+                let ts = UInt32(tick) * 48
+                compressed += [LSM6DS.TaggedFIFO.tagByte(.timestamp, slot: counter), UInt8(truncatingIfNeeded: ts), UInt8(truncatingIfNeeded: ts >> 8),
+                               UInt8(truncatingIfNeeded: ts >> 16), UInt8(truncatingIfNeeded: ts >> 24), 0, 0]
+            }
+            if tick == 2 {
+                for tag in [LSM6DS.TaggedFIFO.Tag.gyroscopeT2, .accelerometerT2] {
+                    compressed += [LSM6DS.TaggedFIFO.tagByte(tag, slot: counter)] + LSM6DS.bytes(of: SIMD3(100, -300, 16000))
+                }
+            } else if tick >= 3, tick % 3 == 0, tick + 2 < n {
+                let d = SIMD3<Int16>(Int16(tick % 7) - 3, 2, -1)
+                for tag in [LSM6DS.TaggedFIFO.Tag.gyroscope3x, .accelerometer3x] {
+                    compressed += [LSM6DS.TaggedFIFO.tagByte(tag, slot: counter)] + LSM6DS.TaggedFIFO.pack3x(d, .zero &- d, d)
+                }
+            }
+        }
         // Pattern: gyroscope, accelerometer, timestamp set every 8th instant.
         let pattern = LSM6DS.PatternFIFO(gyroscopeDecimation: 1, accelerometerDecimation: 1, timestampDecimation: 8)
         var patterned: [UInt8] = []
@@ -156,6 +185,14 @@ enum LSM6DSOBench {
             a.consume(words, into: &out)
             sink &+= out.count
         }
+        let compressedNs = time {
+            var a = assembler()
+            var decompressor = LSM6DS.TaggedFIFO.Decompressor(gyroscopeEnabled: true)
+            words.removeAll(keepingCapacity: true); out.removeAll(keepingCapacity: true)
+            decompressor.decode(compressed, range: 0..<compressed.count, into: &words)
+            a.consume(words, into: &out)
+            sink &+= out.count
+        }
         let patternNs = time {
             var a = assembler()
             words.removeAll(keepingCapacity: true); out.removeAll(keepingCapacity: true)
@@ -169,27 +206,33 @@ enum LSM6DSOBench {
             for b in tagged { s &+= Int(b) }
             byteSum = s
         }
-        return DecodeFigures(tagged: taggedNs, pattern: patternNs, reference: referenceNs, samplesDecoded: sink, byteSum: byteSum)
+        return DecodeFigures(tagged: taggedNs, compressed: compressedNs, pattern: patternNs, reference: referenceNs, samplesDecoded: sink, byteSum: byteSum)
     }
 
     /// The report lines, in the layout of the MPU-6050 table above them: bytes on the wire
     /// (address bytes included), then register and data bytes alone.
     static func report(seconds: Double = 20) throws -> [String] {
         let rows = [try fifo(watermark: 16, seconds: seconds), try fifo(watermark: 32, seconds: seconds),
-                    try fifo(watermark: 64, seconds: seconds), try perSampleBurst(seconds: seconds)]
+                    try fifo(watermark: 64, seconds: seconds),
+                    try fifo(watermark: 16, seconds: seconds, profile: .shaking()),
+                    try fifo(watermark: 16, seconds: seconds, compression: false),
+                    try perSampleBurst(seconds: seconds)]
         var lines = ["LSM6DSO at 833 Hz, emulated 400 kHz bus, \(Int(seconds)) s virtual per scenario",
-                     pad("scenario", 44) + pad("bytes/sample", 14) + pad("x payload", 11) + pad("data bytes", 12)
+                     pad("scenario", 50) + pad("bytes/sample", 14) + pad("x payload", 11) + pad("data bytes", 12)
                         + pad("transfers/sample", 18) + "wakeups/s"]
         for r in rows {
             let name = r.method.hasPrefix("FIFO") ? "plumb \(r.method)" : "reference: 12-byte burst per sample"
-            lines.append(pad(name, 44) + pad(fixed(r.wireBytesPerSample, 2), 14)
+            lines.append(pad(name, 50) + pad(fixed(r.wireBytesPerSample, 2), 14)
                          + pad(fixed(r.wireBytesPerSample / Double(payloadBytes), 2), 11) + pad(fixed(r.bytesPerSample, 2), 12)
                          + pad(fixed(r.transactionsPerSample, 3), 18) + fixed(r.wakeupsPerSecond, 1))
         }
-        lines.append(pad("payload minimum (accel + gyro)", 44) + pad("12.00", 14) + pad("1.00", 11))
-        lines.append("the tagged FIFO itself costs 14 bytes per sample (a tag byte per 6-byte word) plus a 7-byte timestamp word per 32;")
-        lines.append("each steady-state drain is one burst of the threshold's words (3 bytes on the wire besides the words); a FIFO_STATUS read")
-        lines.append("(5 bytes) only at start, after anything unusual, when polling, and every 64 drains")
+        lines.append(pad("payload minimum (accel + gyro)", 50) + pad("12.00", 14) + pad("1.00", 11))
+        lines.append("slow rotation unless named. Compressed: lossless DPCM, a 7-byte word carries 1-3 samples of a sensor; the driver")
+        lines.append("compresses where a compressed watermark still fills within 125 ms (here watermarks 16 and 32); the threshold keeps")
+        lines.append("the uncompressed word count, so a drain holds at least the watermark's samples (about 2.5x as many at rest).")
+        lines.append("Uncompressed: 14 bytes a sample (a tag byte per 6-byte word) + a 7-byte timestamp word per 32; at watermark 16 that")
+        lines.append("layout's floor is 14.40. A drain is one burst of the threshold's words (3 bytes besides the words); a FIFO_STATUS")
+        lines.append("read (5 bytes) only at start, after anything unusual, when polling, and every 64 drains")
         for (r, w) in zip(rows.prefix(3), [16.0, 32, 64]) {
             let bytesOK = r.wireBytesPerSample <= 1.2 * Double(payloadBytes)
             let wakeOK = r.wakeupsPerSecond <= 833 / w + 0.5
@@ -197,7 +240,7 @@ enum LSM6DSOBench {
                          + "≤ \(fixed(833 / w, 1)) wakeups/s: \(wakeOK ? "met" : "MISSED") (\(fixed(r.wakeupsPerSecond, 1)))")
         }
         let d = decode()
-        lines.append("decode + timestamping: \(fixed(d.tagged, 1)) ns/sample (tagged FIFO), \(fixed(d.pattern, 1)) ns/sample (pattern FIFO); "
+        lines.append("decode + timestamping: \(fixed(d.tagged, 1)) ns/sample (tagged FIFO), \(fixed(d.compressed, 1)) ns/sample (compressed), \(fixed(d.pattern, 1)) ns/sample (pattern FIFO); "
                      + "reference \(fixed(d.reference, 1)) ns/sample (one pass summing the tagged bytes); ratio \(fixed(d.tagged / max(d.reference, 0.001), 2))")
         return lines
     }

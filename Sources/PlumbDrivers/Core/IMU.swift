@@ -90,6 +90,9 @@ public protocol IMU: AnyObject {
     /// What the chip's interrupt pin signals while streaming, so a reader knows whether one
     /// edge means "one sample" or "a watermark's worth".
     var interruptSignal: InterruptSignal { get }
+    /// The most samples one watermark interrupt can stand for: the configured watermark, or more
+    /// when the FIFO compresses its data (LSM6DSO generation). A reader sizes its watchdog by it.
+    var maximumSamplesPerWatermark: Int { get }
     /// Runs the chip's self-test and compares the response with the datasheet limits.
     func selfTest() throws(IMUError) -> SelfTestResult
     /// True when the chip still holds the configuration last applied (a brown-out or reset
@@ -98,6 +101,9 @@ public protocol IMU: AnyObject {
 }
 
 extension IMU {
+    /// The configured watermark: a chip whose FIFO holds each sample whole.
+    public var maximumSamplesPerWatermark: Int { max(1, configuration.fifoWatermark) }
+
     /// Drains with at most one edge (the one that woke the reader).
     public func drain(into samples: inout [IMUSample], edge: EdgeEvent?) throws(IMUError) -> DrainResult {
         try drain(into: &samples, edges: edge.map { [$0] } ?? [])

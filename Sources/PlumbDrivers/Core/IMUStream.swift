@@ -4,7 +4,8 @@ import PlumbHAL
 ///
 /// Each ``step(into:)`` blocks once and drains once:
 /// - **Waiting.** A chip whose pin signals a FIFO watermark (LSM6DS) is waited on with
-///   `waitForEdge`, with a watchdog timeout of three watermark periods. A chip whose pin signals
+///   `waitForEdge`, with a watchdog timeout of three watermark periods (or 1.5 times the longest
+///   a watermark can take when the FIFO compresses, ``IMU/maximumSamplesPerWatermark``). A chip whose pin signals
 ///   every sample (MPU family, which has no watermark interrupt) is slept until the FIFO should
 ///   hold a watermark's worth, and the edges queued meanwhile are collected without blocking:
 ///   they time the samples. Either way the reader wakes about ODR / watermark times a second.
@@ -170,7 +171,8 @@ public final class IMUStream {
         }
 
         let now = clock.nowNanoseconds
-        let quiet = now &- lastDataTime > UInt64(3 * Double(watermark) * period) + 20 * Nanoseconds.perMillisecond
+        let quiet = now &- lastDataTime > UInt64(max(3 * Double(watermark), 1.5 * Double(imu.maximumSamplesPerWatermark)) * period)
+            + 20 * Nanoseconds.perMillisecond
         if started, consecutiveFailures == 0, quiet || now &- lastVerify >= options.verifyIntervalNanoseconds {
             lastVerify = now
             do {
@@ -199,7 +201,10 @@ public final class IMUStream {
         let now = clock.nowNanoseconds
         let batch = Double(watermark) * period
         if let line, mode == .interrupts, imu.interruptSignal == .watermark || watermark == 1 {
-            let timeout = UInt64(3 * batch) + 10 * Nanoseconds.perMillisecond
+            // Three watermarks, or half as many again as the most one watermark can stand for
+            // (a compressing FIFO may take about three watermarks' time to reach its threshold).
+            let longest = Double(max(watermark, imu.maximumSamplesPerWatermark)) * period
+            let timeout = UInt64(max(3 * batch, 1.5 * longest)) + 10 * Nanoseconds.perMillisecond
             do {
                 if let edge = try line.waitForEdge(timeoutNanoseconds: timeout) {
                     watchdogTimeouts = 0
@@ -223,7 +228,11 @@ public final class IMUStream {
             // Edge-timed samples are exact; polled ones are known to half a period, so wait a
             // whole period more rather than wake to find a sample short.
             let margin = mode == .interrupts ? 0.25 : 1.0
-            due = UInt64(max(0, Double(last) + (Double(watermark) + margin) * period))
+            // A watermark chip is polled no faster than its FIFO can reach the threshold, so the
+            // pin still rises between polls and the return of edges can be seen (a compressing
+            // FIFO takes up to ``IMU/maximumSamplesPerWatermark`` samples to get there).
+            let batchSamples = imu.interruptSignal == .watermark ? max(watermark, imu.maximumSamplesPerWatermark) : watermark
+            due = UInt64(max(0, Double(last) + (Double(batchSamples) + margin) * period))
         } else {
             due = now + UInt64(batch)
         }

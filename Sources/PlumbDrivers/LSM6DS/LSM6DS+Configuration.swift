@@ -29,15 +29,30 @@ extension LSM6DS {
         public var watermarkWords: Int
         /// Timestamp decimation: one timestamp per this many sampling instants.
         public var timestampDecimation: Int
+        /// FIFO compression on (DSO generation; FIFO_CTRL2 and EMB_FUNC_EN_B). The watermark keeps
+        /// its uncompressed word count, so a drain still holds at least the watermark's samples
+        /// (up to about three times as many when the signal compresses well).
+        public var compression: Bool
+        /// The most samples one watermark can stand for: the watermark, or with compression the
+        /// threshold's words over the fewest words a sample can take (3xC: a third of a word per
+        /// sensor, plus the timestamp word per 32).
+        public var maximumSamplesPerWatermark: Int
         /// What the chip really runs, as returned by ``apply(_:)``.
         public var effective: IMUConfiguration
     }
 
     /// Plans `configuration` for `variant`.
     ///
+    /// - Parameters:
+    ///   - compression: use FIFO compression where the part has it (the DSO generation)...
+    ///   - maximumCompressedBatchNanoseconds: ...as long as the longest a watermark can then take
+    ///     to fill (about three watermarks when every word holds three samples) stays within this.
+    ///     Compression saves bus traffic where there is most of it (high rates, small watermarks)
+    ///     without stretching the wake-up interval of slow, low-energy configurations.
     /// - Throws: ``IMUError/invalidConfiguration(_:)`` for a watermark outside 1...the FIFO's limit
     ///   or a non-positive rate or range.
-    public static func plan(_ configuration: IMUConfiguration, for variant: Variant) throws(IMUError) -> Plan {
+    public static func plan(_ configuration: IMUConfiguration, for variant: Variant, compression: Bool = true,
+                            maximumCompressedBatchNanoseconds: UInt64 = LSM6DS.defaultMaximumCompressedBatchNanoseconds) throws(IMUError) -> Plan {
         let c = configuration
         guard c.outputDataRate > 0, c.outputDataRate.isFinite else {
             throw .invalidConfiguration("output data rate \(c.outputDataRate) Hz: expected a rate above 0 (\(variant.name) runs 12.5–1666 Hz)")
@@ -65,6 +80,10 @@ extension LSM6DS {
 
         let tsDecimation = variant.timestampDecimation
         let watermarkWords = variant.fifoWords(samples: c.fifoWatermark, gyroscope: gyroOn)
+        let fewestWordsPerSample = (gyroOn ? 2.0 : 1.0) / 3 + 1 / Double(tsDecimation)
+        let compressedSamples = Int((Double(watermarkWords) / fewestWordsPerSample).rounded(.up))
+        let compress = compression && variant.generation == .dso
+            && Double(compressedSamples) / rate.hertz * 1e9 <= Double(maximumCompressedBatchNanoseconds)
         let fifoControl1, fifoControl2, fifoControl3, fifoModeControl: UInt8
         var fifoControl4: UInt8? = nil
         switch variant.generation {
@@ -81,6 +100,9 @@ extension LSM6DS {
         case .dso:
             fifoControl1 = UInt8(truncatingIfNeeded: watermarkWords)
             fifoControl2 = UInt8(watermarkWords >> 8) & 0x01
+                // FIFO_COMPR_RT_EN, and an uncompressed word at least every 32 batches so the
+                // decoder can pick the stream up again after an overrun (UNCOPTR_RATE = 3).
+                | (compress ? Self.fifoCompressionRuntime | Self.uncompressedEvery32 : 0)
             // BDR_GY 7:4, BDR_XL 3:0.
             fifoControl3 = (gyroOn ? rate.code << 4 : 0) | rate.code
             // DEC_TS_BATCH 7:6 = 3 (every 32nd batch), ODR_T_BATCH 5:4 = 1 (temperature at 1.6 Hz).
@@ -98,7 +120,9 @@ extension LSM6DS {
                     control2G: control2G, control3C: control3C, control6C: control6C,
                     fifoControl1: fifoControl1, fifoControl2: fifoControl2, fifoControl3: fifoControl3,
                     fifoControl4: fifoControl4, fifoModeControl: fifoModeControl,
-                    watermarkWords: watermarkWords, timestampDecimation: tsDecimation, effective: effective)
+                    watermarkWords: watermarkWords, timestampDecimation: tsDecimation,
+                    compression: compress, maximumSamplesPerWatermark: compress ? compressedSamples : c.fifoWatermark,
+                    effective: effective)
     }
 
     /// Programs the chip; the FIFO stays in bypass until ``startStreaming()``.
@@ -111,7 +135,8 @@ extension LSM6DS {
     @discardableResult
     public func apply(_ configuration: IMUConfiguration) throws(IMUError) -> IMUConfiguration {
         let v = try requireVariant()
-        let p = try Self.plan(configuration, for: v)
+        let p = try Self.plan(configuration, for: v, compression: fifoCompression,
+                              maximumCompressedBatchNanoseconds: maximumCompressedBatchNanoseconds)
         streaming = false
         try writeRegister(Register.control3C, p.control3C)
         try writeRegister(Register.control6C, p.control6C)
@@ -120,6 +145,7 @@ extension LSM6DS {
         try writeRegister(Register.fifoControl2(v.generation), p.fifoControl2)
         try writeRegister(Register.fifoControl3(v.generation), p.fifoControl3)
         if let c4 = p.fifoControl4 { try writeRegister(Register.fifoControl4DS3, c4) }
+        if v.generation == .dso { try setEmbeddedFIFOCompression(p.compression) }
         // Timer on; on the DS3 generation TAP_CFG also holds LIR, so both are set together.
         let latched = p.effective.interrupt.mode == .latched
         switch v.generation {
@@ -146,6 +172,26 @@ extension LSM6DS {
         self.configuration = p.effective
         plan = p
         return p.effective
+    }
+
+    /// Sets or clears FIFO_COMPR_EN in EMB_FUNC_EN_B (embedded functions bank) by
+    /// read-modify-write between FUNC_CFG_ACCESS = 0x80 and = 0x00, as ST-C
+    /// `lsm6dso_compression_algo_set` does. If anything fails inside the bank, the driver still
+    /// tries to switch back to the main bank before reporting the error, so no later write lands
+    /// in the embedded bank (``reset()`` switches back too).
+    func setEmbeddedFIFOCompression(_ on: Bool) throws(IMUError) {
+        try writeRegister(Register.functionConfigurationAccess, Self.embeddedBankAccess)
+        do {
+            let old = try readRegister(Register.embeddedFunctionEnableB)
+            let new = on ? old | Self.fifoCompressionEnable : old & ~Self.fifoCompressionEnable
+            if new != old { try writeRegister(Register.embeddedFunctionEnableB, new) }
+        } catch {
+            // The error being reported is the bank access's; a failure to switch back is a second
+            // symptom of the same bus fault, and reset() switches back first anyway.
+            do { try writeRegister(Register.functionConfigurationAccess, 0) } catch let second { _ = second }
+            throw error
+        }
+        try writeRegister(Register.functionConfigurationAccess, 0)
     }
 
     /// Reads CTRL1_XL…CTRL3_C back and compares them with what ``apply(_:)`` wrote; a chip that

@@ -63,6 +63,15 @@ extension LSM6DS {
             case temperature = 0x03
             case timestamp = 0x04
             case configurationChange = 0x05
+            /// Compressed-FIFO tags (see ``Decompressor``): uncompressed at T − 2 and T − 1, and the
+            /// 2x and 3x compressed words, accelerometer then gyroscope.
+            case accelerometerT2 = 0x06, accelerometerT1 = 0x07, accelerometer2x = 0x08, accelerometer3x = 0x09
+            case gyroscopeT2 = 0x0A, gyroscopeT1 = 0x0B, gyroscope2x = 0x0C, gyroscope3x = 0x0D
+
+            /// True for a tag that carries gyroscope data, compressed or not.
+            public var isGyroscope: Bool { self == .gyroscope || (0x0A...0x0D).contains(rawValue) }
+            /// True for a tag that carries accelerometer data, compressed or not.
+            public var isAccelerometer: Bool { self == .accelerometer || (0x06...0x09).contains(rawValue) }
         }
 
         /// The tag byte for `tag` in slot `slot` (what the chip writes; the parity bit is left 0,
@@ -91,7 +100,7 @@ extension LSM6DS {
                 case .timestamp:
                     entry = .timestamp(UInt32(bytes[i + 1]) | UInt32(bytes[i + 2]) << 8
                                        | UInt32(bytes[i + 3]) << 16 | UInt32(bytes[i + 4]) << 24)
-                case .configurationChange, nil: entry = .other(tag: tagByte >> 3)
+                default: entry = .other(tag: tagByte >> 3)
                 }
                 words.append(FIFOWord(slot: slot, entry: entry))
                 i += wordLength

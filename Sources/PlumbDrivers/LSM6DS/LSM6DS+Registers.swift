@@ -5,6 +5,13 @@
 /// in `LSM6DS+RegisterMap.swift`.
 extension LSM6DS {
     public enum Register {
+        /// FUNC_CFG_ACCESS (0x01, DSO gen): bit 7 switches addresses 0x02–0x7F to the embedded
+        /// functions bank; the register itself answers in every bank, so writing 0 always returns
+        /// to the main bank. Datasheet: LSM6DSO DS12140 §9.1; ST-C `lsm6dso_mem_bank_set`.
+        public static let functionConfigurationAccess: UInt8 = 0x01
+        /// EMB_FUNC_EN_B (0x05 in the embedded functions bank, DSO gen): FIFO_COMPR_EN bit 3.
+        /// Datasheet: LSM6DSO DS12140 §6.5.7 and §11 (embedded functions registers).
+        public static let embeddedFunctionEnableB: UInt8 = 0x05
         /// FIFO_CTRL1 (0x06 DS3 gen) / (0x07 DSO gen): watermark bits 7:0.
         public static func fifoControl1(_ g: Generation) -> UInt8 { g == .dso ? 0x07 : 0x06 }
         /// FIFO_CTRL2: watermark high bits, TIMER_PEDO_FIFO_EN (DS3 gen, bit 7).
@@ -67,6 +74,16 @@ extension LSM6DS {
         public static let blockDataUpdate: UInt8 = 0x40
         public static let boot: UInt8 = 0x80
     }
+
+    /// FUNC_CFG_ACCESS bit 7: the embedded functions bank.
+    public static let embeddedBankAccess: UInt8 = 0x80
+    /// EMB_FUNC_EN_B bit 3, FIFO_COMPR_EN.
+    public static let fifoCompressionEnable: UInt8 = 0x08
+    /// FIFO_CTRL2 (0x08, DSO gen) bit 6, FIFO_COMPR_RT_EN; bits 2:1 UNCOPTR_RATE (0 none forced,
+    /// 1/2/3 an uncompressed word every 8/16/32 batches). ST-C `lsm6dso_fifo_ctrl2_t`.
+    public static let fifoCompressionRuntime: UInt8 = 0x40
+    /// UNCOPTR_RATE = 3 in FIFO_CTRL2 bits 2:1: an uncompressed word at least every 32 batches.
+    public static let uncompressedEvery32: UInt8 = 0x06
 
     /// The value written to TIMESTAMP2 to reset the timer.
     public static let timestampResetValue: UInt8 = 0xAA

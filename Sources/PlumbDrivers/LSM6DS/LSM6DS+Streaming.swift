@@ -55,6 +55,7 @@ extension LSM6DS {
         taggedStateKnown = false
         taggedReadsSinceStatus = 0
         taggedLastReadEndNanoseconds = clock.nowNanoseconds
+        decompressor = TaggedFIFO.Decompressor(gyroscopeEnabled: p.effective.gyroscopeEnabled)
         words.reserveCapacity(p.watermarkWords * 2 + 64)
         streaming = true
     }
@@ -170,7 +171,7 @@ extension LSM6DS {
             watermarkDrains += 1
             let valid = try decodeTagged(words: threshold, configuration: p)
             taggedStateKnown = valid == threshold
-            a.lostSlots += a.consume(words, into: &samples)
+            a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
             return false
         }
         taggedStateKnown = false
@@ -180,7 +181,7 @@ extension LSM6DS {
         let count = Int(status[0]) | Int(status[1] & 0x03) << 8
         // FIFO_STATUS2: OVER_RUN_LATCHED bit 3 (cleared by this read), FIFO_OVR_IA bit 6.
         let overflow = status[1] & 0x48 != 0
-        if overflow { a.markDiscontinuity() }
+        if overflow { discontinuity(&a) }
         guard count > 0 else {
             taggedLastReadEndNanoseconds = clock.nowNanoseconds
             taggedStateKnown = true
@@ -191,21 +192,40 @@ extension LSM6DS {
         taggedLastReadEndNanoseconds = clock.nowNanoseconds
         let valid = try decodeTagged(words: count, configuration: p)
         taggedStateKnown = valid == count
-        a.lostSlots += a.consume(words, into: &samples)
+        a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
         return overflow
+    }
+
+    /// Data before the next words may be missing: re-anchor the timeline and drop the DPCM
+    /// references.
+    func discontinuity(_ a: inout SampleAssembler) {
+        a.markDiscontinuity()
+        decompressor.reset()
     }
 
     /// Decodes `n` words from `fifoBytes` into `words`, keeping those before the first word whose
     /// tag is not batched by this configuration (gyroscope, accelerometer, temperature, timestamp,
-    /// configuration change). Returns how many were kept.
+    /// configuration change; with compression also the compressed sensor tags). Returns how many
+    /// were kept. With compression the kept words go through ``decompressor`` and `words` holds
+    /// one word per sensor and slot, in slot order (slots still waiting for a sensor stay in it).
     func decodeTagged(words n: Int, configuration p: Plan) throws(IMUError) -> Int {
         words.removeAll(keepingCapacity: true)
+        let gyro = p.effective.gyroscopeEnabled
+        if p.compression {
+            var valid = 0
+            while valid < n {
+                let tag = TaggedFIFO.Tag(rawValue: fifoBytes[valid * TaggedFIFO.wordLength] >> 3)
+                guard let tag, tag != .gyroscope || gyro, !tag.isGyroscope || gyro else { break }
+                valid += 1
+            }
+            decompressor.decode(fifoBytes, range: 0..<valid * TaggedFIFO.wordLength, into: &words)
+            return valid
+        }
         do {
             try TaggedFIFO.decode(fifoBytes, range: 0..<n * TaggedFIFO.wordLength, into: &words)
         } catch {
             throw .unsupported("LSM6DS FIFO: \(error)")
         }
-        let gyro = p.effective.gyroscopeEnabled
         let firstInvalid = words.firstIndex { w in
             switch w.entry {
             case .accelerometer, .temperature, .timestamp: return false
@@ -280,7 +300,7 @@ extension LSM6DS {
             }
         } catch {
             // The chip popped an unknown part of the FIFO: the timeline must be re-anchored.
-            a.markDiscontinuity()
+            discontinuity(&a)
             pendingGaps.append(StreamGap(reason: .busError, afterNanoseconds: a.lastSampleNanoseconds,
                                          detectedNanoseconds: clock.nowNanoseconds, lostSamples: nil))
             throw .bus(error)

@@ -34,14 +34,36 @@ public final class LSM6DS: IMU {
     public private(set) var identity: IMUIdentity?
     public internal(set) var configuration: IMUConfiguration = .default
 
-    /// Transient bus errors on register accesses are retried this many times in all, each after
-    /// ``retryDelayNanoseconds`` (FIFO data reads are not retried: the chip may have popped the
-    /// words, so the loss is reported as a gap instead). Default 3.
-    public var attempts = 3
+    /// Register access with the drivers' retry policy (``RegisterAccess/RetryPolicy``): transient
+    /// bus errors are retried, permanent ones reported at once. FIFO data reads are not retried:
+    /// the chip may have popped the words, so the loss is reported as a gap instead.
+    public var registers: RegisterAccess
+    /// Attempts in all for a register access (``RegisterAccess/RetryPolicy/attempts``). Default 3.
+    public var attempts: Int {
+        get { registers.retry.attempts }
+        set { registers.retry.attempts = max(1, newValue) }
+    }
     /// Nanoseconds between attempts. Default 1 ms.
-    public var retryDelayNanoseconds: UInt64 = 1_000_000
+    public var retryDelayNanoseconds: UInt64 {
+        get { registers.retry.delayNanoseconds }
+        set { registers.retry.delayNanoseconds = newValue }
+    }
+    /// Use FIFO compression on parts that have it (DSO generation): lossless, one 7-byte word
+    /// carries one to three samples of a sensor; taken only where a watermark then fills within
+    /// ``maximumCompressedBatchNanoseconds``. Read by ``apply(_:)``. Default true.
+    public var fifoCompression = true
+    /// The longest a compressed watermark may take to fill, nanoseconds (see
+    /// ``plan(_:for:compression:maximumCompressedBatchNanoseconds:)``). Default 125 ms: at
+    /// 833 Hz, watermarks up to 32 samples compress; the 104 Hz and 12.5 Hz orientation modes do not.
+    public var maximumCompressedBatchNanoseconds = LSM6DS.defaultMaximumCompressedBatchNanoseconds
+    /// 125 ms.
+    public static let defaultMaximumCompressedBatchNanoseconds: UInt64 = 125_000_000
+    /// True when the configuration applied last compresses the FIFO.
+    public var isCompressingFIFO: Bool { plan?.compression ?? false }
     /// The pin signals a FIFO watermark, not every sample.
     public var interruptSignal: InterruptSignal { .watermark }
+    /// The watermark, or more with FIFO compression (``Plan/maximumSamplesPerWatermark``).
+    public var maximumSamplesPerWatermark: Int { max(1, plan?.maximumSamplesPerWatermark ?? configuration.fifoWatermark) }
     /// True between ``startStreaming()`` and ``stopStreaming()``.
     public var isStreaming: Bool { streaming }
 
@@ -70,6 +92,8 @@ public final class LSM6DS: IMU {
     var taggedLastReadEndNanoseconds: UInt64 = 0
     var taggedStateKnown = false
     var taggedReadsSinceStatus = 0
+    /// Tagged FIFO with compression: the DPCM decoder, kept across drains.
+    var decompressor = TaggedFIFO.Decompressor(gyroscopeEnabled: true)
     /// Drains that read FIFO_STATUS1/2, and drains that read a watermark's worth directly.
     public internal(set) var statusDrains = 0
     public internal(set) var watermarkDrains = 0
@@ -86,6 +110,7 @@ public final class LSM6DS: IMU {
         self.bus = bus
         self.address = address
         self.clock = clock
+        self.registers = RegisterAccess(bus: bus, address: address, clock: clock)
         self.partOverride = part
         self.variant = part
     }
@@ -164,6 +189,7 @@ public final class LSM6DS: IMU {
 
     /// Resets the chip the way the kernel's st_lsm6dsx does, with bounded polls.
     ///
+    /// 0. DSO generation: FUNC_CFG_ACCESS = 0 (the main register bank).
     /// 1. FIFO to bypass (FIFO_MODE = 0) first: "if the first interrupt line is asserted during
     ///    hw reset the device will work in I3C-only mode" (K-LSM `st_lsm6dsx_reset_device`).
     /// 2. CTRL3_C = SW_RESET | IF_INC; poll CTRL3_C until SW_RESET reads 0.
@@ -176,6 +202,9 @@ public final class LSM6DS: IMU {
     public func reset() throws(IMUError) {
         let v = try requireVariant()
         streaming = false
+        // DSO generation: back to the main register bank first, in case an earlier access to the
+        // embedded bank was cut short (FUNC_CFG_ACCESS answers in every bank).
+        if v.generation == .dso { try writeRegister(Register.functionConfigurationAccess, 0) }
         try writeRegister(Register.fifoModeControl, FIFOMode.bypass.rawValue)
         try writeRegister(Register.control3C, Control3.softwareReset | Control3.autoIncrement)
         try pollUntilClear(Register.control3C, mask: Control3.softwareReset, what: "SW_RESET in CTRL3_C (0x12) to clear")
@@ -202,27 +231,15 @@ public final class LSM6DS: IMU {
 
     // MARK: - Bus helpers
 
-    /// Runs `body`, retrying transient bus errors (``attempts`` in all).
-    func retrying<T>(_ body: () throws(I2CError) -> T) throws(IMUError) -> T {
-        var attempt = 1
-        while true {
-            do { return try body() } catch {
-                if attempt >= attempts || !error.isTransient { throw .bus(error) }
-                attempt += 1
-                clock.sleep(nanoseconds: retryDelayNanoseconds)
-            }
-        }
-    }
-
     func readRegister(_ register: UInt8) throws(IMUError) -> UInt8 {
-        try retrying { () throws(I2CError) in try bus.readRegister(register, address: address) }
+        try registers.readRegister(register)
     }
 
     func readRegisters(_ register: UInt8, count: Int) throws(IMUError) -> [UInt8] {
-        try retrying { () throws(I2CError) in try bus.readRegisters(register, count: count, address: address) }
+        try registers.readRegisters(register, count: count)
     }
 
     func writeRegister(_ register: UInt8, _ value: UInt8) throws(IMUError) {
-        try retrying { () throws(I2CError) in try bus.writeRegister(register, value, address: address) }
+        try registers.writeRegister(register, value)
     }
 }

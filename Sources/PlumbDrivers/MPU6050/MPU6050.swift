@@ -29,11 +29,19 @@ public final class MPU6050: IMU {
     public let clock: any MonotonicClock
     /// The part forced by the caller (`--part`), if any.
     public let partOverride: Variant?
-    /// Transient bus errors are retried this many times in all (each after `retryDelay`).
-    /// Default 3.
-    public var attempts = 3
+    /// Register access with the drivers' retry policy (``RegisterAccess/RetryPolicy``): transient
+    /// bus errors are retried, permanent ones reported at once. FIFO data reads are not retried.
+    public var registers: RegisterAccess
+    /// Attempts in all for a register access (``RegisterAccess/RetryPolicy/attempts``). Default 3.
+    public var attempts: Int {
+        get { registers.retry.attempts }
+        set { registers.retry.attempts = max(1, newValue) }
+    }
     /// Nanoseconds between attempts. Default 1 ms.
-    public var retryDelayNanoseconds: UInt64 = Nanoseconds.perMillisecond
+    public var retryDelayNanoseconds: UInt64 {
+        get { registers.retry.delayNanoseconds }
+        set { registers.retry.delayNanoseconds = newValue }
+    }
 
     public private(set) var identity: IMUIdentity?
     public private(set) var variant: Variant?
@@ -69,6 +77,7 @@ public final class MPU6050: IMU {
         self.bus = bus
         self.address = address
         self.clock = clock
+        self.registers = RegisterAccess(bus: bus, address: address, clock: clock)
         if let part {
             guard let v = MPU6050.variant(named: part) else {
                 throw .invalidConfiguration("unknown MPU part '\(part)': expected one of \(MPU6050.variants.map(\.key).joined(separator: ", "))")
@@ -214,30 +223,19 @@ public final class MPU6050: IMU {
         return settings
     }
 
-    func retrying<T>(_ body: () throws(I2CError) -> T) throws(IMUError) -> T {
-        var attempt = 1
-        while true {
-            do { return try body() } catch {
-                if attempt >= attempts { throw .bus(error) }
-                attempt += 1
-                clock.sleep(nanoseconds: retryDelayNanoseconds)
-            }
-        }
-    }
-
     func readRegister(_ register: UInt8) throws(IMUError) -> UInt8 {
-        try retrying { () throws(I2CError) in try bus.readRegister(register, address: address) }
+        try registers.readRegister(register)
     }
 
     func readRegisters(_ register: UInt8, count: Int) throws(IMUError) -> [UInt8] {
-        try retrying { () throws(I2CError) in try bus.readRegisters(register, count: count, address: address) }
+        try registers.readRegisters(register, count: count)
     }
 
     func writeRegister(_ register: UInt8, _ value: UInt8) throws(IMUError) {
-        try retrying { () throws(I2CError) in try bus.writeRegister(register, value, address: address) }
+        try registers.writeRegister(register, value)
     }
 
     func write(_ bytes: [UInt8]) throws(IMUError) {
-        try retrying { () throws(I2CError) in try bus.write(bytes, to: address) }
+        try registers.write(bytes)
     }
 }
