@@ -55,6 +55,11 @@ public struct IMUSettings: Sendable, Equatable {
     public var gyroscopeRange: Double = 500
     /// The data-ready line: the board's (`.board`), an explicit one, or none (poll). Default `.board`.
     public var interrupt: InterruptChoice = .board
+    /// Let LSM6DSO-generation chips compress their FIFO where it pays (PlumbDrivers'
+    /// `LSM6DS.fifoCompression`): less than half the bus traffic at high rates. Compression is
+    /// modelled from ST's documents and has not yet run on a real chip; `false` turns it off.
+    /// Default true.
+    public var fifoCompression = true
 
     public init() {}
 }

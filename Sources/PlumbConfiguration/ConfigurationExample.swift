@@ -47,6 +47,7 @@ extension Configuration {
         imu.rate                       1...1000 Hz                                       default 100
         imu.accelerometerRange         2, 4, 8, 16, 32 g                                 default 4
         imu.gyroscopeRange             125, 250, 500, 1000, 2000, 4000 °/s               default 500
+        imu.fifoCompression            true, false (LSM6DSO generation at high rates)   default true
         imu.interrupt                  "board", "poll" or {"chip": LABEL|PATH, "line": NAME|OFFSET}
                                                                                          default "board"
         mounting.x, .y, .z             +x -x +y -y +z -z (a rotation)                    default +x +y +z

@@ -24,7 +24,7 @@ extension Configuration {
             }
             c.board = board
         }
-        if let imu = try r.object("imu", allowed: ["bus", "address", "part", "rate", "accelerometerRange", "gyroscopeRange", "interrupt"]) {
+        if let imu = try r.object("imu", allowed: ["bus", "address", "part", "rate", "accelerometerRange", "gyroscopeRange", "interrupt", "fifoCompression"]) {
             c.imu = try decodeIMU(imu)
         }
         if let m = try r.object("mounting", allowed: ["x", "y", "z"]) {
@@ -68,6 +68,7 @@ extension Configuration {
         if let rate = try r.number("rate", in: IMUSettings.rateRange, unit: "Hz") { s.rate = rate }
         if let range = try r.number("accelerometerRange", oneOf: IMUSettings.accelerometerRanges, unit: "g") { s.accelerometerRange = range }
         if let range = try r.number("gyroscopeRange", oneOf: IMUSettings.gyroscopeRanges, unit: "°/s") { s.gyroscopeRange = range }
+        if let compression = try r.bool("fifoCompression") { s.fifoCompression = compression }
         if let node = r.node("interrupt") {
             switch node.value {
             case .string("board"): s.interrupt = .board

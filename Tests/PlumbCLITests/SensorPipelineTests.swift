@@ -143,6 +143,13 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x6A)), clock: sim.clock, part: nil) is LSM6DS)
         #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x68)), clock: sim.clock, part: nil) is MPU6050)
         #expect(try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x68)), clock: sim.clock, part: "lsm6dsr") is LSM6DS)
+        let compressing = try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x6A)), clock: sim.clock, part: "lsm6dso")
+        #expect((compressing as? LSM6DS)?.fifoCompression == true)
+        let plain = try DaemonFactory.makeIMU(bus: sim.bus, address: I2CAddress(UInt8(0x6A)), clock: sim.clock, part: "lsm6dso",
+                                              fifoCompression: false)
+        #expect((plain as? LSM6DS)?.fifoCompression == false)
+        let decoded = try Configuration.decode("{\"imu\": {\"fifoCompression\": false}}", file: "t", knownBoards: [])
+        #expect(!decoded.imu.fifoCompression)
     }
 }
 

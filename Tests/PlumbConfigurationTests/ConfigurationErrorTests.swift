@@ -24,7 +24,7 @@ func errorMessage(_ name: String) -> String? {
         ("syntax-trailing-comma.json", "syntax-trailing-comma.json:3:25: syntax error: trailing comma before '}'"),
         ("hex-number.json", "hex-number.json:2:23: syntax error: numbers cannot have leading zeros or a 0x prefix; write hexadecimal values as strings (\"0x68\")"),
         ("not-an-object.json", "not-an-object.json:1:1: expected an object, found an array"),
-        ("unknown-key.json", "unknown-key.json:3:5: imu.adress: unknown key; allowed keys: bus, address, part, rate, accelerometerRange, gyroscopeRange, interrupt. Did you mean 'address'?"),
+        ("unknown-key.json", "unknown-key.json:3:5: imu.adress: unknown key; allowed keys: bus, address, part, rate, accelerometerRange, gyroscopeRange, interrupt, fifoCompression. Did you mean 'address'?"),
         ("duplicate-key.json", "duplicate-key.json:4:3: logLevel: duplicate key (first given at line 2)"),
         ("wrong-type.json", "wrong-type.json:3:13: imu.rate: expected a number (Hz), found a string"),
         ("out-of-range.json", "out-of-range.json:3:13: imu.rate: 5000 is out of range; allowed 1...1000 (Hz)"),

@@ -40,7 +40,7 @@ enum Config {
         }
         var lines = [
             "board: \(c.board)",
-            "imu: \(imu.bus ?? "the board's bus") at \(imu.address?.description ?? "the board's address"), part \(imu.part), \(format(imu.rate)) Hz, ±\(format(imu.accelerometerRange)) g, ±\(format(imu.gyroscopeRange)) °/s, \(interrupt)",
+            "imu: \(imu.bus ?? "the board's bus") at \(imu.address?.description ?? "the board's address"), part \(imu.part), \(format(imu.rate)) Hz, ±\(format(imu.accelerometerRange)) g, ±\(format(imu.gyroscopeRange)) °/s, \(interrupt)\(imu.fifoCompression ? "" : ", no FIFO compression")",
             "mounting: x \(c.mounting.x.rawValue), y \(c.mounting.y.rawValue), z \(c.mounting.z.rawValue)",
             "calibration: \(c.calibrationFile ?? "none")",
         ]

@@ -143,7 +143,7 @@ struct DaemonFactory {
             }
             let sensor = PlumbSimulation.SimulatedSensor(model: model, profile: motion, seed: 1)
             let imu = try Self.makeIMU(bus: sensor.bus, address: model.address, clock: sensor.clock,
-                                       part: c.imu.part == "auto" ? nil : key)
+                                       part: c.imu.part == "auto" ? nil : key, fifoCompression: c.imu.fifoCompression)
             let source = StreamSampleSource(name: "simulated \(model.part) (\(profile))", imu: imu, line: sensor.line, clock: sensor.clock)
             return (source, realClock)
         case .hardware:
@@ -156,7 +156,8 @@ struct DaemonFactory {
             do { bus = try LinuxI2CBus(path: busPath, clock: clock) } catch {
                 throw CLIError.failure(error.description, fix: "Enable I2C (dtparam=i2c_arm=on), check the bus with 'i2cdetect -l', or set imu.bus.")
             }
-            let imu = try Self.makeIMU(bus: bus, address: address, clock: clock, part: c.imu.part == "auto" ? nil : c.imu.part)
+            let imu = try Self.makeIMU(bus: bus, address: address, clock: clock, part: c.imu.part == "auto" ? nil : c.imu.part,
+                                       fifoCompression: c.imu.fifoCompression)
             var location: InterruptLocation?
             switch c.imu.interrupt {
             case .board: location = board.interrupt
@@ -182,7 +183,14 @@ struct DaemonFactory {
 
     /// The driver for a part key, or by address when the part is "auto": the LSM6DS family
     /// answers at 0x6A/0x6B, the MPU-6050 family at 0x68/0x69. WHO_AM_I then names the row.
-    static func makeIMU(bus: any I2CBus, address: I2CAddress, clock: any MonotonicClock, part: String?) throws -> any IMU {
+    static func makeIMU(bus: any I2CBus, address: I2CAddress, clock: any MonotonicClock, part: String?,
+                        fifoCompression: Bool = true) throws -> any IMU {
+        let imu = try makeDriver(bus: bus, address: address, clock: clock, part: part)
+        if let lsm = imu as? LSM6DS { lsm.fifoCompression = fifoCompression }
+        return imu
+    }
+
+    private static func makeDriver(bus: any I2CBus, address: I2CAddress, clock: any MonotonicClock, part: String?) throws -> any IMU {
         if let part {
             if MPU6050.variant(named: part) != nil {
                 do { return try MPU6050(bus: bus, address: address, clock: clock, part: part) } catch {
