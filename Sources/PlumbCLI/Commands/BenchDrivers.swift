@@ -73,7 +73,6 @@ enum BenchDrivers {
         for line in try LSM6DSOBench.report(seconds: seconds) { context.out.line(line) }
     }
 
-    static func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
 
     static func makeSensor() -> SimulatedSensor {
         SimulatedSensor(model: SimulatedChips.model("mpu6050")!, profile: .slowRotation(), seed: 3)

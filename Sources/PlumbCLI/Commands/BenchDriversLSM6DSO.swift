@@ -245,17 +245,4 @@ enum LSM6DSOBench {
         return lines
     }
 
-    static func pad(_ s: String, _ width: Int) -> String { s.count >= width ? s + " " : s + String(repeating: " ", count: width - s.count) }
-
-    static func fixed(_ v: Double, _ places: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        let r = (v * scale).rounded() / scale
-        var s = "\(r)"
-        if let dot = s.firstIndex(of: ".") {
-            let decimals = s.distance(from: dot, to: s.endIndex) - 1
-            if decimals < places { s += String(repeating: "0", count: places - decimals) }
-        } else if places > 0 { s += "." + String(repeating: "0", count: places) }
-        return s
-    }
 }

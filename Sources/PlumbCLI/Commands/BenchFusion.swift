@@ -176,17 +176,6 @@ enum BenchFusion {
         return zip(names, values).map { ($0, $1, "") }
     }
 
-    static func fixed(_ value: Double, _ decimals: Int) -> String {
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let rounded = (value * scale).rounded() / scale
-        var text = "\(rounded)"
-        if let dot = text.firstIndex(of: ".") {
-            let have = text.distance(from: dot, to: text.endIndex) - 1
-            if have < decimals { text += String(repeating: "0", count: decimals - have) }
-        }
-        return text
-    }
 
     static func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(0, width - s.count)) }
     static func padLeft(_ s: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - s.count)) + s }

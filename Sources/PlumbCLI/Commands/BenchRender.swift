@@ -165,16 +165,3 @@ final class PixmanRotation {
     }
 }
 
-func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
-func padLeft(_ s: String, _ n: Int) -> String { s.count >= n ? " " + s : String(repeating: " ", count: n - s.count) + s }
-func fixed(_ v: Double, _ places: Int) -> String {
-    var p = 1.0
-    for _ in 0..<places { p *= 10 }
-    let r = (v * p).rounded() / p
-    var s = String(r)
-    if let dot = s.firstIndex(of: ".") {
-        let decimals = s.distance(from: dot, to: s.endIndex) - 1
-        if decimals < places { s += String(repeating: "0", count: places - decimals) }
-    } else if places > 0 { s += "." + String(repeating: "0", count: places) }
-    return s
-}
