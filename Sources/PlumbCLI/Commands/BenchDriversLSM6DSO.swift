@@ -237,7 +237,7 @@ enum LSM6DSOBench {
             let bytesOK = r.wireBytesPerSample <= 1.2 * Double(payloadBytes)
             let wakeOK = r.wakeupsPerSecond <= 833 / w + 0.5
             lines.append("target at watermark \(Int(w)): ≤ 14.4 bytes/sample: \(bytesOK ? "met" : "MISSED") (\(fixed(r.wireBytesPerSample, 2))); "
-                         + "≤ \(fixed(833 / w, 1)) wakeups/s: \(wakeOK ? "met" : "MISSED") (\(fixed(r.wakeupsPerSecond, 1)))")
+                         + "≤ ODR/\(Int(w)) = \(fixed(833 / w, 1)) wakeups/s (+0.5 for start-up): \(wakeOK ? "met" : "MISSED") (\(fixed(r.wakeupsPerSecond, 1)))")
         }
         let d = decode()
         lines.append("decode + timestamping: \(fixed(d.tagged, 1)) ns/sample (tagged FIFO), \(fixed(d.compressed, 1)) ns/sample (compressed), \(fixed(d.pattern, 1)) ns/sample (pattern FIFO); "
