@@ -44,7 +44,7 @@ private struct Emulated {
 struct LiveSensorTests {
     @Test func liveGravityFollowsTheSensorUntilTheDurationAndStopsIt() throws {
         let e = try Emulated(profile: "rest")
-        let live = LiveGravity(source: e.source, found: e.found, pipeline: LiveSensor.pipeline(Configuration()),
+        let live = LiveGravity(source: e.source, found: e.found, pipeline: DaemonFactory.orientationPipeline(Configuration()),
                                clock: e.sensor.clock, duration: 2, shouldStop: { false })
         var readings: [GravityReading] = []
         while let g = try live.nextGravity() {
@@ -64,7 +64,7 @@ struct LiveSensorTests {
     @Test func liveGravityEndsWhenASignalAsks() throws {
         let e = try Emulated(profile: "rest")
         nonisolated(unsafe) var calls = 0
-        let live = LiveGravity(source: e.source, found: e.found, pipeline: LiveSensor.pipeline(Configuration()),
+        let live = LiveGravity(source: e.source, found: e.found, pipeline: DaemonFactory.orientationPipeline(Configuration()),
                                clock: e.sensor.clock, duration: nil, shouldStop: { calls += 1; return calls > 5 })
         var count = 0
         while try live.nextGravity() != nil { count += 1 }
@@ -74,7 +74,7 @@ struct LiveSensorTests {
     @Test func nothingAtTheAddressIsOneLineWithTheFix() throws {
         // The emulated chip answers at 0x68 only.
         let e = try Emulated(profile: "rest", address: 0x69)
-        let live = LiveGravity(source: e.source, found: e.found, pipeline: LiveSensor.pipeline(Configuration()),
+        let live = LiveGravity(source: e.source, found: e.found, pipeline: DaemonFactory.orientationPipeline(Configuration()),
                                clock: e.sensor.clock, duration: 1, shouldStop: { false })
         #expect(throws: CLIError.failure("nothing answers at 0x69 on /dev/i2c-1",
                                          fix: "Check the wiring (3.3 V, GND, SDA, SCL) and the address (AD0/SDO pin); 'plumb probe' lists what answers.")) {
@@ -88,7 +88,7 @@ struct LiveSensorTests {
         let controller = KioskController(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1", command: nil),
                                          settings: .init(holdOff: Nanoseconds.perSecond), runner: PrintingRunner(context: context),
                                          lock: KioskLock(OrientationLockSources(lockFile: nil)))
-        var pipeline = LiveSensor.pipeline(Configuration())
+        var pipeline = DaemonFactory.orientationPipeline(Configuration())
         var ticks = 0
         try Kiosk.followLive(e.source, found: e.found, pipeline: &pipeline, controller: controller, clock: e.sensor.clock,
                              duration: 60, shouldStop: { false }, tick: { t in ticks += 1; #expect(throws: Never.self) { try controller.tick(at: t) } })
@@ -115,7 +115,7 @@ struct LiveSensorTests {
         }
         let outputs: [any DigitalOutput] = try names.map { try SysfsLED($0, root: root) }
         let e = try Emulated(profile: "tour")
-        let live = LiveGravity(source: e.source, found: e.found, pipeline: LiveSensor.pipeline(Configuration()),
+        let live = LiveGravity(source: e.source, found: e.found, pipeline: DaemonFactory.orientationPipeline(Configuration()),
                                clock: e.sensor.clock, duration: 12, shouldStop: { false })
         let context = CommandContext.capturing()
         try LED.drive(live, outputs: outputs, mode: .faces, frames: nil, pacer: FramePacer(clock: VirtualClock(), rate: 10), context: context)

@@ -117,7 +117,7 @@ enum Kiosk {
             report()
         }
         if let live {
-            var pipeline = LiveSensor.pipeline(live.found.setup.configuration)
+            var pipeline = DaemonFactory.orientationPipeline(live.found.setup.configuration)
             try followLive(source, found: live.found, pipeline: &pipeline, controller: controller, clock: SystemClock(),
                            duration: duration, shouldStop: live.shouldStop, tick: { tick(at: $0) })
             if failures > 0 { throw CLIError.failure("\(failures) rotation\(failures == 1 ? "" : "s") failed") }

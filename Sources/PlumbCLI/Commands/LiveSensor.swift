@@ -139,7 +139,7 @@ enum LiveSensor {
         try check(found, context: context)
         let source = try open(found, context: context)
         let stop = try stopOnSignals()
-        return LiveGravity(source: source, found: found, pipeline: pipeline(found.setup.configuration),
+        return LiveGravity(source: source, found: found, pipeline: DaemonFactory.orientationPipeline(found.setup.configuration),
                            clock: SystemClock(), duration: duration, shouldStop: stop)
     }
 
@@ -147,14 +147,6 @@ enum LiveSensor {
     /// handlers (which end the process at once): the loop then ends, and its `defer`s restore.
     static func reclaimSignals() throws(CLIError) {
         do { try SignalMonitor.shared.install() } catch { throw .failure(error.description, fix: nil) }
-    }
-
-    /// The orientation pipeline the configuration asks for (filter, classifier, mounting), as
-    /// `plumb run` builds it.
-    static func pipeline(_ c: Configuration) -> OrientationPipeline {
-        let m = c.mounting.matrix
-        return OrientationPipeline(fused: DaemonFactory.estimator(c.filter), classifier: DaemonFactory.classifier(c.orientation),
-                                   mounting: (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2])))
     }
 }
 

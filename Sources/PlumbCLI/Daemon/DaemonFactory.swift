@@ -32,6 +32,13 @@ struct DaemonFactory {
     /// Where `lowEnergy: auto` reads the power state.
     var powerMonitor: any PowerStateMonitor = SysfsPowerStateMonitor()
 
+    /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
+    static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {
+        let m = c.mounting.matrix
+        return OrientationPipeline(fused: estimator(c.filter), classifier: classifier(c.orientation),
+                                   mounting: (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2])))
+    }
+
     /// The classifier settings `orientation` asks for: its preset, then each value it sets.
     static func classifier(_ o: OrientationSettings) -> OrientationClassifier.Settings {
         var classifier: OrientationClassifier.Settings = switch o.preset {
@@ -49,10 +56,7 @@ struct DaemonFactory {
         let imuConfiguration = Self.imuConfiguration(c)
         let (sampleSource, pacing) = try makeSource(setup, imuConfiguration: imuConfiguration)
         let outputs = try makeOutputs(setup)
-        let m = c.mounting.matrix
-        let pipeline = OrientationPipeline(fused: Self.estimator(c.filter), classifier: Self.classifier(c.orientation),
-                                           mounting: (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]),
-                                                      SIMD3(m[2][0], m[2][1], m[2][2])))
+        let pipeline = Self.orientationPipeline(c)
         let allowed = Set(c.orientation.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
         var outputNames = outputs.isEmpty ? "no outputs (orientation is logged)" : outputs.map(\.name).joined(separator: ", ")
         if !outputs.isEmpty, outputs.allSatisfy({ $0 is DBusDaemonOutput }) { outputNames += " (the sensor runs only while a client holds a claim)" }
