@@ -1,6 +1,8 @@
 extension Configuration {
-    /// A complete configuration with every key, as `plumb config example` prints it. JSON has no
-    /// comments, so the key reference follows in ``keyReference``.
+    /// A complete configuration, as `plumb config example` prints it: every key but the
+    /// classifier's single values (settleTime, hysteresis, maxRotationRate), which would override
+    /// the preset in both energy modes. JSON has no comments, so the key reference follows in
+    /// ``keyReference``.
     public static let exampleText = """
         {
           "board": "auto",
@@ -18,9 +20,6 @@ extension Configuration {
           "filter": { "kind": "plumb", "timeConstant": 3 },
           "orientation": {
             "preset": "steady",
-            "settleTime": 0.03,
-            "hysteresis": 18,
-            "maxRotationRate": 50,
             "lowEnergy": "auto",
             "interfaceOrientations": ["portrait", "landscapeLeft", "landscapeRight", "portraitUpsideDown"]
           },
@@ -56,9 +55,11 @@ extension Configuration {
         filter.beta                    0...2 rad/s (madgwick only)                       default 0.033
         filter.timeConstant            0.01...60 s (plumb, complementary)                default 3 (plumb), 5 (complementary)
         orientation.preset             responsive, steady                                default responsive
-        orientation.settleTime         0...10 s                                          default 0.05 (steady 0.03)
-        orientation.hysteresis         0...30 degrees                                    default 4 (steady 18)
-        orientation.maxRotationRate    0...10000 °/s, 0 = no gate                        default 60 (steady 50)
+        orientation.settleTime         0...10 s, both energy modes                       default the preset's
+        orientation.hysteresis         0...44 degrees, both energy modes                 default the preset's
+        orientation.maxRotationRate    0...10000 °/s, 0 = no gate, both energy modes     default the preset's
+                                       (responsive: 0.05 s, 4°, 60 °/s; steady: 0.03 s, 18°, 50 °/s;
+                                       low-energy mode: 0.1 s, 8°, 90 °/s; steady 0.1 s, 15°, 60 °/s)
         orientation.lowEnergy          auto, on, off                                     default auto
         orientation.interfaceOrientations  portrait, portraitUpsideDown, landscapeLeft, landscapeRight
                                                                                          default all four

@@ -109,7 +109,7 @@ extension Configuration {
             s.preset = OrientationSettings.Preset(rawValue: preset)!
         }
         s.settleTime = try r.number("settleTime", in: 0...10, unit: "s")
-        s.hysteresis = try r.number("hysteresis", in: 0...30, unit: "degrees")
+        s.hysteresis = try r.number("hysteresis", in: 0...44, unit: "degrees")
         s.maxRotationRate = try r.number("maxRotationRate", in: 0...10_000, unit: "degrees per second")
         if let e = try r.choice("lowEnergy", OrientationSettings.LowEnergy.allCases.map(\.rawValue)) {
             s.lowEnergy = OrientationSettings.LowEnergy(rawValue: e)!

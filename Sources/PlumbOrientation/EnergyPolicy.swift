@@ -62,13 +62,19 @@ public struct EnergySettings: Sendable, Equatable {
     public var pollInterval: Double
     /// Stop the sensor while the display is blanked and restart it on unblank. Default true.
     public var pausesWhileDisplayBlanked: Bool
+    /// The classifier's tuning in low-energy mode, where gravity comes from the accelerometer
+    /// alone (the normal mode's is ``MotionOrientation/classifierSettings``). Default
+    /// ``OrientationClassifier/Settings/accelerometerOnly``.
+    public var lowEnergyClassifier: OrientationClassifier.Settings
 
     public init(normal: IMUConfiguration = EnergySettings.defaultNormal,
                 lowEnergy: IMUConfiguration = EnergySettings.defaultLowEnergy,
-                pollInterval: Double = 2, pausesWhileDisplayBlanked: Bool = true) {
+                pollInterval: Double = 2, pausesWhileDisplayBlanked: Bool = true,
+                lowEnergyClassifier: OrientationClassifier.Settings = .accelerometerOnly) {
         precondition(pollInterval > 0, "poll interval must be positive")
         self.normal = normal; self.lowEnergy = lowEnergy
         self.pollInterval = pollInterval; self.pausesWhileDisplayBlanked = pausesWhileDisplayBlanked
+        self.lowEnergyClassifier = lowEnergyClassifier
     }
 
     public static let defaultNormal = IMUConfiguration(outputDataRate: 100, fifoWatermark: 5, gyroscopeEnabled: true)

@@ -142,7 +142,8 @@ extension MotionOrientation {
                 source = try control.factory()
                 generation = control.generation
                 let orientation = pipeline?.orientation ?? owner.deviceOrientation
-                pipeline = OrientationPipeline(fused: control.estimator(), classifier: control.classifier, mounting: control.mounting)
+                pipeline = OrientationPipeline(fused: control.estimator(), classifier: control.classifier,
+                                               accelerometerOnlyClassifier: control.energy.lowEnergyClassifier, mounting: control.mounting)
                 pipeline?.resume(from: orientation)
                 appliedLowEnergy = nil
                 nextPoll = 0

@@ -104,7 +104,9 @@ public final class MotionOrientation: Sendable {
         reconcile()
     }
 
-    /// The classifier's hysteresis and settle time; takes effect when the source next starts.
+    /// The classifier's tuning (hysteresis, settle time, rate gate) while the gyroscope runs;
+    /// low-energy mode uses ``EnergySettings/lowEnergyClassifier``. Takes effect when the source
+    /// next starts.
     public var classifierSettings: OrientationClassifier.Settings {
         get { state.withLock { $0.classifier } }
         set { state.withLock { $0.classifier = newValue; $0.sourceGeneration += 1 }; reconcile() }

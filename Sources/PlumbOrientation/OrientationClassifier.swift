@@ -83,6 +83,14 @@ public struct OrientationClassifier: Sendable {
         /// promises (`plumb bench energy`).
         public static let accelerometerOnly = Settings(hysteresisDegrees: 8, settleTime: 0.1, maximumRotationRate: 90,
                                                        rateTimeConstant: 0.05)
+
+        /// ``steady``'s counterpart for gravity from the accelerometer alone, so that a kiosk
+        /// that must not flap does not start flapping on battery: 15° hysteresis, 0.1 s settle
+        /// time, 60 °/s gate smoothed over 0.1 s. On BROAD in low-energy mode: agreement
+        /// 98.59 %, 0.64 spurious changes a minute, median latency 1.0 s (``accelerometerOnly``:
+        /// 98.92 %, 3.74, 0.66 s).
+        public static let steadyAccelerometerOnly = Settings(hysteresisDegrees: 15, settleTime: 0.1, maximumRotationRate: 60,
+                                                             rateTimeConstant: 0.1)
     }
 
     public var settings: Settings

@@ -87,20 +87,28 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         #expect(IMUSettings.parts.sorted() == drivers.sorted())
     }
 
-    @Test func orientationSettingsPickThePresetThenOverrideIt() throws {
+    @Test func orientationSettingsPickThePresetThenOverrideItInBothModes() throws {
         var o = OrientationSettings()
-        #expect(DaemonFactory.classifier(o) == .default)
+        #expect(DaemonFactory.classifiers(o) == ClassifierTunings(normal: .default, lowEnergy: .accelerometerOnly))
         o.preset = .steady
-        #expect(DaemonFactory.classifier(o) == .steady)
+        #expect(DaemonFactory.classifiers(o) == ClassifierTunings(normal: .steady, lowEnergy: .steadyAccelerometerOnly))
         o.hysteresis = 10
         o.settleTime = 0.2
         o.maxRotationRate = 0
-        let c = DaemonFactory.classifier(o)
-        #expect(c.hysteresisDegrees == 10 && c.settleTime == 0.2 && c.maximumRotationRate == .infinity)
-        #expect(c.rateTimeConstant == OrientationClassifier.Settings.steady.rateTimeConstant)
+        let t = DaemonFactory.classifiers(o)
+        for c in [t.normal, t.lowEnergy] {
+            #expect(c.hysteresisDegrees == 10 && c.settleTime == 0.2 && c.maximumRotationRate == .infinity)
+        }
+        #expect(t.normal.rateTimeConstant == OrientationClassifier.Settings.steady.rateTimeConstant)
+        #expect(t.lowEnergy.rateTimeConstant == OrientationClassifier.Settings.steadyAccelerometerOnly.rateTimeConstant)
         let decoded = try Configuration.decode("{\"orientation\": {\"preset\": \"steady\", \"maxRotationRate\": 45}}", file: "t", knownBoards: [])
-        #expect(DaemonFactory.classifier(decoded.orientation).maximumRotationRate == 45)
-        #expect(DaemonFactory.classifier(decoded.orientation).hysteresisDegrees == 18)
+        let d = DaemonFactory.classifiers(decoded.orientation)
+        #expect(d.normal.maximumRotationRate == 45 && d.lowEnergy.maximumRotationRate == 45)
+        #expect(d.normal.hysteresisDegrees == 18 && d.lowEnergy.hysteresisDegrees == 15)
+        // The daemon's pipeline switches to the low-energy tuning with the estimator.
+        var pipeline = DaemonFactory.orientationPipeline({ var c = Configuration(); c.orientation = o; return c }())
+        pipeline.useGyroscope(false)
+        #expect(pipeline.classifier.settings == t.lowEnergy)
     }
 
     @Test func configurationBecomesDriverSettings() throws {

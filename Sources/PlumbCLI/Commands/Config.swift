@@ -1,4 +1,5 @@
 import PlumbConfiguration
+import PlumbOrientation
 
 /// `plumb config`: check a configuration file, or print a complete example.
 enum Config {
@@ -48,9 +49,12 @@ enum Config {
         if let beta = c.filter.beta { filter += ", beta \(format(beta)) rad/s" }
         if let tau = c.filter.timeConstant { filter += ", time constant \(format(tau)) s" }
         lines.append(filter)
-        let classifier = DaemonFactory.classifier(c.orientation)
-        let gate = classifier.maximumRotationRate.isFinite ? "\(format(classifier.maximumRotationRate)) °/s" : "off"
-        lines.append("orientation: \(c.orientation.preset.rawValue), hysteresis \(format(classifier.hysteresisDegrees))°, settle \(format(classifier.settleTime)) s, rate gate \(gate), low energy \(c.orientation.lowEnergy.rawValue), interface \(c.orientation.interfaceOrientations.map(\.rawValue).joined(separator: ", "))")
+        let tunings = DaemonFactory.classifiers(c.orientation)
+        func describe(_ t: OrientationClassifier.Settings) -> String {
+            let gate = t.maximumRotationRate.isFinite ? "\(format(t.maximumRotationRate)) °/s over \(format(t.rateTimeConstant)) s" : "off"
+            return "hysteresis \(format(t.hysteresisDegrees))°, settle \(format(t.settleTime)) s, rate gate \(gate)"
+        }
+        lines.append("orientation: \(c.orientation.preset.rawValue): \(describe(tunings.normal)); in low-energy mode \(describe(tunings.lowEnergy)); low energy \(c.orientation.lowEnergy.rawValue), interface \(c.orientation.interfaceOrientations.map(\.rawValue).joined(separator: ", "))")
         lines.append("outputs: \(c.outputs.enabledNames.isEmpty ? "none (orientation is logged only)" : c.outputs.enabledNames.joined(separator: ", "))")
         if let m = c.outputs.mqtt { lines.append("mqtt: \(m)") }
         lines.append("log level: \(c.logLevel.rawValue)")

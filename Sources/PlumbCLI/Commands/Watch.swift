@@ -55,7 +55,9 @@ enum Watch {
         let rule = try args.choice("rule", ["plumb", "seed"]) ?? "plumb"
         let filterName = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)) ?? FusionAlgorithm.default.rawValue
         let algorithm = FusionAlgorithm(rawValue: filterName) ?? .default
-        let classifier = try classifierSettings(args, base: .default)
+        let tunings = try classifierTunings(args, base: ClassifierTunings(preset: .responsive))
+        let classifier = tunings.normal
+        let energy = EnergySettings(lowEnergyClassifier: tunings.lowEnergy)
         let duration = try args.double("duration", in: 0...1e7)
         var printer = ChangePrinter(format: format, command: args.string("exec"), context: context,
                                     powerRoot: args.string("power-root"), noBlankPause: args.has("no-blank-pause"))
@@ -73,7 +75,7 @@ enum Watch {
             }
             let name = URL(fileURLWithPath: path).lastPathComponent
             let motion = MotionOrientation(source: { RecordingSource(recording: recording, name: name) },
-                                           estimator: { algorithm.makeGravityEstimator() }, classifier: classifier)
+                                           estimator: { algorithm.makeGravityEstimator() }, classifier: classifier, energy: energy)
             if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
             try watch(motion, until: duration, printer: printer)
             return
@@ -99,7 +101,7 @@ enum Watch {
             } catch {
                 throw .other("simulated IMU: \(error)")
             }
-        }, estimator: { algorithm.makeGravityEstimator() }, classifier: classifier)
+        }, estimator: { algorithm.makeGravityEstimator() }, classifier: classifier, energy: energy)
         if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
         // The simulator's virtual clock starts at 1 s, when its profile starts.
         try watch(motion, until: nil, origin: Nanoseconds.perSecond, printer: printer)
@@ -145,15 +147,15 @@ enum Watch {
         }
     }
 
-    /// The classifier settings: `base` (or the steady preset with --steady), then each value the
-    /// command line sets.
-    static func classifierSettings(_ args: ParsedArguments, base: OrientationClassifier.Settings) throws(CLIError) -> OrientationClassifier.Settings {
-        var classifier = args.has("steady") ? OrientationClassifier.Settings.steady : base
-        if let h = try args.double("hysteresis", in: 0...44.9) { classifier.hysteresisDegrees = h }
-        if let s = try args.double("settle", in: 0...10) { classifier.settleTime = s }
-        if let r = try args.double("max-rate", in: 0...1e6) { classifier.maximumRotationRate = r == 0 ? .infinity : r }
-        if let t = try args.double("rate-time-constant", in: 0...10) { classifier.rateTimeConstant = t }
-        return classifier
+    /// The classifier tunings of both energy modes: `base` (or the steady preset's with
+    /// --steady), then each value the command line sets, in both.
+    static func classifierTunings(_ args: ParsedArguments, base: ClassifierTunings) throws(CLIError) -> ClassifierTunings {
+        var tunings = args.has("steady") ? ClassifierTunings(preset: .steady) : base
+        tunings.override(hysteresis: try args.double("hysteresis", in: 0...44),
+                         settleTime: try args.double("settle", in: 0...10),
+                         maximumRotationRate: try args.double("max-rate", in: 0...1e6).map { $0 == 0 ? .infinity : $0 },
+                         rateTimeConstant: try args.double("rate-time-constant", in: 0...10))
+        return tunings
     }
 
     /// Runs `motion` until its source ends (or `duration` seconds of sensor time pass) and prints
@@ -163,10 +165,10 @@ enum Watch {
     static func liveMotion(_ args: ParsedArguments, context: CommandContext, algorithm: FusionAlgorithm) throws(CLIError) -> MotionOrientation {
         let found = try LiveSensor.find(args, context: context)
         // The configuration's orientation settings, then the command line's.
-        let classifier = try classifierSettings(args, base: DaemonFactory.classifier(found.setup.configuration.orientation))
+        let tunings = try classifierTunings(args, base: DaemonFactory.classifiers(found.setup.configuration.orientation))
         // Fail here, with one line and the fix, rather than in the reader's retry loop.
         try LiveSensor.check(found, context: context)
-        var energy = EnergySettings.default
+        var energy = EnergySettings(lowEnergyClassifier: tunings.lowEnergy)
         energy.normal = found.imu
         let configuration = found.setup.configuration
         let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
@@ -174,7 +176,7 @@ enum Watch {
                 if case .failure(let message, let fix) = error { throw .other(message + (fix.map { " (\($0))" } ?? "")) }
                 throw .other(String(describing: error))
             }
-        }, estimator: { algorithm.makeGravityEstimator() }, classifier: classifier, energy: energy)
+        }, estimator: { algorithm.makeGravityEstimator() }, classifier: tunings.normal, energy: energy)
         let m = configuration.mounting.matrix
         motion.mounting = (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
         return motion

@@ -35,20 +35,18 @@ struct DaemonFactory {
     /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
     static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {
         let m = c.mounting.matrix
-        return OrientationPipeline(fused: estimator(c.filter), classifier: classifier(c.orientation),
+        let tunings = classifiers(c.orientation)
+        return OrientationPipeline(fused: estimator(c.filter), classifier: tunings.normal, accelerometerOnlyClassifier: tunings.lowEnergy,
                                    mounting: (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2])))
     }
 
-    /// The classifier settings `orientation` asks for: its preset, then each value it sets.
-    static func classifier(_ o: OrientationSettings) -> OrientationClassifier.Settings {
-        var classifier: OrientationClassifier.Settings = switch o.preset {
-        case .responsive: .default
-        case .steady: .steady
-        }
-        if let settle = o.settleTime { classifier.settleTime = settle }
-        if let hysteresis = o.hysteresis { classifier.hysteresisDegrees = hysteresis }
-        if let rate = o.maxRotationRate { classifier.maximumRotationRate = rate == 0 ? .infinity : rate }
-        return classifier
+    /// The classifier tunings `orientation` asks for, in both energy modes: its preset's, then
+    /// each value it sets (in both).
+    static func classifiers(_ o: OrientationSettings) -> ClassifierTunings {
+        var tunings = ClassifierTunings(preset: o.preset)
+        tunings.override(hysteresis: o.hysteresis, settleTime: o.settleTime,
+                         maximumRotationRate: o.maxRotationRate.map { $0 == 0 ? .infinity : $0 }, rateTimeConstant: nil)
+        return tunings
     }
 
     func build(_ setup: DaemonSetup) throws -> DaemonPipeline {
@@ -281,5 +279,37 @@ struct DaemonFactory {
             made.append(try MQTTDaemonOutput(mqtt, clock: realClock))
         }
         return made
+    }
+}
+
+/// The classifier's tuning with the gyroscope (normal mode) and with the accelerometer alone
+/// (low-energy mode).
+struct ClassifierTunings: Equatable {
+    var normal: OrientationClassifier.Settings
+    var lowEnergy: OrientationClassifier.Settings
+
+    /// A preset's pair: responsive is ``OrientationClassifier/Settings/default`` and
+    /// ``OrientationClassifier/Settings/accelerometerOnly``; steady is
+    /// ``OrientationClassifier/Settings/steady`` and ``OrientationClassifier/Settings/steadyAccelerometerOnly``.
+    init(preset: OrientationSettings.Preset) {
+        switch preset {
+        case .responsive: self.init(normal: .default, lowEnergy: .accelerometerOnly)
+        case .steady: self.init(normal: .steady, lowEnergy: .steadyAccelerometerOnly)
+        }
+    }
+
+    init(normal: OrientationClassifier.Settings, lowEnergy: OrientationClassifier.Settings) {
+        self.normal = normal
+        self.lowEnergy = lowEnergy
+    }
+
+    /// Sets each given value in both tunings.
+    mutating func override(hysteresis: Double?, settleTime: Double?, maximumRotationRate: Double?, rateTimeConstant: Double?) {
+        for keyPath in [\ClassifierTunings.normal, \ClassifierTunings.lowEnergy] {
+            if let hysteresis { self[keyPath: keyPath].hysteresisDegrees = hysteresis }
+            if let settleTime { self[keyPath: keyPath].settleTime = settleTime }
+            if let maximumRotationRate { self[keyPath: keyPath].maximumRotationRate = maximumRotationRate }
+            if let rateTimeConstant { self[keyPath: keyPath].rateTimeConstant = rateTimeConstant }
+        }
     }
 }
