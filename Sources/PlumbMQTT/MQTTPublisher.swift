@@ -297,17 +297,28 @@ public final class MQTTPublisher: @unchecked Sendable {
             // logs the OpenSSL reason (a broker rejecting a client certificate after the TLS 1.3
             // handshake may close the socket before its alert is read, twice in a row in one
             // test run), so the first few are debug lines only; a broker that keeps doing it is
-            // reported by the caller from the fourth time on.
+            // reported from the fourth time on, with what to check.
             guard settings.endpoint.tls, rc == MOSQ_ERR_PROTOCOL.rawValue || rc == MOSQ_ERR_ERRNO.rawValue else { return nil }
             let early = unexplainedTLSFailures.withLock { n -> Bool in n += 1; return n <= Self.unexplainedTLSFailuresBeforeReport }
             if early {
                 report(MQTTReport(level: .debug, message: "TLS with \(settings.endpoint) ended without a reason: \(Self.describe(rc))"))
                 return ""
             }
-            return nil
+            // Still no reason: say so, with what to check, once (repeated until a CONNACK).
+            let message = "TLS with \(settings.endpoint) failed: the broker closed the connection during the handshake without a reason ("
+                + Self.describe(rc) + ")" + tlsHint(reason: "")
+            lastTLSFailure.withLock { $0 = message }
+            return message
         }
-        var message = "TLS with \(settings.endpoint) failed: \(reason ?? Self.describe(rc))"
-        let lower = (reason ?? "").lowercased()
+        let message = "TLS with \(settings.endpoint) failed: \(reason ?? Self.describe(rc))" + tlsHint(reason: reason ?? "")
+        lastTLSFailure.withLock { $0 = message }
+        return message
+    }
+
+    /// What to check after a TLS failure whose OpenSSL reason (if any) is `reason`.
+    private func tlsHint(reason: String) -> String {
+        var message = ""
+        let lower = reason.lowercased()
         if let certFile = settings.certFile {
             message += lower.contains("alert") || lower.contains("certificate required")
                 ? " (the broker rejected the client certificate \(certFile): check that it is signed by a CA the broker trusts and has not expired)"
@@ -317,7 +328,6 @@ public final class MQTTPublisher: @unchecked Sendable {
         } else {
             message += " (check caFile \(settings.caFile ?? "-") against the broker's certificate)"
         }
-        lastTLSFailure.withLock { $0 = message }
         return message
     }
 
