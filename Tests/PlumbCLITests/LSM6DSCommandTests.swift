@@ -46,6 +46,18 @@ import PlumbSimulation
         #expect(r.out.split(separator: "\n").count == 5)
     }
 
+    @Test func readCanTurnFIFOCompressionOff() throws {
+        let spec = CommandSpec(name: "read", abstract: "", options: SensorOptions.specs)
+        for (flags, compressing) in [([String](), true), (["--no-fifo-compression"], false)] {
+            let args = try parse(["--simulate", "--chip", "lsm6dso"] + flags, spec: spec)
+            let opened = try SensorOptions.open(args, context: CommandContext.capturing(environment: [:]))
+            #expect((opened.imu as? LSM6DS)?.fifoCompression == compressing)
+        }
+        let r = run(["read", "--simulate", "--chip", "lsm6dso", "--rate", "833", "--count", "50", "--format", "jsonl", "--no-fifo-compression"])
+        #expect(r.status == 0)
+        #expect(r.out.split(separator: "\n").count == 50)
+    }
+
     @Test func lsm6dsvIsRefusedWithTheReason() throws {
         final class DSV: RegisterTarget {
             var registerPointer: UInt8 = 0

@@ -19,6 +19,7 @@ enum SensorOptions {
         .option("replay", value: "FILE", help: "Replay a recording (BROAD CSV columns t_s,gyr_x..acc_z) as the emulated motion."),
         .option("faults", value: "SPEC", help: "Emulated faults, such as errors=0.01,reset@5s,stuck@2s+300ms,lost=0.1,silent@3s+1s."),
         .option("seed", value: "N", help: "Seed for the emulated noise and faults. Default 1."),
+        .flag("no-fifo-compression", help: "Never compress the FIFO of an LSM6DSO-generation chip (it compresses at high rates)."),
     ]
 
     /// A sensor ready to use.
@@ -94,6 +95,7 @@ enum SensorOptions {
         if args.has("simulate") {
             let sensor = try simulation(args, defaultProfile: defaultProfile)
             let (imu, identity) = try identify(bus: sensor.bus, address: address, part: part, clock: sensor.clock)
+            if args.has("no-fifo-compression"), let lsm = imu as? LSM6DS { lsm.fifoCompression = false }
             return Opened(imu: imu, identity: identity, line: sensor.line, clock: sensor.clock, simulation: sensor)
         }
 
@@ -108,6 +110,7 @@ enum SensorOptions {
             }
             do {
                 let (imu, identity) = try identify(bus: bus, address: address, part: part, clock: clock)
+                if args.has("no-fifo-compression"), let lsm = imu as? LSM6DS { lsm.fifoCompression = false }
                 var line: (any InterruptLine)?
                 if let spec = args.string("interrupt") { line = try interruptLine(spec) }
                 return Opened(imu: imu, identity: identity, line: line, clock: clock, simulation: nil)
