@@ -196,7 +196,7 @@ import PlumbSimulation
     /// one) that only TAG_PARITY catches. The rest of the burst is dropped, the loss is reported
     /// as a gap, and every later sample matches the truth (nothing rebuilt from a stale DPCM
     /// reference or a miscounted slot).
-    @Test(arguments: [(true, UInt8(0xF0)), (true, 0x40), (true, 0x01), (false, 0x40), (false, 0x10)])
+    @Test(arguments: [(true, UInt8(0xF0)), (true, 0x40), (true, 0x01), (false, 0x40), (false, 0x10), (false, 0x08)])
     func aCorruptedTagIsAGapAndLaterSamplesAreRight(compressed: Bool, mask: UInt8) throws {
         let rig = LSM6DSRig(.lsm6dso, profile: LSM6DSFaultTests.ramp)
         rig.imu.fifoCompression = compressed
@@ -225,6 +225,8 @@ import PlumbSimulation
         #expect(corrupted == 5)
         #expect(gaps.allSatisfy { $0.reason == .busError })
         LSM6DSFaultTests.check(samples, origin: rig.chip.profileStart, label: "corrupted tag \(compressed) \(mask)")
+        // A sensor word taken for a temperature word would show here.
+        #expect(samples.allSatisfy { s in s.temperature.map { abs($0 - rig.chip.temperature) < 0.5 } ?? true })
     }
 
     /// A stream stopped and started again: FIFO_COMPR_INIT restarts the chip's compressor (the
