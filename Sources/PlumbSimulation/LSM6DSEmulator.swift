@@ -36,7 +36,11 @@ import PlumbDrivers
 ///   not fit 8 bits; 3xC (all three, 5-bit differences) when every difference fits 5 bits; else 2xC
 ///   (the oldest two, 8-bit differences). Rules from ST's STEVAL-BCN002V1 user manual (DPCM
 ///   description); layouts as ``LSM6DS/TaggedFIFO/pack2x(_:_:)`` and ``LSM6DS/TaggedFIFO/pack3x(_:_:_:)``.
-///   The watermark and FIFO_STATUS count words, as on the chip.
+///   The watermark and FIFO_STATUS count words, as on the chip. FIFO_COMPR_INIT (EMB_FUNC_INIT_B
+///   bit 3) restarts the compressor; a flush alone keeps its reference (an assumption, see `DPCM`).
+/// - Every tag byte carries TAG_PARITY in bit 0 (an even number of ones in the byte; DS12140
+///   FIFO_DATA_OUT_TAG, ST `fifo_utility.c` `has_even_parity`); ``corruptTag(ofWaitingWord:mask:)``
+///   injects a corrupted tag.
 /// - The 25 µs timer (6.4 ms on the DS3 generation without TIMER_HR), reset by 0xAA in
 ///   TIMESTAMP2, running fast by `frequencyFine` × 0.15 % as the trim in INTERNAL_FREQ_FINE says.
 /// - The watermark (and FIFO overrun/full, data-ready) on INT1 or INT2 as routed, honouring
