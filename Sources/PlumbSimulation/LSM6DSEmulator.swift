@@ -36,7 +36,11 @@ import PlumbDrivers
 ///   not fit 8 bits; 3xC (all three, 5-bit differences) when every difference fits 5 bits; else 2xC
 ///   (the oldest two, 8-bit differences). Rules from ST's STEVAL-BCN002V1 user manual (DPCM
 ///   description); layouts as ``LSM6DS/TaggedFIFO/pack2x(_:_:)`` and ``LSM6DS/TaggedFIFO/pack3x(_:_:_:)``.
-///   The watermark and FIFO_STATUS count words, as on the chip.
+///   The watermark and FIFO_STATUS count words, as on the chip. FIFO_COMPR_INIT (EMB_FUNC_INIT_B
+///   bit 3) restarts the compressor; a flush alone keeps its reference (an assumption, see `DPCM`).
+/// - Every tag byte carries TAG_PARITY in bit 0 (an even number of ones in the byte; DS12140
+///   FIFO_DATA_OUT_TAG, ST `fifo_utility.c` `has_even_parity`); ``corruptTag(ofWaitingWord:mask:)``
+///   injects a corrupted tag.
 /// - The 25 µs timer (6.4 ms on the DS3 generation without TIMER_HR), reset by 0xAA in
 ///   TIMESTAMP2, running fast by `frequencyFine` × 0.15 % as the trim in INTERNAL_FREQ_FINE says.
 /// - The watermark (and FIFO overrun/full, data-ready) on INT1 or INT2 as routed, honouring
@@ -57,6 +61,8 @@ public final class LSM6DSEmulator: RegisterTarget {
         public var uncompressedWords = 0
         public var twoSampleWords = 0
         public var threeSampleWords = 0
+        /// FIFO_COMPR_INIT requests served.
+        public var compressorInits = 0
         /// Software, boot and power-on resets.
         public var resets = 0
         public init() {}
@@ -122,6 +128,11 @@ public final class LSM6DSEmulator: RegisterTarget {
     private var embeddedBank = false
     private var embedded = [UInt8](repeating: 0, count: 128)
     /// DPCM state per sensor: the samples not yet written and the last one the decoder will know.
+    /// Cleared by FIFO_COMPR_INIT (EMB_FUNC_INIT_B bit 3) and by a reset. Assumption (no source
+    /// read says either way): the FIFO going from bypass to a FIFO mode does not clear the
+    /// compressor, so without FIFO_COMPR_INIT a restarted stream may begin with compressed words
+    /// against the reference of the previous stream (the samples still pending are dropped with
+    /// the FIFO's contents).
     private struct DPCM {
         var pending: (SIMD3<Int16>, SIMD3<Int16>, SIMD3<Int16>) = (.zero, .zero, .zero)
         var count = 0
@@ -182,6 +193,18 @@ public final class LSM6DSEmulator: RegisterTarget {
     /// True while FIFO compression is on (FIFO_COMPR_RT_EN and FIFO_COMPR_EN both set).
     public var isCompressing: Bool { compressionActive }
 
+    /// Fault injection: flips the bits of `mask` in the tag byte of the `index`-th word waiting
+    /// in the tagged FIFO (0 = the oldest), as a corrupted transfer or FIFO cell would. Returns
+    /// false (and changes nothing) when fewer words are waiting or the FIFO is not tagged.
+    @discardableResult
+    public func corruptTag(ofWaitingWord index: Int, mask: UInt8) -> Bool {
+        if let clock { advance(to: clock.nowNanoseconds) }
+        guard variant.generation == .dso, index >= 0, index < fifoCount / unit else { return false }
+        let i = (fifoHead + index * unit) % fifo.count
+        fifo[i] ^= mask
+        return true
+    }
+
     /// The counter as the host would read it now, in ticks.
     public var timerTicks: UInt64 {
         if let clock { advance(to: clock.nowNanoseconds) }
@@ -200,6 +223,7 @@ public final class LSM6DSEmulator: RegisterTarget {
     private func softwareReset(at t: UInt64) {
         registers.powerOnReset()
         embeddedBank = false
+        dpcmGyroscope = DPCM(); dpcmAccelerometer = DPCM()
         for i in embedded.indices { embedded[i] = 0 }
         if variant.generation == .dso { registers[0x63] = UInt8(bitPattern: frequencyFine) }
         resetDoneAt = nil
@@ -335,7 +359,8 @@ public final class LSM6DSEmulator: RegisterTarget {
 
     private func fifoClear() {
         fifoHead = 0; fifoCount = 0; fifoInstant = 0; fifoSlot = 0
-        dpcmGyroscope = DPCM(); dpcmAccelerometer = DPCM()
+        // The compressor keeps its reference (see ``DPCM``); pending samples go with the FIFO.
+        dpcmGyroscope.count = 0; dpcmAccelerometer.count = 0
         patternPosition = 0; overrun = false; overrunLatched = false
     }
 
@@ -598,6 +623,17 @@ public final class LSM6DSEmulator: RegisterTarget {
                 return
             }
             if embeddedBank {
+                // EMB_FUNC_INIT_B (0x67) bit 3, FIFO_COMPR_INIT: the compressor starts again (no
+                // reference, nothing pending), so its next word is uncompressed. Datasheet: LSM6DSO
+                // DS12140 embedded functions registers; ST `lsm6dso_compression_algo_init_set`.
+                // Assumption: the request bit reads back 0 once served (the datasheet gives no
+                // read-back behaviour in the sources read).
+                if address == 0x67, value & 0x08 != 0 {
+                    dpcmGyroscope = DPCM(); dpcmAccelerometer = DPCM()
+                    counters.compressorInits += 1
+                    embedded[0x67] = value & ~0x08
+                    return
+                }
                 embedded[Int(address & 0x7F)] = value
                 return
             }
@@ -619,7 +655,7 @@ public final class LSM6DSEmulator: RegisterTarget {
             if !enabled { fifoClear() }
             if enabled && !fifoEnabled {
                 fifoInstant = 0; fifoSlot = 0; nextTemperatureBatch = now
-                dpcmGyroscope = DPCM(); dpcmAccelerometer = DPCM()
+                dpcmGyroscope.count = 0; dpcmAccelerometer.count = 0
             }
             fifoEnabled = enabled
             updatePattern()

@@ -62,11 +62,15 @@ extension VMChecks {
             try require(try bus.readRegister(0x0D, address: a) == 0x08, "INT1_CTRL does not route the FIFO threshold")
             try require(try bus.readRegister(0x19, address: a) == 0x20, "CTRL10_C.TIMESTAMP_EN not set")
 
-            // The chip at the watermark: four words waiting, then the pin rises.
+            // FIFO_COMPR_INIT was requested (EMB_FUNC_INIT_B, embedded 0x67; it stays set in the stub).
+            try require(try bus.readRegister(0x67, address: a) & 0x08 != 0, "EMB_FUNC_INIT_B.FIFO_COMPR_INIT not requested")
+
+            // The chip at the watermark: four words waiting, then the pin rises. Tag bytes carry
+            // TAG_PARITY (bit 0: an even number of ones), as the chip writes them.
             let words: [UInt8] = [
-                0x20, 0xE8, 0x03, 0x00, 0x00, 0x00, 0x00,      // slot 0 timestamp 1000
-                0x08, 0x64, 0x00, 0x38, 0xFF, 0x2C, 0x01,      // slot 0 gyroscope (100, -200, 300)
-                0x10, 0xE8, 0x03, 0xD0, 0x07, 0x05, 0x20,      // slot 0 accelerometer (1000, 2000, 8197)
+                0x21, 0xE8, 0x03, 0x00, 0x00, 0x00, 0x00,      // slot 0 timestamp 1000
+                0x09, 0x64, 0x00, 0x38, 0xFF, 0x2C, 0x01,      // slot 0 gyroscope (100, -200, 300)
+                0x11, 0xE8, 0x03, 0xD0, 0x07, 0x05, 0x20,      // slot 0 accelerometer (1000, 2000, 8197)
                 0x0A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,      // slot 1 gyroscope (its accelerometer is not in yet)
             ]
             try bus.write([0x78] + Array(words[0..<28]), to: a)

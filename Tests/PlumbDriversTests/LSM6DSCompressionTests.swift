@@ -93,6 +93,8 @@ import PlumbSimulation
         #expect(words.isEmpty)
         d.decode([0x26, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00], range: 0..<7, into: &words)
         #expect(words == [.init(slot: 2, entry: .accelerometer(SIMD3(1, 2, 3)))])
+        // The three slots the 3xC word covered are losses, reported, not silently dropped.
+        #expect(d.takeLostSlots() == 3)
     }
 
     /// The chip's order of a slot's words does not matter: a timestamp written after the sensor
@@ -186,6 +188,69 @@ import PlumbSimulation
         #expect(samples.count - before > 700)
         #expect(rig.chip.counters.fifoWordsLost > 0)
         LSM6DSFaultTests.check(samples, origin: rig.chip.profileStart, label: "after overrun")
+    }
+
+    /// One corrupted tag byte in the middle of a burst, on the compressed and the plain tagged
+    /// FIFO: `mask` 0xF0 keeps the parity and gives an unknown TAG_SENSOR; 0x40 and 0x10 flip one
+    /// bit, which can make another valid tag (a gyroscope word read as an accelerometer 3xC
+    /// one) that only TAG_PARITY catches. The rest of the burst is dropped, the loss is reported
+    /// as a gap, and every later sample matches the truth (nothing rebuilt from a stale DPCM
+    /// reference or a miscounted slot).
+    @Test(arguments: [(true, UInt8(0xF0)), (true, 0x40), (true, 0x01), (false, 0x40), (false, 0x10), (false, 0x08)])
+    func aCorruptedTagIsAGapAndLaterSamplesAreRight(compressed: Bool, mask: UInt8) throws {
+        let rig = LSM6DSRig(.lsm6dso, profile: LSM6DSFaultTests.ramp)
+        rig.imu.fifoCompression = compressed
+        let stream = IMUStream(imu: rig.imu, line: rig.line, clock: rig.clock)
+        _ = try stream.start(IMUConfiguration(outputDataRate: 833, accelerometerRange: 2, fifoWatermark: 16))
+        #expect(rig.imu.isCompressingFIFO == compressed)
+        var samples: [IMUSample] = [], gaps: [StreamGap] = []
+        let run = { (seconds: Double) in
+            let end = rig.clock.nowNanoseconds + UInt64(seconds * 1e9)
+            while rig.clock.nowNanoseconds < end { gaps += stream.step(into: &samples) }
+        }
+        run(1)
+        #expect(gaps.isEmpty)
+        var corrupted = 0
+        for k in 0..<5 {
+            // Let a few words gather, then spoil one in the middle of what the next read takes.
+            rig.clock.sleep(nanoseconds: 6_000_000)
+            let level = rig.chip.fifoLevel
+            if level >= 4, rig.chip.corruptTag(ofWaitingWord: level / 2 + k % 2, mask: mask) { corrupted += 1 }
+            let before = samples.count
+            let gapsBefore = gaps.count
+            run(0.5)
+            #expect(gaps.count > gapsBefore, "corruption \(k) not reported")
+            #expect(samples.count - before > 350)
+        }
+        #expect(corrupted == 5)
+        #expect(gaps.allSatisfy { $0.reason == .busError })
+        LSM6DSFaultTests.check(samples, origin: rig.chip.profileStart, label: "corrupted tag \(compressed) \(mask)")
+        // A sensor word taken for a temperature word would show here.
+        #expect(samples.allSatisfy { s in s.temperature.map { abs($0 - rig.chip.temperature) < 0.5 } ?? true })
+    }
+
+    /// A stream stopped and started again: FIFO_COMPR_INIT restarts the chip's compressor (the
+    /// emulator keeps its reference across the flush without it), so the new stream's first
+    /// word is uncompressed and nothing is skipped or reported lost.
+    @Test func restartingTheStreamRestartsTheCompressor() throws {
+        let rig = LSM6DSRig(.lsm6dso, profile: LSM6DSFaultTests.ramp)
+        let stream = IMUStream(imu: rig.imu, line: rig.line, clock: rig.clock)
+        let configuration = IMUConfiguration(outputDataRate: 833, accelerometerRange: 2, fifoWatermark: 16)
+        var samples: [IMUSample] = [], gaps: [StreamGap] = []
+        _ = try stream.start(configuration)
+        for round in 0..<3 {
+            // The driver's own stop and start (no chip reset between them, unlike IMUStream.start).
+            if round > 0 { try rig.imu.startStreaming() }
+            #expect(rig.chip.counters.compressorInits == round + 1)
+            let end = rig.clock.nowNanoseconds + 500_000_000
+            while rig.clock.nowNanoseconds < end { gaps += stream.step(into: &samples) }
+            try rig.imu.stopStreaming()
+            rig.clock.sleep(nanoseconds: 20_000_000)
+        }
+        #expect(gaps.isEmpty)
+        #expect(rig.imu.isCompressingFIFO)
+        #expect(samples.count > 3 * 400)
+        LSM6DSFaultTests.check(samples, origin: rig.chip.profileStart, label: "restarted")
     }
 
     /// Edges stop for two seconds (a line stuck at one level, or lost edges): the watchdog polls

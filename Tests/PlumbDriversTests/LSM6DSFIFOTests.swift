@@ -37,6 +37,22 @@ import PlumbHAL
         #expect(LSM6DS.TaggedFIFO.tagByte(.accelerometer, slot: 2) == 0x14)
     }
 
+    /// TAG_PARITY (bit 0) makes every tag byte's ones even (DS12140 FIFO_DATA_OUT_TAG).
+    @Test func tagBytesCarryEvenParity() {
+        #expect(LSM6DS.TaggedFIFO.tagByte(.gyroscope, slot: 0) == 0x09)      // 0000 1000 + parity
+        #expect(LSM6DS.TaggedFIFO.tagByte(.timestamp, slot: 0) == 0x21)      // 0010 0000 + parity
+        #expect(LSM6DS.TaggedFIFO.tagByte(.gyroscope, slot: 1) == 0x0A)      // already even
+        #expect(LSM6DS.TaggedFIFO.tagByte(.accelerometer3x, slot: 1) == 0x4B)
+        for raw in 1...0x0D {
+            for slot in UInt8(0)...3 {
+                let b = LSM6DS.TaggedFIFO.tagByte(LSM6DS.TaggedFIFO.Tag(rawValue: UInt8(raw))!, slot: slot)
+                #expect(LSM6DS.TaggedFIFO.hasValidParity(b))
+                for bit in 0..<8 { #expect(!LSM6DS.TaggedFIFO.hasValidParity(b ^ UInt8(1 << bit))) }
+            }
+        }
+        #expect(LSM6DS.TaggedFIFO.hasValidParity(0x00))
+    }
+
     @Test func taggedRefusesPartialWords() {
         var words: [W] = []
         #expect(throws: LSM6DS.FIFODecodingError.partialWord(bytes: 8, wordLength: 7)) {

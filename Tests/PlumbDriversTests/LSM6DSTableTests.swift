@@ -149,6 +149,22 @@ import PlumbHAL
         #expect(try !LSM6DS.plan(IMUConfiguration(outputDataRate: rate, fifoWatermark: watermark), for: .lsm6ds3).compression)
     }
 
+    /// The 125 ms rule at 833 Hz: watermark 35 (104 samples at best compression, 124.85 ms)
+    /// compresses, 36 (107 samples, 128.45 ms) does not.
+    @Test func compressionBoundaryAt833HzIsWatermark35() throws {
+        let at35 = try LSM6DS.plan(IMUConfiguration(outputDataRate: 833, fifoWatermark: 35), for: .lsm6dso)
+        #expect(at35.compression)
+        #expect(at35.maximumSamplesPerWatermark == 104)
+        let ms35 = Double(at35.maximumSamplesPerWatermark) / at35.dataRate.hertz * 1e3
+        #expect(ms35 > 124.8 && ms35 <= 125)
+        let at36 = try LSM6DS.plan(IMUConfiguration(outputDataRate: 833, fifoWatermark: 36), for: .lsm6dso)
+        #expect(!at36.compression)
+        #expect(at36.maximumSamplesPerWatermark == 36)
+        let compressed36 = try LSM6DS.plan(IMUConfiguration(outputDataRate: 833, fifoWatermark: 36), for: .lsm6dso,
+                                           maximumCompressedBatchNanoseconds: 128_500_000)
+        #expect(compressed36.compression && compressed36.maximumSamplesPerWatermark == 107)
+    }
+
     @Test func planForLSM6DS3LowEnergy() throws {
         let c = IMUConfiguration(outputDataRate: 26, accelerometerRange: 2, gyroscopeRange: 250, fifoWatermark: 16,
                                  gyroscopeEnabled: false, interrupt: .init(mode: .pulsed))

@@ -97,6 +97,55 @@ import PlumbDrivers
         #expect(chip.fifoLevel == 0)
     }
 
+    /// Compressed FIFO: every tag byte carries TAG_PARITY; FIFO_COMPR_INIT restarts the
+    /// compressor (its first word per sensor is uncompressed), a flush alone does not (the
+    /// emulator's stated assumption); ``LSM6DSEmulator/corruptTag(ofWaitingWord:mask:)`` flips bits.
+    @Test func compressedTagsCarryParityAndCompressorInitRestarts() throws {
+        let (bus, chip, _) = chip(.lsm6dso)
+        typealias F = LSM6DS.TaggedFIFO
+        try bus.writeRegister(0x01, 0x80, address: a)  // embedded bank
+        try bus.writeRegister(0x05, 0x08, address: a)  // EMB_FUNC_EN_B.FIFO_COMPR_EN
+        try bus.writeRegister(0x01, 0x00, address: a)
+        try bus.write([0x07, 0xFF, 0x46, 0x77], to: a)  // FIFO_COMPR_RT_EN, UNCOPTR 32, BDR 833 Hz
+        try bus.write([0x10, 0x70, 0x70], to: a)       // 833 Hz both
+        func run(instants: Int) throws -> [UInt8] {
+            try bus.writeRegister(0x0A, 0x06, address: a)   // continuous (no timestamps)
+            clock.advance(by: UInt64(instants) * 1_200_480 + 100_000)
+            let n = chip.fifoLevel
+            let bytes = try bus.readRegisters(0x78, count: n * 7, address: a)
+            try bus.writeRegister(0x0A, 0x00, address: a)   // bypass
+            return stride(from: 0, to: bytes.count, by: 7).map { bytes[$0] }
+        }
+        func initCompressor() throws {
+            try bus.writeRegister(0x01, 0x80, address: a)
+            try bus.writeRegister(0x67, 0x08, address: a)  // EMB_FUNC_INIT_B.FIFO_COMPR_INIT
+            #expect(try bus.readRegister(0x67, address: a) == 0)
+            try bus.writeRegister(0x01, 0x00, address: a)
+        }
+        try initCompressor()
+        let first = try run(instants: 40)
+        #expect(first.count > 20)
+        #expect(first.allSatisfy(F.hasValidParity))
+        // The first word of each sensor has no reference to differ from: NC_T_2.
+        #expect(Set(first.prefix(2).map { $0 >> 3 }) == [F.Tag.gyroscopeT2.rawValue, F.Tag.accelerometerT2.rawValue])
+        #expect(first.contains { $0 >> 3 == F.Tag.accelerometer3x.rawValue })
+        // Restarted without FIFO_COMPR_INIT: the at-rest signal compresses against the old reference.
+        let stale = try run(instants: 6)
+        #expect(stale.allSatisfy(F.hasValidParity))
+        #expect(stale.prefix(2).allSatisfy { $0 >> 3 == F.Tag.gyroscope3x.rawValue || $0 >> 3 == F.Tag.accelerometer3x.rawValue })
+        try initCompressor()
+        let restarted = try run(instants: 6)
+        #expect(Set(restarted.prefix(2).map { $0 >> 3 }) == [F.Tag.gyroscopeT2.rawValue, F.Tag.accelerometerT2.rawValue])
+        #expect(chip.counters.compressorInits == 2)
+        // Fault injection: the second waiting word's tag loses its parity.
+        try bus.writeRegister(0x0A, 0x06, address: a)
+        clock.advance(by: 10 * 1_200_480)
+        #expect(chip.corruptTag(ofWaitingWord: 1, mask: 0x01))
+        #expect(!chip.corruptTag(ofWaitingWord: chip.fifoLevel, mask: 0x01))
+        let bytes = try bus.readRegisters(0x78, count: 14, address: a)
+        #expect(F.hasValidParity(bytes[0]) && !F.hasValidParity(bytes[7]))
+    }
+
     @Test func patternFIFOPositionAndTimestampSet() throws {
         let (bus, chip, _) = chip(.lsm6ds3)
         try bus.write([0x07, 0x80, 0x09, 0x28, 0x36], to: a) // TS in FIFO, G+XL every sample, TS every 8th, 416 Hz continuous

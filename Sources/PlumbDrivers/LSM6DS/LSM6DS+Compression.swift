@@ -21,9 +21,12 @@
 ///
 /// Sources: LSM6DSO datasheet DS12140 §6.5.7 (enable bits); ST STEVAL-BCN002V1 user manual
 /// §2.3.1.4 and its DPCM description (selection: a difference over 8 bits → NC_T_2, over 5 bits →
-/// 2xC, else 3xC); ST `fifo_utility.c` (`st_fifo_decompress`, `get_diff_2x`, `get_diff_3x`) and
+/// 2xC, else 3xC); ST `fifo_utility.c` (`st_fifo_decode`, `get_diff_2x`, `get_diff_3x`) and
 /// arduino-libraries/Arduino_LSM6DSOX `src/LSM6DSOXFIFO.cpp` (`decodeWord`, `extend5bits`) agree
-/// on the tags and byte layouts.
+/// on the tags and byte layouts. One disagreement: the user manual's text lists a 2xC word's
+/// differences in the other order (D1, for T − 1, then D2, for T − 2), while `fifo_utility.c`
+/// applies bytes 0–2 to the T − 2 sample first; the code follows `fifo_utility.c` (ST's working
+/// decoder), untested against a real chip.
 extension LSM6DS.TaggedFIFO {
     /// The 6 data bytes of a 2xC word: 8-bit differences for T − 2, then T − 1.
     ///
@@ -85,8 +88,13 @@ extension LSM6DS.TaggedFIFO {
         private var lastAccelerometer: SIMD3<Int16>?
         /// Sensor samples skipped because no reference was known (after a reset).
         public private(set) var skippedSamples = 0
-        /// Slots handed on with no sensor data at all (the assembler counts partial slots itself).
+        /// Slots handed on with no sensor data at all, and slots skipped whole before the first
+        /// slot with data after a reset (compressed words without a reference); the assembler
+        /// counts partial slots itself.
         public private(set) var lostSlots = 0
+        /// The slots covered by skipped words since the last reset (empty when `low > high`).
+        private var skippedLow = Int.max
+        private var skippedHigh = Int.min
         /// False after a reset until the first slot with data is handed on: empty slots before it
         /// are not losses (they precede the stream).
         private var handedOnData = false
@@ -101,6 +109,7 @@ extension LSM6DS.TaggedFIFO {
             handedOnData = false
             gyroscopeHigh = .min; accelerometerHigh = .min
             lastGyroscope = nil; lastAccelerometer = nil
+            skippedLow = .max; skippedHigh = .min
         }
 
         /// Returns and clears ``lostSlots``.
@@ -146,7 +155,7 @@ extension LSM6DS.TaggedFIFO {
             case Tag.gyroscope2x.rawValue, Tag.gyroscope3x.rawValue:
                 guard var v = lastGyroscope else {
                     let n = tagByte >> 3 == Tag.gyroscope2x.rawValue ? 2 : 3
-                    skippedSamples += n
+                    skip(n, at: t)
                     gyroscopeHigh = max(gyroscopeHigh, t - 3 + n)
                     break
                 }
@@ -158,7 +167,7 @@ extension LSM6DS.TaggedFIFO {
             case Tag.accelerometer2x.rawValue, Tag.accelerometer3x.rawValue:
                 guard var v = lastAccelerometer else {
                     let n = tagByte >> 3 == Tag.accelerometer2x.rawValue ? 2 : 3
-                    skippedSamples += n
+                    skip(n, at: t)
                     accelerometerHigh = max(accelerometerHigh, t - 3 + n)
                     break
                 }
@@ -175,6 +184,13 @@ extension LSM6DS.TaggedFIFO {
             // writes a slot's words.
             let sensors = gyroscopeEnabled ? min(gyroscopeHigh, accelerometerHigh) : accelerometerHigh
             if sensors != .min { emit(through: min(sensors, t - 1), into: &words) }
+        }
+
+        /// Notes a compressed word of `n` samples from slot `t` − 2 on, skipped for want of a reference.
+        private mutating func skip(_ n: Int, at t: Int) {
+            skippedSamples += n
+            skippedLow = min(skippedLow, t - 2)
+            skippedHigh = max(skippedHigh, t - 3 + n)
         }
 
         /// Difference vector `k` (0 = the T − 2 sample) of a 2xC or 3xC word whose data starts at `b[i]`.
@@ -228,7 +244,12 @@ extension LSM6DS.TaggedFIFO {
                 let n = UInt8(truncatingIfNeeded: s) & 0x03
                 let hasData = entry.accelerometer != nil || (gyroscopeEnabled && entry.gyroscope != nil)
                 if !hasData {
-                    guard handedOnData else { continue }
+                    guard handedOnData else {
+                        // Before the first slot with data: a loss only if a skipped word covered it
+                        // (otherwise the slot precedes the stream).
+                        if s >= skippedLow && s <= skippedHigh { lostSlots += 1 }
+                        continue
+                    }
                     lostSlots += 1
                 }
                 handedOnData = true

@@ -194,6 +194,23 @@ extension LSM6DS {
         try writeRegister(Register.functionConfigurationAccess, 0)
     }
 
+    /// Requests FIFO_COMPR_INIT (EMB_FUNC_INIT_B, embedded functions bank) between
+    /// FUNC_CFG_ACCESS = 0x80 and = 0x00, as ST-C `lsm6dso_compression_algo_init_set` does, so the
+    /// chip's compressor starts without a reference and its first word is uncompressed. A plain
+    /// write (no read first): the register's other bits are initialisation requests too, and 0
+    /// requests nothing. On a failure inside the bank the driver switches back as
+    /// ``setEmbeddedFIFOCompression(_:)`` does.
+    func initialiseFIFOCompression() throws(IMUError) {
+        try writeRegister(Register.functionConfigurationAccess, Self.embeddedBankAccess)
+        do {
+            try writeRegister(Register.embeddedFunctionInitB, Self.fifoCompressionInit)
+        } catch {
+            do { try writeRegister(Register.functionConfigurationAccess, 0) } catch let second { _ = second }
+            throw error
+        }
+        try writeRegister(Register.functionConfigurationAccess, 0)
+    }
+
     /// Reads CTRL1_XL…CTRL3_C back and compares them with what ``apply(_:)`` wrote; a chip that
     /// browned out or was reset reads CTRL3_C = 0x04 and the rest zero.
     public func verifyConfiguration() throws(IMUError) -> Bool {

@@ -70,15 +70,22 @@ extension LSM6DS {
 
             /// True for a tag that carries gyroscope data, compressed or not.
             public var isGyroscope: Bool { self == .gyroscope || (0x0A...0x0D).contains(rawValue) }
-            /// True for a tag that carries accelerometer data, compressed or not.
-            public var isAccelerometer: Bool { self == .accelerometer || (0x06...0x09).contains(rawValue) }
         }
 
-        /// The tag byte for `tag` in slot `slot` (what the chip writes; the parity bit is left 0,
-        /// as no driver read checks it).
+        /// The tag byte for `tag` in slot `slot`, as the chip writes it: TAG_PARITY (bit 0) set so
+        /// the whole byte has an even number of ones (see ``hasValidParity(_:)``).
         public static func tagByte(_ tag: Tag, slot: UInt8) -> UInt8 {
-            (tag.rawValue << 3) | ((slot & 0x03) << 1)
+            let b = (tag.rawValue << 3) | ((slot & 0x03) << 1)
+            return b | UInt8(b.nonzeroBitCount & 1)
         }
+
+        /// True when `tagByte` has even parity over all 8 bits, as TAG_PARITY (bit 0) makes it on
+        /// the LSM6DSO generation; a byte with odd parity was corrupted between the FIFO and the
+        /// host. Datasheet: LSM6DSO DS12140, FIFO_DATA_OUT_TAG (78h) TAG_PARITY; ST `fifo_utility.c`
+        /// (`st_fifo_decode` rejects a tag byte for which `has_even_parity` is false on this FIFO
+        /// version). An all-zero byte (what an emptied FIFO reads as) has even parity.
+        @inline(__always)
+        public static func hasValidParity(_ tagByte: UInt8) -> Bool { tagByte.nonzeroBitCount & 1 == 0 }
 
         /// Decodes whole 7-byte words from `bytes[range]`, appending to `words`.
         ///

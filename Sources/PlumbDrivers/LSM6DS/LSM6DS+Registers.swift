@@ -12,6 +12,10 @@ extension LSM6DS {
         /// EMB_FUNC_EN_B (0x05 in the embedded functions bank, DSO gen): FIFO_COMPR_EN bit 3.
         /// Datasheet: LSM6DSO DS12140 §6.5.7 and §11 (embedded functions registers).
         public static let embeddedFunctionEnableB: UInt8 = 0x05
+        /// EMB_FUNC_INIT_B (0x67 in the embedded functions bank, DSO gen): FIFO_COMPR_INIT bit 3
+        /// restarts the FIFO compressor. Datasheet: LSM6DSO DS12140 embedded functions registers;
+        /// ST-C `lsm6dso_emb_func_init_b_t` / `lsm6dso_compression_algo_init_set`.
+        public static let embeddedFunctionInitB: UInt8 = 0x67
         /// FIFO_CTRL1 (0x06 DS3 gen) / (0x07 DSO gen): watermark bits 7:0.
         public static func fifoControl1(_ g: Generation) -> UInt8 { g == .dso ? 0x07 : 0x06 }
         /// FIFO_CTRL2: watermark high bits, TIMER_PEDO_FIFO_EN (DS3 gen, bit 7).
@@ -79,6 +83,8 @@ extension LSM6DS {
     public static let embeddedBankAccess: UInt8 = 0x80
     /// EMB_FUNC_EN_B bit 3, FIFO_COMPR_EN.
     public static let fifoCompressionEnable: UInt8 = 0x08
+    /// EMB_FUNC_INIT_B bit 3, FIFO_COMPR_INIT.
+    public static let fifoCompressionInit: UInt8 = 0x08
     /// FIFO_CTRL2 (0x08, DSO gen) bit 6, FIFO_COMPR_RT_EN; bits 2:1 UNCOPTR_RATE (0 none forced,
     /// 1/2/3 an uncompressed word every 8/16/32 batches). ST-C `lsm6dso_fifo_ctrl2_t`.
     public static let fifoCompressionRuntime: UInt8 = 0x40

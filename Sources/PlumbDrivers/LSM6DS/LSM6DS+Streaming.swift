@@ -6,7 +6,9 @@ extension LSM6DS {
     /// the FIFO in continuous mode.
     ///
     /// Order: FIFO to bypass (the flush, as K-LSM and Seeed-Studio/Seeed_Arduino_LSM6DS3#37 do it:
-    /// draining to empty never finishes at high rates); sensors on; read INTERNAL_FREQ_FINE (DSO
+    /// draining to empty never finishes at high rates); with compression, FIFO_COMPR_INIT in the
+    /// embedded bank (``initialiseFIFOCompression()``: the first word is then uncompressed, and
+    /// no sample is skipped for want of a DPCM reference); sensors on; read INTERNAL_FREQ_FINE (DSO
     /// generation); TIMESTAMP2 = 0xAA (timer reset) and note the host time;
     /// read the counter back to anchor it; INT1_CTRL/INT2_CTRL = FIFO threshold on the configured pin only; FIFO_MODE = continuous.
     public func startStreaming() throws(IMUError) {
@@ -15,6 +17,7 @@ extension LSM6DS {
         guard let p = plan else { return }
         streaming = false
         try writeRegister(Register.fifoModeControl, p.fifoModeControl)
+        if p.compression { try initialiseFIFOCompression() }
         try writeRegister(Register.control1XL, p.control1XL)
         try writeRegister(Register.control2G, p.control2G)
         expectedControl = [p.control1XL, p.control2G, p.control3C]
@@ -95,6 +98,7 @@ extension LSM6DS {
         let lastBefore = a.lastSampleNanoseconds
         var overflow = false
         if v.generation == .dso {
+            taggedCorruption = false
             overflow = try drainTagged(&a, edges: edges, into: &samples)
         } else {
             overflow = try drainPattern(&a, variant: v, into: &samples)
@@ -112,10 +116,15 @@ extension LSM6DS {
             }
             result.gaps.append(StreamGap(reason: .fifoOverflow, afterNanoseconds: lastBefore,
                                          detectedNanoseconds: now, lostSamples: estimate))
+        } else if taggedCorruption {
+            // How much the corrupted words held is unknown: the next words re-anchor the timeline.
+            result.gaps.append(StreamGap(reason: .busError, afterNanoseconds: a.lastSampleNanoseconds ?? lastBefore,
+                                         detectedNanoseconds: now, lostSamples: nil))
         } else if lost + drops > 0 {
             result.gaps.append(StreamGap(reason: .busError, afterNanoseconds: lastBefore,
                                          detectedNanoseconds: now, lostSamples: lost + drops))
         }
+        taggedCorruption = false
         result.sampleCount = samples.count - before
         return result
     }
@@ -141,8 +150,11 @@ extension LSM6DS {
     ///   `st_lsm6dsx_read_tagged_fifo` does in 28-byte blocks (reference/drivers.md §B2). The
     ///   datasheet text for the roll-back was not among the sources read.
     ///   Every tag is checked: a word whose TAG_SENSOR is not one the FIFO is configured to
-    ///   batch (what a chip reset or an emptied FIFO gives) ends the read's valid data, and the
-    ///   next drain reads the status.
+    ///   batch (what a chip reset or an emptied FIFO gives), or whose tag byte fails TAG_PARITY,
+    ///   ends the read's valid data, and the next drain reads the status. When the words dropped
+    ///   so are not all zero (zeros are the harmless read past the end), they are corruption:
+    ///   a discontinuity (timeline re-anchored, DPCM references dropped, so decoding waits for an
+    ///   uncompressed word) and a gap.
     /// - **Status read**: FIFO_STATUS1/2, then DIFF_FIFO words. Used at start, after anything
     ///   unusual, when polling, and every ``watermarkReadsPerStatusRead`` watermark reads; it
     ///   reports an overrun (OVER_RUN_LATCHED is cleared by the read, so none is missed).
@@ -172,6 +184,7 @@ extension LSM6DS {
             let valid = try decodeTagged(words: threshold, configuration: p)
             taggedStateKnown = valid == threshold
             a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
+            if taggedCorruption { discontinuity(&a) }
             return false
         }
         taggedStateKnown = false
@@ -193,6 +206,7 @@ extension LSM6DS {
         let valid = try decodeTagged(words: count, configuration: p)
         taggedStateKnown = valid == count
         a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
+        if taggedCorruption { discontinuity(&a) }
         return overflow
     }
 
@@ -204,37 +218,38 @@ extension LSM6DS {
     }
 
     /// Decodes `n` words from `fifoBytes` into `words`, keeping those before the first word whose
-    /// tag is not batched by this configuration (gyroscope, accelerometer, temperature, timestamp,
-    /// configuration change; with compression also the compressed sensor tags). Returns how many
-    /// were kept. With compression the kept words go through ``decompressor`` and `words` holds
-    /// one word per sensor and slot, in slot order (slots still waiting for a sensor stay in it).
+    /// tag byte fails TAG_PARITY (``TaggedFIFO/hasValidParity(_:)``) or whose tag is not batched by
+    /// this configuration (gyroscope, accelerometer, temperature, timestamp, configuration change;
+    /// with compression also the compressed sensor tags). Returns how many were kept, and sets
+    /// ``taggedCorruption`` when the dropped words are not all zero. With compression the kept
+    /// words go through ``decompressor`` and `words` holds one word per sensor and slot, in slot
+    /// order (slots still waiting for a sensor stay in it).
     func decodeTagged(words n: Int, configuration p: Plan) throws(IMUError) -> Int {
         words.removeAll(keepingCapacity: true)
         let gyro = p.effective.gyroscopeEnabled
+        let length = TaggedFIFO.wordLength
+        var valid = 0
+        while valid < n {
+            let tagByte = fifoBytes[valid * length]
+            guard TaggedFIFO.hasValidParity(tagByte), let tag = TaggedFIFO.Tag(rawValue: tagByte >> 3) else { break }
+            if tag.isGyroscope && !gyro { break }
+            // Without compression only the plain sensor tags occur.
+            if !p.compression, tag.rawValue > TaggedFIFO.Tag.configurationChange.rawValue { break }
+            valid += 1
+        }
+        if valid < n, fifoBytes[(valid * length)..<(n * length)].contains(where: { $0 != 0 }) {
+            taggedCorruption = true
+        }
         if p.compression {
-            var valid = 0
-            while valid < n {
-                let tag = TaggedFIFO.Tag(rawValue: fifoBytes[valid * TaggedFIFO.wordLength] >> 3)
-                guard let tag, tag != .gyroscope || gyro, !tag.isGyroscope || gyro else { break }
-                valid += 1
-            }
-            decompressor.decode(fifoBytes, range: 0..<valid * TaggedFIFO.wordLength, into: &words)
+            decompressor.decode(fifoBytes, range: 0..<valid * length, into: &words)
             return valid
         }
         do {
-            try TaggedFIFO.decode(fifoBytes, range: 0..<n * TaggedFIFO.wordLength, into: &words)
+            try TaggedFIFO.decode(fifoBytes, range: 0..<valid * length, into: &words)
         } catch {
             throw .unsupported("LSM6DS FIFO: \(error)")
         }
-        let firstInvalid = words.firstIndex { w in
-            switch w.entry {
-            case .accelerometer, .temperature, .timestamp: return false
-            case .gyroscope: return !gyro
-            case .other(let tag): return tag != TaggedFIFO.Tag.configurationChange.rawValue
-            }
-        }
-        if let i = firstInvalid { words.removeSubrange(i...) }
-        return words.count
+        return valid
     }
 
     /// DS3 generation: FIFO_STATUS1–4, then the complete instants from FIFO_DATA_OUT_L.

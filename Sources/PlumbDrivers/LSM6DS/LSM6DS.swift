@@ -53,8 +53,10 @@ public final class LSM6DS: IMU {
     /// ``maximumCompressedBatchNanoseconds``. Read by ``apply(_:)``. Default true.
     public var fifoCompression = true
     /// The longest a compressed watermark may take to fill, nanoseconds (see
-    /// ``plan(_:for:compression:maximumCompressedBatchNanoseconds:)``). Default 125 ms: at
-    /// 833 Hz, watermarks up to 32 samples compress; the 104 Hz and 12.5 Hz orientation modes do not.
+    /// ``plan(_:for:compression:maximumCompressedBatchNanoseconds:)``: the most samples the
+    /// watermark's words can hold at the best compression, a word per three samples of a sensor).
+    /// Default 125 ms: at 833 Hz, watermarks up to 35 samples compress (35 → 104 samples, 124.85 ms;
+    /// 36 → 107 samples, 128.45 ms); the 104 Hz and 12.5 Hz orientation modes do not.
     public var maximumCompressedBatchNanoseconds = LSM6DS.defaultMaximumCompressedBatchNanoseconds
     /// 125 ms.
     public static let defaultMaximumCompressedBatchNanoseconds: UInt64 = 125_000_000
@@ -92,6 +94,9 @@ public final class LSM6DS: IMU {
     var taggedLastReadEndNanoseconds: UInt64 = 0
     var taggedStateKnown = false
     var taggedReadsSinceStatus = 0
+    /// Tagged FIFO: the last FIFO read held corrupted words (a tag with wrong parity, or a tag not
+    /// batched, that is not the all-zero read past the end); reported by ``drain(into:edges:)``.
+    var taggedCorruption = false
     /// Tagged FIFO with compression: the DPCM decoder, kept across drains.
     var decompressor = TaggedFIFO.Decompressor(gyroscopeEnabled: true)
     /// Drains that read FIFO_STATUS1/2, and drains that read a watermark's worth directly.
