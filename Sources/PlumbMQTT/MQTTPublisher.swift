@@ -40,13 +40,8 @@ public final class MQTTPublisher: @unchecked Sendable {
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
-    /// The last TLS failure reported since the last CONNACK (network thread only; see ``tlsFailure(_:)``).
-    private let lastTLSFailure = Mutex<String?>(nil)
-    /// How many protocol errors without an OpenSSL reason an mqtts:// endpoint may give (as debug
-    /// lines) before they are reported as errors.
-    static let unexplainedTLSFailuresBeforeReport = 3
-    /// Protocol errors on an mqtts:// endpoint with no OpenSSL reason since the last CONNACK.
-    private let unexplainedTLSFailures = Mutex(0)
+    /// What TLS failures have been reported since the last CONNACK (network thread only).
+    private let tlsFailures: Mutex<TLSFailureReport>
 
     private struct State {
         var connected = false
@@ -77,6 +72,8 @@ public final class MQTTPublisher: @unchecked Sendable {
         precondition((0...2).contains(settings.qos), "QoS must be 0, 1 or 2")
         precondition(settings.queueSize >= 1, "the queue must hold at least the newest change")
         self.settings = settings
+        self.tlsFailures = Mutex(TLSFailureReport(endpoint: settings.endpoint.description, tls: settings.endpoint.tls,
+                                                  caFile: settings.caFile, certFile: settings.certFile))
         self.report = report
         callbacks = CallbackBox()
         guard let handle = mosquitto_new(settings.clientID, true, Unmanaged.passUnretained(callbacks).toOpaque()) else {
@@ -221,8 +218,7 @@ public final class MQTTPublisher: @unchecked Sendable {
             if let code = callbacks.connack.withLock({ c -> Int32? in defer { c = nil }; return c }) {
                 if code == 0 {
                     failures = 0
-                    lastTLSFailure.withLock { $0 = nil }
-                    unexplainedTLSFailures.withLock { $0 = 0 }
+                    tlsFailures.withLock { $0.connected() }
                     connected()
                 } else {
                     emit(.error, "the broker \(settings.endpoint) refused the connection: \(String(cString: mosquitto_connack_string(code)))"
@@ -282,53 +278,23 @@ public final class MQTTPublisher: @unchecked Sendable {
     }
 
     /// A clear message when `rc` is a TLS failure, naming what to check; "" when it was reported
-    /// as a debug line only; nil when it is not a TLS failure. Clears
-    /// the logged reason so the next attempt reports its own.
-    /// When the broker closes the socket in the middle of the handshake, libmosquitto may return
-    /// a protocol error or a lost connection without logging an OpenSSL reason: then, until a
-    /// CONNACK, the previous TLS failure (``lastTLSFailure``) is repeated so it is reported once.
+    /// as a debug line only; nil when it is not a TLS failure. Takes the reason libmosquitto
+    /// logged, so the next attempt reports its own. See ``TLSFailureReport``.
     private func tlsFailure(_ rc: Int32) -> String? {
         let reason = callbacks.tlsError.withLock { r -> String? in defer { r = nil }; return r }
-        guard rc == MOSQ_ERR_TLS.rawValue || reason != nil else {
-            let sameFailure = [MOSQ_ERR_PROTOCOL, MOSQ_ERR_CONN_LOST, MOSQ_ERR_ERRNO].map(\.rawValue).contains(rc)
-            guard sameFailure else { return nil }
-            if let last = lastTLSFailure.withLock({ $0 }) { return last }
-            // Such a failure on an mqtts:// endpoint with no reason yet: a later attempt usually
-            // logs the OpenSSL reason (a broker rejecting a client certificate after the TLS 1.3
-            // handshake may close the socket before its alert is read, twice in a row in one
-            // test run), so the first few are debug lines only; a broker that keeps doing it is
-            // reported from the fourth time on, with what to check.
-            guard settings.endpoint.tls, rc == MOSQ_ERR_PROTOCOL.rawValue || rc == MOSQ_ERR_ERRNO.rawValue else { return nil }
-            let early = unexplainedTLSFailures.withLock { n -> Bool in n += 1; return n <= Self.unexplainedTLSFailuresBeforeReport }
-            if early {
-                report(MQTTReport(level: .debug, message: "TLS with \(settings.endpoint) ended without a reason: \(Self.describe(rc))"))
-                return ""
-            }
-            // Still no reason: say so, with what to check, once (repeated until a CONNACK).
-            let message = "TLS with \(settings.endpoint) failed: the broker closed the connection during the handshake without a reason ("
-                + Self.describe(rc) + ")" + tlsHint(reason: "")
-            lastTLSFailure.withLock { $0 = message }
-            return message
+        let kind: TLSFailureReport.Failure = switch rc {
+        case MOSQ_ERR_TLS.rawValue: .tls
+        case MOSQ_ERR_PROTOCOL.rawValue, MOSQ_ERR_ERRNO.rawValue: .protocolError
+        case MOSQ_ERR_CONN_LOST.rawValue: .connectionLost
+        default: .other
         }
-        let message = "TLS with \(settings.endpoint) failed: \(reason ?? Self.describe(rc))" + tlsHint(reason: reason ?? "")
-        lastTLSFailure.withLock { $0 = message }
-        return message
-    }
-
-    /// What to check after a TLS failure whose OpenSSL reason (if any) is `reason`.
-    private func tlsHint(reason: String) -> String {
-        var message = ""
-        let lower = reason.lowercased()
-        if let certFile = settings.certFile {
-            message += lower.contains("alert") || lower.contains("certificate required")
-                ? " (the broker rejected the client certificate \(certFile): check that it is signed by a CA the broker trusts and has not expired)"
-                : " (check caFile \(settings.caFile ?? "-") against the broker's certificate, and the client certificate \(certFile) and its key)"
-        } else if lower.contains("certificate required") || lower.contains("handshake failure") || lower.contains("alert") {
-            message += " (the broker requires a client certificate: set certFile and keyFile in the configuration file)"
-        } else {
-            message += " (check caFile \(settings.caFile ?? "-") against the broker's certificate)"
+        switch tlsFailures.withLock({ $0.classify(kind, reason: reason, description: Self.describe(rc)) }) {
+        case .notTLS: return nil
+        case .debug(let message):
+            report(MQTTReport(level: .debug, message: message))
+            return ""
+        case .error(let message): return message
         }
-        return message
     }
 
     private func refusedOrLost(_ socketUp: inout Bool) {
@@ -392,5 +358,77 @@ public final class MQTTPublisher: @unchecked Sendable {
     static func describe(_ rc: Int32) -> String {
         if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
         return String(cString: mosquitto_strerror(rc))
+    }
+}
+
+/// Decides how a failed connection attempt to an mqtts:// broker is reported.
+///
+/// libmosquitto reports why a TLS handshake failed only in its log ("OpenSSL Error[0]: ...");
+/// a failure with that reason is reported with what to check. When the broker closes the socket
+/// in the middle of the handshake, libmosquitto may return a protocol error or a lost connection
+/// without logging a reason; a later attempt usually logs it (a broker rejecting a client
+/// certificate after the TLS 1.3 handshake closed the socket before its alert could be read twice
+/// in a row in one test run), so the first ``unexplainedBeforeReport`` such failures are debug
+/// lines and later ones an error that says what to check. Until a CONNACK, a reasonless failure
+/// after a reported one repeats that report (the publisher prints a repeated line once).
+struct TLSFailureReport: Sendable {
+    enum Failure: Sendable { case tls, protocolError, connectionLost, other }
+    enum Outcome: Sendable, Equatable { case notTLS, debug(String), error(String) }
+
+    static let unexplainedBeforeReport = 3
+
+    let endpoint: String
+    let tls: Bool
+    let caFile: String?
+    let certFile: String?
+    private(set) var last: String?
+    private(set) var unexplained = 0
+
+    init(endpoint: String, tls: Bool, caFile: String?, certFile: String?) {
+        self.endpoint = endpoint
+        self.tls = tls
+        self.caFile = caFile
+        self.certFile = certFile
+    }
+
+    /// A CONNACK arrived: start afresh.
+    mutating func connected() {
+        last = nil
+        unexplained = 0
+    }
+
+    /// One failed attempt: `failure` is libmosquitto's result, `reason` the OpenSSL reason it
+    /// logged (if any), `description` its own text for the result.
+    mutating func classify(_ failure: Failure, reason: String?, description: String) -> Outcome {
+        if failure == .tls || reason != nil {
+            let message = "TLS with \(endpoint) failed: \(reason ?? description)" + hint(reason: reason ?? "")
+            last = message
+            return .error(message)
+        }
+        guard failure == .protocolError || failure == .connectionLost else { return .notTLS }
+        if let last { return .error(last) }
+        guard tls, failure == .protocolError else { return .notTLS }
+        unexplained += 1
+        if unexplained <= Self.unexplainedBeforeReport {
+            return .debug("TLS with \(endpoint) ended without a reason: \(description)")
+        }
+        let message = "TLS with \(endpoint) failed: the broker closed the connection during the handshake without a reason ("
+            + description + ")" + hint(reason: "")
+        last = message
+        return .error(message)
+    }
+
+    /// What to check after a TLS failure whose OpenSSL reason (if any) is `reason`.
+    func hint(reason: String) -> String {
+        let lower = reason.lowercased()
+        if let certFile {
+            return lower.contains("alert") || lower.contains("certificate required")
+                ? " (the broker rejected the client certificate \(certFile): check that it is signed by a CA the broker trusts and has not expired)"
+                : " (check caFile \(caFile ?? "-") against the broker's certificate, and the client certificate \(certFile) and its key)"
+        }
+        if lower.contains("certificate required") || lower.contains("handshake failure") || lower.contains("alert") {
+            return " (the broker requires a client certificate: set certFile and keyFile in the configuration file)"
+        }
+        return " (check caFile \(caFile ?? "-") against the broker's certificate)"
     }
 }
