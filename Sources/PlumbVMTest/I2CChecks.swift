@@ -67,20 +67,21 @@ extension VMChecks {
             try seeded.write([0x3B] + pattern, to: a)
             // Remove I2C-block support (0x0c000000), as an adapter with byte-data only would have.
             try writeSysfs(VMEnvironment.stubFunctionalityPath, String(0x0c7f_0000 & ~0x0c00_0000))
-            defer { try? writeSysfs(VMEnvironment.stubFunctionalityPath, original) }
-            let bus = try LinuxI2CBus(bus: env.i2cBus)
-            try require(bus.mode == .smbusByteData && bus.maximumReadLength == 1,
-                        "mode \(bus.mode), functionality \(bus.functionality.hexString): expected smbusByteData")
-            let read = try bus.readRegisters(0x3B, count: 14, address: a)
-            try require(read == pattern, "byte-data fallback read \(read.map(hexByte))")
-            try require(bus.statistics.transfers == 14, "\(bus.statistics.transfers) transfers, expected 14 byte-data reads")
-            do {
-                _ = try bus.writeRead([0x3B], count: 14, address: a)
-                throw CheckFailure("a 14-byte transfer on a byte-data-only adapter did not fail")
-            } catch let error as I2CError {
-                try require(error.kind == .unsupported, "14-byte transfer failed with \(error.kind): \(error)")
+            return try restoring({ try writeSysfs(VMEnvironment.stubFunctionalityPath, original) }) {
+                let bus = try LinuxI2CBus(bus: env.i2cBus)
+                try require(bus.mode == .smbusByteData && bus.maximumReadLength == 1,
+                            "mode \(bus.mode), functionality \(bus.functionality.hexString): expected smbusByteData")
+                let read = try bus.readRegisters(0x3B, count: 14, address: a)
+                try require(read == pattern, "byte-data fallback read \(read.map(hexByte))")
+                try require(bus.statistics.transfers == 14, "\(bus.statistics.transfers) transfers, expected 14 byte-data reads")
+                do {
+                    _ = try bus.writeRead([0x3B], count: 14, address: a)
+                    throw CheckFailure("a 14-byte transfer on a byte-data-only adapter did not fail")
+                } catch let error as I2CError {
+                    try require(error.kind == .unsupported, "14-byte transfer failed with \(error.kind): \(error)")
+                }
+                return "functionality \(bus.functionality.hexString): 14 registers in 14 byte-data reads"
             }
-            return "functionality \(bus.functionality.hexString): 14 registers in 14 byte-data reads"
         },
 
         VMCheck(name: "i2c.empty-address") { env in

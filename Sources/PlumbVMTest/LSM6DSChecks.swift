@@ -79,25 +79,26 @@ extension VMChecks {
             try env.pull(env.drdyOffset, up: false)
             _ = try line.readQueuedEdges()
             try env.pull(env.drdyOffset, up: true)
-            defer { try? env.pull(env.drdyOffset, up: false) }
-            guard let edge = try line.waitForEdge(timeoutNanoseconds: 1_000_000_000) else {
-                throw CheckFailure("no watermark edge within 1 s")
+            return try restoring({ try env.pull(env.drdyOffset, up: false) }) {
+                guard let edge = try line.waitForEdge(timeoutNanoseconds: 1_000_000_000) else {
+                    throw CheckFailure("no watermark edge within 1 s")
+                }
+                let before = bus.statistics.transfers
+                var samples: [IMUSample] = []
+                let result = try imu.drain(into: &samples, edges: [edge])
+                let transfers = bus.statistics.transfers - before
+                try require(result.sampleCount == 1 && samples.count == 1 && result.gaps.isEmpty,
+                            "drained \(samples.count) samples, gaps \(result.gaps); expected one sample (the second slot is incomplete)")
+                // FIFO_STATUS1/2 in one block read, the four words in one 28-byte block read.
+                try require(transfers == 2, "drain took \(transfers) transfers, expected 2")
+                let s = samples[0]
+                let rate = 100 * 17.5e-3 * Double.pi / 180
+                let z = 8197 * 0.122e-3 * 9.80665
+                try require(abs(s.angularRate.x - rate) < 1e-9 && abs(s.acceleration.z - z) < 1e-9,
+                            "sample \(s.angularRate) rad/s, \(s.acceleration) m/s²")
+                try require(effective.outputDataRate == 104, "effective rate \(effective.outputDataRate)")
+                return "1 sample from 2 SMBus transfers after the edge at \(edge.timestampNanoseconds) ns; gyro x \(s.angularRate.x) rad/s"
             }
-            let before = bus.statistics.transfers
-            var samples: [IMUSample] = []
-            let result = try imu.drain(into: &samples, edges: [edge])
-            let transfers = bus.statistics.transfers - before
-            try require(result.sampleCount == 1 && samples.count == 1 && result.gaps.isEmpty,
-                        "drained \(samples.count) samples, gaps \(result.gaps); expected one sample (the second slot is incomplete)")
-            // FIFO_STATUS1/2 in one block read, the four words in one 28-byte block read.
-            try require(transfers == 2, "drain took \(transfers) transfers, expected 2")
-            let s = samples[0]
-            let rate = 100 * 17.5e-3 * Double.pi / 180
-            let z = 8197 * 0.122e-3 * 9.80665
-            try require(abs(s.angularRate.x - rate) < 1e-9 && abs(s.acceleration.z - z) < 1e-9,
-                        "sample \(s.angularRate) rad/s, \(s.acceleration) m/s²")
-            try require(effective.outputDataRate == 104, "effective rate \(effective.outputDataRate)")
-            return "1 sample from 2 SMBus transfers after the edge at \(edge.timestampNanoseconds) ns; gyro x \(s.angularRate.x) rad/s"
         },
     ]
 }

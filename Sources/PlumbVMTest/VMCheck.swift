@@ -26,6 +26,19 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String) throws(Che
     if !condition { throw CheckFailure(message()) }
 }
 
+/// Runs `body`, then `restore` whatever happened. A failed restore fails the check: it would leave
+/// the simulated hardware wrong for the checks after it (both failures are named when the body
+/// failed too).
+func restoring<T>(_ restore: () throws -> Void, _ body: () throws -> T) throws -> T {
+    let result: Result<T, any Error>
+    do { result = .success(try body()) } catch { result = .failure(error) }
+    do { try restore() } catch {
+        if case .failure(let first) = result { throw CheckFailure("\(first); restoring the simulated hardware afterwards also failed: \(error)") }
+        throw CheckFailure("restoring the simulated hardware afterwards failed: \(error)")
+    }
+    return try result.get()
+}
+
 /// What the guest's /init set up, discovered at start.
 struct VMEnvironment: Sendable {
     /// N of /dev/i2c-N for the adapter named "SMBus stub driver".

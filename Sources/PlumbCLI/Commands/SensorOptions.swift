@@ -94,8 +94,8 @@ enum SensorOptions {
 
         if args.has("simulate") {
             let sensor = try simulation(args, defaultProfile: defaultProfile)
-            let (imu, identity) = try identify(bus: sensor.bus, address: address, part: part, clock: sensor.clock)
-            if args.has("no-fifo-compression"), let lsm = imu as? LSM6DS { lsm.fifoCompression = false }
+            let (imu, identity) = try identify(bus: sensor.bus, address: address, part: part, clock: sensor.clock,
+                                               fifoCompression: !args.has("no-fifo-compression"))
             return Opened(imu: imu, identity: identity, line: sensor.line, clock: sensor.clock, simulation: sensor)
         }
 
@@ -109,8 +109,8 @@ enum SensorOptions {
                 continue
             }
             do {
-                let (imu, identity) = try identify(bus: bus, address: address, part: part, clock: clock)
-                if args.has("no-fifo-compression"), let lsm = imu as? LSM6DS { lsm.fifoCompression = false }
+                let (imu, identity) = try identify(bus: bus, address: address, part: part, clock: clock,
+                                                   fifoCompression: !args.has("no-fifo-compression"))
                 var line: (any InterruptLine)?
                 if let spec = args.string("interrupt") { line = try interruptLine(spec) }
                 return Opened(imu: imu, identity: identity, line: line, clock: clock, simulation: nil)
@@ -133,7 +133,8 @@ enum SensorOptions {
         return candidates
     }
 
-    static func identify(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock) throws(CLIError) -> (any IMU, IMUIdentity) {
+    static func identify(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
+                         fifoCompression: Bool = true) throws(CLIError) -> (any IMU, IMUIdentity) {
         var family: IMUFamily?
         var at = address
         if let part { family = IMUFamilies.family(forPart: part) }
@@ -154,6 +155,7 @@ enum SensorOptions {
         guard let family, let at else { throw .failure("no IMU found on \(bus.path)", fix: nil) }
         do {
             let imu = try family.open(bus, at, clock, part)
+            if let lsm = imu as? LSM6DS { lsm.fifoCompression = fifoCompression }
             let identity = try imu.identify()
             return (imu, identity)
         } catch {

@@ -153,29 +153,9 @@ extension LSM6DS.TaggedFIFO {
             case Tag.accelerometerT2.rawValue: store(accelerometer: LSM6DS.vector(b, i + 1), at: t - 2)
             case Tag.accelerometerT1.rawValue: store(accelerometer: LSM6DS.vector(b, i + 1), at: t - 1)
             case Tag.gyroscope2x.rawValue, Tag.gyroscope3x.rawValue:
-                guard var v = lastGyroscope else {
-                    let n = tagByte >> 3 == Tag.gyroscope2x.rawValue ? 2 : 3
-                    skip(n, at: t)
-                    gyroscopeHigh = max(gyroscopeHigh, t - 3 + n)
-                    break
-                }
-                let threex = tagByte >> 3 == Tag.gyroscope3x.rawValue
-                for k in 0..<(threex ? 3 : 2) {
-                    v &+= Self.difference(b, at: i + 1, k, threex: threex)
-                    store(gyroscope: v, at: t - 2 + k)
-                }
+                takeDifferences(b, at: i, slot: t, threex: tagByte >> 3 == Tag.gyroscope3x.rawValue, gyroscope: true)
             case Tag.accelerometer2x.rawValue, Tag.accelerometer3x.rawValue:
-                guard var v = lastAccelerometer else {
-                    let n = tagByte >> 3 == Tag.accelerometer2x.rawValue ? 2 : 3
-                    skip(n, at: t)
-                    accelerometerHigh = max(accelerometerHigh, t - 3 + n)
-                    break
-                }
-                let threex = tagByte >> 3 == Tag.accelerometer3x.rawValue
-                for k in 0..<(threex ? 3 : 2) {
-                    v &+= Self.difference(b, at: i + 1, k, threex: threex)
-                    store(accelerometer: v, at: t - 2 + k)
-                }
+                takeDifferences(b, at: i, slot: t, threex: tagByte >> 3 == Tag.accelerometer3x.rawValue, gyroscope: false)
             default:
                 break
             }
@@ -184,6 +164,21 @@ extension LSM6DS.TaggedFIFO {
             // writes a slot's words.
             let sensors = gyroscopeEnabled ? min(gyroscopeHigh, accelerometerHigh) : accelerometerHigh
             if sensors != .min { emit(through: min(sensors, t - 1), into: &words) }
+        }
+
+        /// A 2xC or 3xC word of one sensor at `b[i]`, slot `t`: its samples from slot `t` − 2 on,
+        /// each the previous one plus its difference; skipped while the sensor has no reference.
+        private mutating func takeDifferences(_ b: [UInt8], at i: Int, slot t: Int, threex: Bool, gyroscope: Bool) {
+            let n = threex ? 3 : 2
+            guard var v = gyroscope ? lastGyroscope : lastAccelerometer else {
+                skip(n, at: t)
+                if gyroscope { gyroscopeHigh = max(gyroscopeHigh, t - 3 + n) } else { accelerometerHigh = max(accelerometerHigh, t - 3 + n) }
+                return
+            }
+            for k in 0..<n {
+                v &+= Self.difference(b, at: i + 1, k, threex: threex)
+                if gyroscope { store(gyroscope: v, at: t - 2 + k) } else { store(accelerometer: v, at: t - 2 + k) }
+            }
         }
 
         /// Notes a compressed word of `n` samples from slot `t` − 2 on, skipped for want of a reference.
