@@ -38,16 +38,6 @@ public final class LSM6DS: IMU {
     /// bus errors are retried, permanent ones reported at once. FIFO data reads are not retried:
     /// the chip may have popped the words, so the loss is reported as a gap instead.
     public var registers: RegisterAccess
-    /// Attempts in all for a register access (``RegisterAccess/RetryPolicy/attempts``). Default 3.
-    public var attempts: Int {
-        get { registers.retry.attempts }
-        set { registers.retry.attempts = max(1, newValue) }
-    }
-    /// Nanoseconds between attempts. Default 1 ms.
-    public var retryDelayNanoseconds: UInt64 {
-        get { registers.retry.delayNanoseconds }
-        set { registers.retry.delayNanoseconds = newValue }
-    }
     /// Use FIFO compression on parts that have it (DSO generation): lossless, one 7-byte word
     /// carries one to three samples of a sensor; taken only where a watermark then fills within
     /// ``maximumCompressedBatchNanoseconds``. Read by ``apply(_:)``. Default true.

@@ -32,16 +32,6 @@ public final class MPU6050: IMU {
     /// Register access with the drivers' retry policy (``RegisterAccess/RetryPolicy``): transient
     /// bus errors are retried, permanent ones reported at once. FIFO data reads are not retried.
     public var registers: RegisterAccess
-    /// Attempts in all for a register access (``RegisterAccess/RetryPolicy/attempts``). Default 3.
-    public var attempts: Int {
-        get { registers.retry.attempts }
-        set { registers.retry.attempts = max(1, newValue) }
-    }
-    /// Nanoseconds between attempts. Default 1 ms.
-    public var retryDelayNanoseconds: UInt64 {
-        get { registers.retry.delayNanoseconds }
-        set { registers.retry.delayNanoseconds = newValue }
-    }
 
     public private(set) var identity: IMUIdentity?
     public private(set) var variant: Variant?
