@@ -50,18 +50,33 @@ extension I2CBus {
     }
 
     /// Reads `count` bytes from `address`: START, address+R, bytes, STOP.
+    ///
+    /// - Throws: also EIO when the bus returns fewer bytes than asked (``shortRead(_:of:register:address:)``).
     public func read(count: Int, from address: I2CAddress) throws(I2CError) -> [UInt8] {
         var ops = [I2COperation.read(count: count)]
         try transfer(&ops, address: address)
+        guard ops[0].bytes.count == count else { throw shortRead(ops[0].bytes.count, of: count, register: nil, address: address) }
         return ops[0].bytes
     }
 
     /// Sends `bytes`, then reads `count` bytes after a repeated START: the register read of almost
     /// every sensor.
+    ///
+    /// - Throws: also EIO when the bus returns fewer bytes than asked (``shortRead(_:of:register:address:)``).
     public func writeRead(_ bytes: [UInt8], count: Int, address: I2CAddress) throws(I2CError) -> [UInt8] {
         var ops = [I2COperation.write(bytes), I2COperation.read(count: count)]
         try transfer(&ops, address: address)
+        guard ops[1].bytes.count == count else { throw shortRead(ops[1].bytes.count, of: count, register: bytes.first, address: address) }
         return ops[1].bytes
+    }
+
+    /// The error for a read that returned `received` of `requested` bytes: EIO, a bus error (as
+    /// `LinuxI2CBus` reports a short SMBus block read), so the drivers' retry policy applies and
+    /// no caller indexes past the bytes it got.
+    public func shortRead(_ received: Int, of requested: Int, register: UInt8?, address: I2CAddress) -> I2CError {
+        let from = register.map { " from register 0x" + hex($0) } ?? ""
+        return I2CError(errno: Errno.EIO, bus: path, address: address, kind: .bus,
+                        detail: "short read at \(address) on \(path): \(received) of \(requested) bytes\(from)")
     }
 
     /// Reads one 8-bit register.

@@ -99,6 +99,21 @@ public final class EmulatedI2CBus: I2CBus {
                            detail: "\(path) reads at most \(limit) bytes per transfer (SMBus I2C block)")
         }
         if let effect = matchFault(operations, address: address) {
+            switch effect {
+            case .reads(let value):
+                for i in operations.indices where operations[i].direction == .read {
+                    for j in operations[i].bytes.indices { operations[i].bytes[j] = value }
+                }
+                chargeTime(for: operations, completed: true)
+                return
+            case .shortRead(let count):
+                try deliver(&operations, address: address)
+                for i in operations.indices where operations[i].direction == .read && operations[i].bytes.count > count {
+                    operations[i].bytes.removeLast(operations[i].bytes.count - max(0, count))
+                }
+                return
+            default: break
+            }
             counters.failures += 1
             chargeTime(for: operations, completed: false)
             switch effect {
@@ -116,8 +131,14 @@ public final class EmulatedI2CBus: I2CBus {
             case .stuck:
                 clock.advance(by: stuckTimeoutNanoseconds)
                 throw I2CError(errno: Errno.ETIMEDOUT, bus: path, address: address)
+            case .reads, .shortRead: break
             }
         }
+        try deliver(&operations, address: address)
+    }
+
+    /// Hands the transfer to the target at `address` and charges its time.
+    private func deliver(_ operations: inout [I2COperation], address: I2CAddress) throws(I2CError) {
         guard let target = targets[address.rawValue] else {
             counters.failures += 1
             counters.addressBytes += 1

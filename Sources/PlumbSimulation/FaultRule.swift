@@ -43,6 +43,13 @@ public struct FaultRule: Sendable, Equatable {
         /// The bus is stuck (SDA held low): the transfer times out (ETIMEDOUT) after the adapter's
         /// timeout, which costs virtual time.
         case stuck
+        /// The transfer is acknowledged but never reaches the chip: writes are lost and every byte
+        /// read is `value`. 0x00 is SDA held low (the controller reads every ACK and data bit as
+        /// 0); 0xFF is a chip that stopped driving SDA behind its pull-up.
+        case reads(UInt8)
+        /// The chip sees the whole transfer, but each read comes back holding only its first
+        /// `count` bytes (an ``I2CBus`` that reports a short read in the operation's byte count).
+        case shortRead(Int)
     }
 
     public var trigger: Trigger

@@ -299,7 +299,7 @@ extension LSM6DS {
     /// back to the first FIFO output register after the last one).
     func readFIFO(_ register: UInt8, bytes count: Int, unit: Int, assembler a: inout SampleAssembler) throws(IMUError) {
         let limit = bus.maximumReadLength.map { max(unit, $0 / unit * unit) } ?? count
-        do {
+        do throws(I2CError) {
             if fifoOperations.count != 2 { fifoOperations = [.write([register]), .read(count: 0)] }
             fifoOperations[0].bytes[0] = register
             fifoBytes.removeAll(keepingCapacity: true)
@@ -310,6 +310,9 @@ extension LSM6DS {
                 if have > n { fifoOperations[1].bytes.removeLast(have - n) }
                 else if have < n { fifoOperations[1].bytes.append(contentsOf: repeatElement(0, count: n - have)) }
                 try bus.transfer(&fifoOperations, address: address)
+                let got = fifoOperations[1].bytes.count
+                // A short answer leaves the words unknown: a failed read, never a partial decode.
+                if got != n { throw bus.shortRead(got, of: n, register: register, address: address) }
                 fifoBytes.append(contentsOf: fifoOperations[1].bytes)
                 offset += n
             }

@@ -1,0 +1,102 @@
+import Testing
+import PlumbHAL
+import PlumbSimulation
+@testable import PlumbDrivers
+
+/// A flaky bus that returns garbage instead of an error: short reads, all-0x00 or all-0xFF reads,
+/// a chip swapped mid-stream, counters that jump, an interrupt line that never stops. Each case
+/// must end in a typed error, a reported gap or a recovery: never a trap, a spin, an unbounded
+/// buffer or a wrong sample.
+
+/// Streams an LSM6DS rig through the engine for `seconds` of virtual time, checking every sample
+/// against the ramp profile (value and timestamp must agree).
+@discardableResult
+func runLSM6DSStream(_ rig: LSM6DSRig, seconds: Double, config: IMUConfiguration, gaps: inout [StreamGap],
+                     samples emitted: inout Int, stream: IMUStream? = nil, label: String) throws -> IMUStream {
+    let stream = stream ?? IMUStream(imu: rig.imu, line: rig.line, clock: rig.clock)
+    if stream.statistics.drains == 0 && stream.statistics.failedDrains == 0 { try stream.start(config) }
+    let end = rig.clock.nowNanoseconds + UInt64(seconds * 1e9)
+    var samples: [IMUSample] = []
+    var last: UInt64 = 0
+    var steps = 0
+    while rig.clock.nowNanoseconds < end {
+        samples.removeAll(keepingCapacity: true)
+        gaps += stream.step(into: &samples)
+        LSM6DSFaultTests.check(samples, origin: rig.chip.profileStart, label: label, after: last)
+        if let l = samples.last { last = l.timestampNanoseconds }
+        emitted += samples.count
+        steps += 1
+        if steps > Int(seconds * 20_000) + 1000 { Issue.record("\(label): the stream did not advance virtual time"); break }
+    }
+    return stream
+}
+
+@Suite struct ShortReadTests {
+    let config = IMUConfiguration(outputDataRate: 1000, accelerometerRange: 4, gyroscopeRange: 500, fifoWatermark: 16)
+
+    /// A register read that comes back shorter than asked (FIFO_COUNT, INT_STATUS, the
+    /// configuration read-back) is a bus error, retried, not an index out of range.
+    @Test(arguments: [0x72, 0x3A, 0x19, 0x6A] as [UInt8])
+    func mpuShortRegisterReadIsRetried(register: UInt8) throws {
+        let profile = MotionProfile.slowRotation()
+        let rig = MPURig("mpu6050", profile: profile, errorModel: nil)
+        rig.bus.faults = [.init(.readOf(register), effect: .shortRead(0), count: 2, window: 2_000_000_000...3_000_000_000),
+                          .init(.readOf(register), effect: .shortRead(1), count: 2, window: 2_000_000_000...3_000_000_000)]
+        var check = TruthCheck(rig: rig, profile: profile, config: config)
+        var gaps: [StreamGap] = []
+        let stream = try runStream(rig, profile: profile, config: config, seconds: 4, check: &check, gaps: &gaps)
+        #expect(check.failures.isEmpty)
+        #expect(check.checked > 3900)
+        #expect(gaps.allSatisfy { $0.reason != .chipReset })
+        #expect(stream.statistics.reinitialisations == 0)
+    }
+
+    /// A FIFO burst that comes back short: the records are lost (a `.busError` gap), the FIFO is
+    /// reset, and no sample is decoded from a partial record.
+    @Test func mpuShortFIFOReadIsAGap() throws {
+        let profile = MotionProfile.slowRotation()
+        let rig = MPURig("mpu6050", profile: profile, errorModel: nil)
+        rig.bus.faults = [.init(.readOf(0x74), effect: .shortRead(17), count: 1, window: 2_000_000_000...3_000_000_000)]
+        var check = TruthCheck(rig: rig, profile: profile, config: config)
+        var gaps: [StreamGap] = []
+        try runStream(rig, profile: profile, config: config, seconds: 4, check: &check, gaps: &gaps)
+        #expect(gaps.map(\.reason) == [.busError])
+        #expect(check.failures.isEmpty)
+        #expect(check.checked > 3900)
+    }
+
+    /// The same on both LSM6DS FIFO formats: a short status read is retried, a short FIFO burst
+    /// is a reported gap, and every sample still matches its timestamp.
+    @Test(arguments: [LSM6DS.Variant.lsm6dso, .lsm6ds3])
+    func lsm6dsShortReadsAreGapsNotTraps(variant: LSM6DS.Variant) throws {
+        let data: UInt8 = variant.generation == .dso ? 0x78 : 0x3E
+        for (register, count) in [(data, 9), (data, 0), (UInt8(0x3A), 1)] {
+            let rig = LSM6DSRig(variant, profile: LSM6DSFaultTests.ramp)
+            rig.bus.faults = [.init(.readOf(register), effect: .shortRead(count), count: 1, window: 2_000_000_000...3_000_000_000)]
+            var gaps: [StreamGap] = []
+            var emitted = 0
+            let label = "\(variant.name) short read of 0x\(hex(register)) (\(count) bytes)"
+            let stream = try runLSM6DSStream(rig, seconds: 4, config: IMUConfiguration(outputDataRate: 208, accelerometerRange: 2, fifoWatermark: 16),
+                                             gaps: &gaps, samples: &emitted, label: label)
+            #expect(emitted > 700, "\(label)")
+            #expect(gaps.allSatisfy { $0.reason == .busError }, "\(label): \(gaps)")
+            if register == data { #expect(!gaps.isEmpty, "\(label): the lost read is reported") }
+            #expect(stream.statistics.reinitialisations == 0, "\(label)")
+        }
+    }
+
+    /// The HAL's register helpers refuse a short read with EIO, naming the bus and address.
+    @Test func halRefusesAShortRead() throws {
+        let clock = VirtualClock()
+        let bus = EmulatedI2CBus(clock: clock)
+        bus.attach(RegisterAccessTests.Register(), at: I2CAddress(UInt8(0x6A)))
+        bus.faults = [.init(.always, effect: .shortRead(3))]
+        do {
+            _ = try bus.readRegisters(0x22, count: 12, address: I2CAddress(UInt8(0x6A)))
+            Issue.record("a 3-byte answer to a 12-byte read went unnoticed")
+        } catch {
+            #expect(error.errno == Errno.EIO)
+            #expect(error.description == "short read at 0x6a on simulated bus: 3 of 12 bytes from register 0x22")
+        }
+    }
+}
