@@ -100,3 +100,98 @@ func runLSM6DSStream(_ rig: LSM6DSRig, seconds: Double, config: IMUConfiguration
         }
     }
 }
+
+@Suite struct TimestampJumpTests {
+    typealias W = LSM6DS.FIFOWord
+    /// 104 Hz: 384.6 ticks of 25 µs per slot.
+    static let period = 1e9 / 104 / 25_000
+
+    func assembler(bits: Int = 32) -> LSM6DS.SampleAssembler {
+        LSM6DS.SampleAssembler(accelerometerScale: 0.122e-3 * 9.80665, gyroscopeScale: 17.5e-3 * .pi / 180,
+                               gyroscopeEnabled: true, temperatureLSBPerDegree: 256,
+                               timebase: .init(bits: bits, originNanoseconds: 1_000_000_000),
+                               nominalPeriodTicks: Self.period)
+    }
+
+    /// Slots `first..<first + count`, a timestamp word every fourth slot giving `ticks(slot)`.
+    func slots(_ first: Int, _ count: Int, ticks: (Int) -> UInt32) -> [W] {
+        var words: [W] = []
+        for k in first..<(first + count) {
+            let s = UInt8(k & 3)
+            if k % 4 == 0 { words.append(W(slot: s, entry: .timestamp(ticks(k)))) }
+            words += [W(slot: s, entry: .gyroscope(.zero)), W(slot: s, entry: .accelerometer(SIMD3(0, 0, 8197)))]
+        }
+        return words
+    }
+
+    func expectEvenlySpaced(_ out: [IMUSample], count: Int, _ comment: Comment) {
+        #expect(out.count == count, comment)
+        // Each timestamp word anchors its slot to the whole tick: ±25 µs.
+        let spacing = Self.period * 25_000
+        for (a, b) in zip(out, out.dropFirst()) {
+            let d = Double(b.timestampNanoseconds) - Double(a.timestampNanoseconds)
+            #expect(abs(d - spacing) < 30_000, "\(comment): \(a.timestampNanoseconds) → \(b.timestampNanoseconds)")
+        }
+    }
+
+    /// The counter restarts from zero mid-stream (a stray TIMESTAMP2 = 0xAA, a glitch): it is not
+    /// a wrap of the 32-bit counter (29.8 h) or the 24-bit one (419 s); the samples continue at
+    /// the slot period.
+    @Test(arguments: [32, 24])
+    func counterRestartIsNotAWrap(bits: Int) {
+        var asm = assembler(bits: bits)
+        var out: [IMUSample] = []
+        asm.consume(slots(0, 40) { UInt32(100_000 + Double($0) * Self.period) }, into: &out)
+        asm.consume(slots(40, 40) { UInt32(Double($0 - 40) * Self.period + 7) }, into: &out)
+        expectEvenlySpaced(out, count: 80, "\(bits)-bit counter restarted")
+        #expect(asm.timestampJumps == 1)
+    }
+
+    /// One corrupted timestamp word (a flipped high bit) moves neither its own slot nor any later one.
+    @Test(arguments: [0x0100_0000, 0x8000_0000, 0x0000_4000] as [UInt32])
+    func oneCorruptedTimestampIsIgnored(flip: UInt32) {
+        var asm = assembler()
+        var out: [IMUSample] = []
+        asm.consume(slots(0, 80) { k in
+            let t = UInt32(100_000 + Double(k) * Self.period)
+            return k == 40 ? t ^ flip : t
+        }, into: &out)
+        expectEvenlySpaced(out, count: 80, "bit flip 0x\(String(flip, radix: 16))")
+        #expect(asm.timestampJumps == 2) // the bad word, and the good one after it
+    }
+
+    /// Garbage timestamps for a long time (every word random): the unwrapped count never runs away
+    /// (each backwards step used to add a whole counter period, until the conversion to UInt64 trapped).
+    @Test func garbageTimestampsStayBounded() {
+        var asm = assembler()
+        var out: [IMUSample] = []
+        var random = SeededRandom(seed: 7)
+        for block in 0..<1000 {
+            asm.consume(slots(block * 40, 40) { _ in UInt32(truncatingIfNeeded: random.next()) }, into: &out)
+            out.removeAll(keepingCapacity: true)
+        }
+        asm.consume(slots(40_000, 8) { UInt32(Double($0) * Self.period) }, into: &out)
+        // The first word anchors wherever it says (at most one counter period, 107 374 s); the
+        // 40 008 slots at 104 Hz after it add 385 s.
+        let seconds = (Double(out.last?.timestampNanoseconds ?? 0) - 1e9) / 1e9
+        #expect(seconds < 107_374 + 400, "\(seconds) s")
+    }
+}
+
+@Suite struct TimestampRestartStreamTests {
+    /// A stray write restarts the chip's counter mid-stream; the stream's samples keep their true
+    /// times (the ramp profile checks every one).
+    @Test(arguments: [LSM6DS.Variant.lsm6dso, .lsm6ds3])
+    func counterRestartMidStreamKeepsTheTimes(variant: LSM6DS.Variant) throws {
+        let rig = LSM6DSRig(variant, profile: LSM6DSFaultTests.ramp)
+        let config = IMUConfiguration(outputDataRate: 208, accelerometerRange: 2, fifoWatermark: 16)
+        var gaps: [StreamGap] = []
+        var emitted = 0
+        let label = "\(variant.name) counter restart"
+        let stream = try runLSM6DSStream(rig, seconds: 2, config: config, gaps: &gaps, samples: &emitted, label: label)
+        try rig.bus.writeRegister(LSM6DS.Register.timestamp2, LSM6DS.timestampResetValue, address: I2CAddress(UInt8(0x6A)))
+        try runLSM6DSStream(rig, seconds: 2, config: config, gaps: &gaps, samples: &emitted, stream: stream, label: label)
+        #expect(emitted > 780)
+        #expect(gaps.isEmpty)
+    }
+}

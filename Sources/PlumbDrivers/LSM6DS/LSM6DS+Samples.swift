@@ -57,9 +57,12 @@ extension LSM6DS {
         private var gyroscope: SIMD3<Int16>?
         private var accelerometer: SIMD3<Int16>?
         private var emitted = false
-        /// Unwrapping state.
+        /// Unwrapping state: the last counter value read and its unwrapped tick count.
         private var lastRawTimestamp: UInt32?
-        private var wraps: UInt64 = 0
+        private var lastUnwrappedTicks: UInt64 = 0
+        /// Timestamp words that disagreed with the slot count and were replaced by it: a counter
+        /// restarted behind the driver's back (a stray TIMESTAMP2 write, a glitch) or a corrupted word.
+        public private(set) var timestampJumps = 0
         /// The last anchor (unwrapped ticks) and slots since it; `nil` when no valid anchor.
         private var anchorTicks: UInt64?
         private var slotsSinceAnchor = 0
@@ -88,7 +91,7 @@ extension LSM6DS {
         public mutating func restart(timebase: Timebase) {
             self.timebase = timebase
             slot = nil; gyroscope = nil; accelerometer = nil; emitted = false
-            lastRawTimestamp = nil; wraps = 0; anchorTicks = nil; slotsSinceAnchor = 0
+            lastRawTimestamp = nil; lastUnwrappedTicks = 0; anchorTicks = nil; slotsSinceAnchor = 0
             periodTicks = nominalPeriodTicks; unanchoredDrops = 0
         }
 
@@ -165,12 +168,37 @@ extension LSM6DS {
             return lost
         }
 
-        /// A timestamp word: unwrap, measure the period against the previous anchor, re-anchor.
+        /// A timestamp word: unwrap, check it against the slot count, measure the period against
+        /// the previous anchor, re-anchor.
+        ///
+        /// The counter only counts up, so the step from the last word is taken modulo its width
+        /// (a wrap is a small step). While anchored, the slots since the anchor are counted
+        /// exactly, so the word must land within two periods plus a quarter of the elapsed slots'
+        /// time of where they put it; one that does not (a counter restarted from zero would
+        /// otherwise read as a wrap, 29.8 h on the 32-bit counter and 419 s on the 24-bit one; a
+        /// bit flipped on the bus moves the timeline by its weight) is replaced by the slot count,
+        /// and the next words are unwrapped from there. Without an anchor (after a loss) a step of
+        /// more than half the counter's range is a restart, continued from the slots seen.
         private mutating func anchor(_ raw: UInt32) {
             let modulus = UInt64(1) << UInt64(timebase.bits)
-            if let last = lastRawTimestamp, raw < last { wraps += 1 }
+            var ticks = UInt64(raw)
+            if let last = lastRawTimestamp {
+                let step = (UInt64(raw) &+ modulus &- UInt64(last)) & (modulus - 1)
+                ticks = lastUnwrappedTicks + step
+                let elapsed = Double(slotsSinceAnchor) * periodTicks
+                if let previous = anchorTicks {
+                    let expected = Double(previous) + elapsed
+                    if abs(Double(ticks) - expected) > 2 * periodTicks + 0.25 * elapsed {
+                        ticks = UInt64(max(0, expected.rounded()))
+                        timestampJumps += 1
+                    }
+                } else if step > modulus / 2 {
+                    ticks = lastUnwrappedTicks + UInt64(max(1, elapsed.rounded()))
+                    timestampJumps += 1
+                }
+            }
             lastRawTimestamp = raw
-            let ticks = wraps * modulus + UInt64(raw)
+            lastUnwrappedTicks = ticks
             if let previous = anchorTicks, slotsSinceAnchor > 0, ticks > previous {
                 let measured = Double(ticks - previous) / Double(slotsSinceAnchor)
                 // Accept a measurement within ±20 % of nominal (a wild value means missed slots).
