@@ -195,3 +195,57 @@ func runLSM6DSStream(_ rig: LSM6DSRig, seconds: Double, config: IMUConfiguration
         #expect(gaps.isEmpty)
     }
 }
+
+@Suite struct ChipSwapTests {
+    let config = IMUConfiguration(outputDataRate: 1000, accelerometerRange: 4, gyroscopeRange: 500, fifoWatermark: 16)
+
+    /// Another chip answers at the address mid-stream (a board swapped hot, or a clone that comes
+    /// back from a reset with another WHO_AM_I): re-initialising identifies it again, says so, and
+    /// drives it with its own row of the table (here its temperature formula: driven as an
+    /// MPU-6050 an MPU-6500 would read 15 °C off).
+    @Test func mpuSwappedForAnotherPartIsIdentifiedAgain() throws {
+        let profile = MotionProfile.slowRotation()
+        let rig = MPURig("mpu6050", profile: profile, errorModel: nil)
+        var check = TruthCheck(rig: rig, profile: profile, config: config)
+        var gaps: [StreamGap] = []
+        let stream = try runStream(rig, profile: profile, config: config, seconds: 2, check: &check, gaps: &gaps)
+        let other = MPU6050Emulator(variant: MPU6050.variant(named: "mpu6500")!, profile: profile)
+        other.temperature = 40
+        other.profileStart = rig.chip.profileStart
+        other.interruptLine = rig.line
+        other.advance(to: rig.clock.nowNanoseconds)
+        rig.bus.attach(other, at: I2CAddress(0x68))
+        rig.line.source = other
+        var after: [IMUSample] = []
+        for _ in 0..<400 { _ = stream.step(into: &after) }
+        #expect(stream.statistics.reinitialisations == 1)
+        #expect(rig.driver.variant?.key == "mpu6500")
+        #expect(stream.takeNotices().map(\.message).contains(
+            "WHO_AM_I at 0x68 on simulated bus changed from 0x68 (MPU-6050) to 0x70 (MPU-6500): another chip answers; driving it as MPU-6500"))
+        #expect(after.count > 1000)
+        if let t = after.last?.temperature { #expect(abs(t - 40) < 0.5, "\(t) °C") } else { Issue.record("no temperature") }
+    }
+
+    /// An LSM6DSO replaced by an LSM6DS3 at the same address: with the old row the stream would
+    /// re-initialise for ever with the wrong register map; identified again, it streams on.
+    @Test func lsm6dsSwappedForAnotherGenerationStreamsOn() throws {
+        let rig = LSM6DSRig(.lsm6dso, profile: LSM6DSFaultTests.ramp)
+        let config = IMUConfiguration(outputDataRate: 208, accelerometerRange: 2, fifoWatermark: 16)
+        var gaps: [StreamGap] = []
+        var emitted = 0
+        let stream = try runLSM6DSStream(rig, seconds: 2, config: config, gaps: &gaps, samples: &emitted, label: "before the swap")
+        let other = LSM6DSEmulator(variant: .lsm6ds3, clock: rig.clock, profile: LSM6DSFaultTests.ramp, errorModel: .ideal)
+        other.profileStart = rig.chip.profileStart
+        other.interruptLine = rig.line
+        rig.bus.attach(other, at: I2CAddress(UInt8(0x6A)))
+        rig.line.source = other
+        emitted = 0
+        try runLSM6DSStream(rig, seconds: 3, config: config, gaps: &gaps, samples: &emitted, stream: stream, label: "after the swap")
+        #expect(stream.statistics.reinitialisations == 1)
+        #expect(rig.imu.variant == .lsm6ds3)
+        #expect(emitted > 500)
+        #expect(stream.takeNotices().map(\.message).contains {
+            $0.hasPrefix("WHO_AM_I at 0x6a on simulated bus changed from 0x6c (LSM6DSO") && $0.hasSuffix("driving it as LSM6DS3/LSM6DS3H/LSM6DS33")
+        })
+    }
+}

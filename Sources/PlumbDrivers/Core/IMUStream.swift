@@ -15,7 +15,8 @@ import PlumbHAL
 /// - **Recovery.** Bus errors are retried by the driver; a drain that still fails is retried
 ///   with a growing pause (1 ms doubling to 100 ms). After five failures in a row, or when the
 ///   chip's configuration reads back wrong (checked every second and whenever data stops), the
-///   chip is reset, re-configured and restarted, and a `.chipReset` gap is reported. Overflow
+///   chip is identified again (it may be another chip), reset, re-configured and restarted, and
+///   a `.chipReset` gap is reported. Overflow
 ///   and lost reads are the driver's gaps, passed on.
 /// - **Integrity.** Only whole records are decoded (the drivers' contract), timestamps never go
 ///   backwards, and every loss is a ``StreamGap``.
@@ -284,11 +285,21 @@ public final class IMUStream {
         notices.append(Notice(timeNanoseconds: clock.nowNanoseconds, message: message))
     }
 
-    /// Reset, configure, restart. Returns the gap, or `nil` when the attempt failed (the next
-    /// step tries again).
+    /// Identify, reset, configure, restart. Returns the gap, or `nil` when the attempt failed (the
+    /// next step tries again).
+    ///
+    /// WHO_AM_I is read again first: a chip that lost its configuration may be another chip (a
+    /// board swapped while running), and driving it with the old variant's row would decode its
+    /// data with the wrong layout or formula. A WHO_AM_I that matches no part (all 0x00 or 0xFF
+    /// from a bus stuck low or high) fails the attempt with an error naming it.
     private func reinitialise(reason: StreamGap.Reason) -> StreamGap? {
         let detected = clock.nowNanoseconds
         do {
+            let before = imu.identity
+            let found = try imu.identify()
+            if let before, before.whoAmI != found.whoAmI || before.partKey != found.partKey {
+                notice("WHO_AM_I at \(found.address) on \(found.bus) changed from 0x\(hex(before.whoAmI)) (\(before.part)) to 0x\(hex(found.whoAmI)) (\(found.part)): another chip answers; driving it as \(found.part)")
+            }
             try imu.reset()
             configuration = try imu.apply(requested)
             try imu.startStreaming()
