@@ -11,7 +11,8 @@ import PlumbHAL
 /// Edge semantics are those of ``InterruptLine``: only transitions are reported, rising edges
 /// unless ``edges`` says otherwise. Faults: ``lostEdgeProbability`` drops edges at random (the
 /// libgpiod missed-edge reports), ``silentWindows`` drops every edge in a time window (a broken
-/// wire), so a reader's watchdog can be tested.
+/// wire), so a reader's watchdog can be tested; ``storms`` make the line fire on its own (a
+/// floating or noisy input), so a reader's storm guard can be.
 public final class SimulatedInterruptLine: InterruptLine {
     /// What the line has done.
     public struct Counters: Sendable, Equatable {
@@ -37,6 +38,22 @@ public final class SimulatedInterruptLine: InterruptLine {
     public var lostEdgeProbability: Double = 0
     /// Windows of virtual time (nanoseconds) in which every edge is lost.
     public var silentWindows: [ClosedRange<UInt64>] = []
+
+    /// An interrupt storm: within `window` the pin toggles every `periodNanoseconds` whatever the
+    /// chip does (an unconnected or noisy input, or the wrong line), a rising edge at the start of
+    /// each period and a falling one halfway.
+    public struct Storm: Sendable, Equatable {
+        public var window: ClosedRange<UInt64>
+        public var periodNanoseconds: UInt64
+        public init(window: ClosedRange<UInt64>, periodNanoseconds: UInt64) {
+            precondition(periodNanoseconds >= 2, "a storm needs a period of at least 2 ns")
+            self.window = window; self.periodNanoseconds = periodNanoseconds
+        }
+    }
+    /// Storms to raise, in virtual time.
+    public var storms: [Storm] = []
+    /// The storm edges raised up to here (nanoseconds).
+    private var stormRaisedThrough: UInt64?
     public private(set) var counters = Counters()
     /// The pin's level, as last raised.
     public private(set) var isHigh = false
@@ -73,7 +90,7 @@ public final class SimulatedInterruptLine: InterruptLine {
     public func waitForEdge(timeoutNanoseconds: UInt64) throws(GPIOError) -> EdgeEvent? {
         let deadline = clock.nowNanoseconds &+ timeoutNanoseconds
         while true {
-            source?.advance(to: clock.nowNanoseconds)
+            catchUp(to: clock.nowNanoseconds)
             if queueHead < queue.count {
                 let edge = queue[queueHead]
                 queueHead += 1
@@ -82,9 +99,12 @@ public final class SimulatedInterruptLine: InterruptLine {
                 return edge
             }
             let now = clock.nowNanoseconds
-            guard let next = source?.nextEventNanoseconds(after: now), next > now, next <= deadline else {
+            let chipNext = source?.nextEventNanoseconds(after: now)
+            let stormNext = nextStormEdge(after: now)
+            let soonest = [chipNext, stormNext].compactMap { $0 }.min()
+            guard let next = soonest, next > now, next <= deadline else {
                 clock.advance(to: deadline)
-                source?.advance(to: deadline)
+                catchUp(to: deadline)
                 if queueHead < queue.count { continue }
                 counters.wakeups += 1
                 counters.timeouts += 1
@@ -95,7 +115,7 @@ public final class SimulatedInterruptLine: InterruptLine {
     }
 
     public func readQueuedEdges() throws(GPIOError) -> [EdgeEvent] {
-        source?.advance(to: clock.nowNanoseconds)
+        catchUp(to: clock.nowNanoseconds)
         let edges = Array(queue[queueHead...])
         counters.edgesDelivered += edges.count
         queue.removeAll(keepingCapacity: true)
@@ -104,4 +124,40 @@ public final class SimulatedInterruptLine: InterruptLine {
     }
 
     public func resetCounters() { counters = Counters() }
+
+    /// Brings the chip and the storms up to `t`; storm edges are merged into the queue in time order.
+    private func catchUp(to t: UInt64) {
+        source?.advance(to: t)
+        guard !storms.isEmpty else { return }
+        let from = stormRaisedThrough.map { $0 + 1 } ?? 0
+        guard t >= from else { return }
+        stormRaisedThrough = t
+        let pending = queue.count
+        for storm in storms {
+            let p = storm.periodNanoseconds
+            let start = max(from, storm.window.lowerBound)
+            let end = min(t, storm.window.upperBound)
+            guard start <= end else { continue }
+            // Edges at window start + k·p/2: rising for even k, falling for odd.
+            let half = p / 2
+            var k = (start - storm.window.lowerBound + half - 1) / half
+            while storm.window.lowerBound + k * half <= end {
+                raise(at: storm.window.lowerBound + k * half, kind: k % 2 == 0 ? .rising : .falling)
+                k += 1
+            }
+        }
+        if queue.count > pending { queue[queueHead...].sort { $0.timestampNanoseconds < $1.timestampNanoseconds } }
+    }
+
+    /// The first storm edge after `t`, if any.
+    private func nextStormEdge(after t: UInt64) -> UInt64? {
+        var best: UInt64?
+        for storm in storms where storm.window.upperBound > t {
+            let half = storm.periodNanoseconds / 2
+            let base = storm.window.lowerBound
+            let next = t < base ? base : base + ((t - base) / half + 1) * half
+            if next <= storm.window.upperBound { best = min(best ?? next, next) }
+        }
+        return best
+    }
 }

@@ -135,6 +135,27 @@ final class TestChip: RegisterTarget {
         #expect((150...250).contains(a))
     }
 
+    @Test func stuckLowOrHighBusReadsOneValueAndLosesWrites() throws {
+        let (bus, chip, _) = makeBus()
+        bus.faults = [.init(.always, effect: .reads(0x00), count: 2)]
+        #expect(try bus.readRegisters(0x0F, count: 3, address: I2CAddress(0x6A)) == [0, 0, 0])
+        try bus.writeRegister(0x10, 0x06, address: I2CAddress(0x6A))
+        #expect(chip.registers[0x10] == 0x04)
+        bus.faults = [.init(.always, effect: .reads(0xFF), count: 1)]
+        #expect(try bus.readRegister(0x0F, address: I2CAddress(0x6A)) == 0xFF)
+        #expect(try bus.readRegister(0x0F, address: I2CAddress(0x6A)) == 0x42)
+        #expect(bus.counters.failures == 0)
+    }
+
+    @Test func shortReadReachesTheChipAndReturnsFewerBytes() throws {
+        let (bus, chip, _) = makeBus()
+        bus.faults = [.init(.readOf(0x30), effect: .shortRead(2), count: 1)]
+        var ops = [I2COperation.write([0x30]), .read(count: 5)]
+        try bus.transfer(&ops, address: I2CAddress(0x6A))
+        #expect(ops[1].bytes == [1, 2])
+        #expect(chip.fifoCounter == 5) // the chip popped all five
+    }
+
     @Test func stuckBusTimesOutAndCostsVirtualTime() {
         let (bus, _, clock) = makeBus()
         bus.faults = [FaultRule(.always, effect: .stuck, count: 1)]
@@ -192,6 +213,19 @@ final class TestChip: RegisterTarget {
         line.silentWindows = [0...5_500_000]
         #expect(try line.waitForEdge(timeoutNanoseconds: 100_000_000)?.timestampNanoseconds == 6_000_000)
         #expect(line.counters.edgesLost == 5)
+    }
+
+    @Test func stormEdgesArriveOnTheirOwnInTimeOrder() throws {
+        let (line, chip, clock) = make()
+        chip.period = 10_000_000
+        line.edges = .both
+        line.storms = [.init(window: 1_000_000...1_300_000, periodNanoseconds: 200_000)]
+        // The first wait jumps to the storm's first edge, not to the chip's first sample.
+        #expect(try line.waitForEdge(timeoutNanoseconds: 50_000_000) == EdgeEvent(timestampNanoseconds: 1_000_000, kind: .rising))
+        clock.advance(to: 10_100_000)
+        let rest = try line.readQueuedEdges()
+        #expect(rest.map(\.timestampNanoseconds) == [1_100_000, 1_200_000, 1_300_000, 10_000_000, 10_050_000])
+        #expect(rest.map(\.kind) == [.falling, .rising, .falling, .rising, .falling])
     }
 
     @Test func lostEdgeProbabilityDropsAboutThatShare() throws {

@@ -12,6 +12,12 @@ import PlumbHAL
 /// - **Watchdog.** When edges stop (two watermark timeouts, or three drains with data but no
 ///   edge) the reader falls back to polling on the estimated period and says so; when edges
 ///   come back it returns to them.
+/// - **Storms.** Edges beyond what the chip can give (more than two per sample period, or per
+///   watermark on a watermark chip, in the time since the last wake-up; or watermark edges that
+///   find no watermark's worth of data) are not handed to the driver, whose sample times they
+///   would corrupt. Eight such wake-ups in a row (a floating or noisy input, the wrong line) and
+///   the reader polls, saying so, instead of waking on every edge; it returns to edges once they
+///   come at a plausible rate again.
 /// - **Recovery.** Bus errors are retried by the driver; a drain that still fails is retried
 ///   with a growing pause (1 ms doubling to 100 ms). After five failures in a row, or when the
 ///   chip's configuration reads back wrong (checked every second and whenever data stops), the
@@ -78,6 +84,12 @@ public final class IMUStream {
     private var lastDataTime: UInt64 = 0
     private var stallReported = false
     private var started = false
+    /// When the last wake-up collected its edges; consecutive wake-ups with implausible edges,
+    /// and their edges; whether the reader polls because of a storm.
+    private var lastCollection: UInt64 = 0
+    private var stormSteps = 0
+    private var stormEdges = 0
+    private var inStorm = false
     /// A re-initialisation failed; the next step tries again instead of draining.
     private var needsReinitialise: StreamGap.Reason?
 
@@ -109,6 +121,7 @@ public final class IMUStream {
         started = true
         lastVerify = clock.nowNanoseconds
         lastDataTime = clock.nowNanoseconds
+        lastCollection = clock.nowNanoseconds
         lastSampleTime = nil
         return self.configuration
     }
@@ -137,6 +150,12 @@ public final class IMUStream {
         var gaps: [StreamGap] = []
         let edges = block()
         statistics.edges += edges.count
+        let collected = clock.nowNanoseconds
+        let span = collected &- lastCollection
+        lastCollection = collected
+        // Edges the chip cannot have given are noise: they must not time samples.
+        var suspicious = mode == .interrupts && edges.count > plausibleEdges(in: span)
+        let handed = suspicious ? [] : edges
 
         let before = samples.count
         if let reason = needsReinitialise {
@@ -146,7 +165,7 @@ public final class IMUStream {
             return gaps
         }
         do {
-            let result = try imu.drain(into: &samples, edges: edges)
+            let result = try imu.drain(into: &samples, edges: handed)
             statistics.drains += 1
             consecutiveFailures = 0
             gaps += result.gaps
@@ -157,6 +176,9 @@ public final class IMUStream {
             }
             lastDrainHadData = result.sampleCount > 0
             trackEdges(edges: edges, hadData: result.sampleCount > 0)
+            // A watermark edge means a watermark's worth is waiting.
+            if imu.interruptSignal == .watermark, !edges.isEmpty, result.sampleCount < max(1, watermark / 2) { suspicious = true }
+            trackStorm(suspicious: suspicious, edges: edges.count)
         } catch {
             samples.removeSubrange(before...)
             statistics.failedDrains += 1
@@ -241,10 +263,16 @@ public final class IMUStream {
         guard let line else { return [] }
         do {
             let edges = try line.readQueuedEdges()
+            if inStorm, mode == .polling, edges.count > plausibleEdges(in: clock.nowNanoseconds &- lastCollection) {
+                // Still storming: the edges time nothing, and do not count as a return.
+                edgefulSteps = 0
+                return []
+            }
             if mode == .polling, !edges.isEmpty {
                 edgefulSteps += 1
                 if edgefulSteps >= 2 {
                     notice("interrupts from \(line.name) are back")
+                    inStorm = false
                     switchMode(to: .interrupts)
                 }
             } else if mode == .polling {
@@ -267,6 +295,31 @@ public final class IMUStream {
         } else if !edges.isEmpty {
             edgelessDrains = 0
         }
+    }
+
+    /// The most edges the pin can give in `nanoseconds`: two per sample period (a pulse per
+    /// sample, both edges watched) or per watermark, and a few for the edges at the window's ends.
+    private func plausibleEdges(in nanoseconds: UInt64) -> Int {
+        let interval = imu.interruptSignal == .watermark ? Double(watermark) * period : period
+        return 2 * Int(min(Double(nanoseconds) / interval, 1e9)) + 4
+    }
+
+    /// Counts wake-ups whose edges the data does not explain; after eight in a row, polls.
+    private func trackStorm(suspicious: Bool, edges: Int) {
+        guard suspicious, let line, mode == .interrupts else {
+            stormSteps = 0
+            stormEdges = 0
+            return
+        }
+        stormSteps += 1
+        stormEdges += edges
+        guard stormSteps >= 8 else { return }
+        notice("interrupt storm on \(line.name): \(stormEdges) edges in \(stormSteps) wake-ups, more than the chip's data explains; "
+            + "polling until it calms (a floating or noisy input: give the pin a pull resistor, and check that this line is the one wired to the chip's INT pin)")
+        inStorm = true
+        stormSteps = 0
+        stormEdges = 0
+        switchMode(to: .polling)
     }
 
     private func switchMode(to newMode: Mode) {

@@ -1,0 +1,69 @@
+import Testing
+import PlumbHAL
+import PlumbSimulation
+@testable import PlumbDrivers
+
+@Suite struct InterruptStormTests {
+    /// 50 kHz of edges for one second from a line that has nothing to do with the chip.
+    static let storm = SimulatedInterruptLine.Storm(window: 2_000_000_000...3_000_000_000, periodNanoseconds: 20_000)
+
+    /// A watermark chip whose line fires constantly: the reader must not spin on it (one wake-up
+    /// and one FIFO read per edge), it polls until the storm passes and then returns to edges.
+    @Test(arguments: [LSM6DS.Variant.lsm6dso, .lsm6ds3])
+    func lsm6dsReaderDoesNotSpinInAStorm(variant: LSM6DS.Variant) throws {
+        let rig = LSM6DSRig(variant, profile: LSM6DSFaultTests.ramp)
+        rig.line.storms = [Self.storm]
+        let config = IMUConfiguration(outputDataRate: 208, accelerometerRange: 2, fifoWatermark: 16)
+        var gaps: [StreamGap] = []
+        var emitted = 0
+        let label = "\(variant.name) storm"
+        let stream = try runLSM6DSStream(rig, seconds: 5, config: config, gaps: &gaps, samples: &emitted, label: label)
+        // 5 s at 13 watermarks a second, and a few more for the switches.
+        #expect(stream.statistics.wakeups < 5 * 13 * 2, "\(label): \(stream.statistics.wakeups) wake-ups")
+        #expect(gaps.isEmpty, "\(label): \(gaps)")
+        #expect(emitted > 5 * 208 - 40, "\(label)")
+        #expect(stream.mode == .interrupts, "\(label)")
+        let notices = stream.takeNotices().map(\.message)
+        #expect(notices.first?.hasPrefix("interrupt storm on simulated data-ready line:") == true, "\(label): \(notices)")
+        #expect(notices.last == "interrupts from simulated data-ready line are back", "\(label): \(notices)")
+    }
+
+    /// An MPU with a one-sample watermark waits on every edge: a storm must not make it spin.
+    @Test func mpuWithAOneSampleWatermarkDoesNotSpinInAStorm() throws {
+        let profile = MotionProfile.slowRotation()
+        let rig = MPURig("mpu6050", profile: profile, errorModel: nil)
+        rig.line.storms = [Self.storm]
+        let config = IMUConfiguration(outputDataRate: 200, accelerometerRange: 4, gyroscopeRange: 500, fifoWatermark: 1)
+        var check = TruthCheck(rig: rig, profile: profile, config: config)
+        var gaps: [StreamGap] = []
+        let stream = try runStream(rig, profile: profile, config: config, seconds: 5, check: &check, gaps: &gaps)
+        #expect(stream.statistics.wakeups < 5 * 200 * 2, "\(stream.statistics.wakeups) wake-ups")
+        #expect(check.failures.isEmpty)
+        #expect(check.checked > 5 * 200 - 20)
+        #expect(stream.mode == .interrupts)
+        #expect(stream.takeNotices().map(\.message).first?.hasPrefix("interrupt storm on simulated INT line:") == true)
+    }
+
+    /// An MPU collects the edges queued while it slept and times its samples by them: storm edges
+    /// must not be taken for sample instants. The ramp makes each sample say when it was taken.
+    @Test func mpuSampleTimesIgnoreStormEdges() throws {
+        let profile = MotionProfile(name: "ramp") { t in
+            MotionState(angularRate: .zero, specificForce: SIMD3(10 * (t.truncatingRemainder(dividingBy: 2)) - 10, 0, 9.8), attitude: nil)
+        }
+        let rig = MPURig("mpu6050", profile: profile)
+        rig.line.storms = [SimulatedInterruptLine.Storm(window: 1_500_000_000...3_500_000_000, periodNanoseconds: 290_000)]
+        let stream = IMUStream(imu: rig.driver, line: rig.line, clock: rig.clock)
+        try stream.start(IMUConfiguration(outputDataRate: 500, accelerometerRange: 2, fifoWatermark: 16))
+        var samples: [IMUSample] = []
+        while rig.clock.nowNanoseconds < 4_500_000_000 { _ = stream.step(into: &samples) }
+        var worst = 0.0
+        for s in samples.dropFirst(200) {
+            let t = rig.sensor.profileTime(s.timestampNanoseconds)
+            let phase = t.truncatingRemainder(dividingBy: 2)
+            guard phase > 0.01, phase < 1.99 else { continue }
+            worst = max(worst, abs((s.acceleration.x + 10) / 10 - phase))
+        }
+        #expect(worst < 400e-6, "worst timing error \(worst * 1e6) µs") // a fifth of the 2 ms period
+        #expect(stream.mode == .interrupts)
+    }
+}
