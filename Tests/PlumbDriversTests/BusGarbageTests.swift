@@ -249,3 +249,26 @@ func runLSM6DSStream(_ rig: LSM6DSRig, seconds: Double, config: IMUConfiguration
         })
     }
 }
+
+@Suite struct PatternMidInstantTests {
+    /// A read that starts inside an instant holding the timestamp set (after an overrun dropped the
+    /// instant's first sets, after a failed read was skipped to a set boundary, or when FIFO_STATUS3/4
+    /// read as garbage): the timestamp goes before the sets of its instant read here, never before
+    /// the start of the read (a negative index trapped).
+    @Test(arguments: [3, 6])
+    func readStartingInsideAnInstantWithItsTimestamp(position: Int) throws {
+        let pattern = LSM6DS.PatternFIFO(gyroscopeDecimation: 1, accelerometerDecimation: 1, timestampDecimation: 8)
+        var bytes: [UInt8] = []
+        if position == 3 { bytes += [0x0B, 0, 0, 0, 0, 0] }  // instant 0 accelerometer
+        bytes += [0x00, 0x01, 0, 0xFF, 0, 0]                 // instant 0 timestamp 0x0100FF
+        bytes += [0x0C, 0, 0, 0, 0, 0]                       // instant 1 gyroscope
+        bytes += [0x0D, 0, 0, 0, 0, 0]                       // instant 1 accelerometer
+        var words: [LSM6DS.FIFOWord] = [LSM6DS.FIFOWord(slot: 3, entry: .other(tag: 0))] // earlier content stays first
+        let next = try pattern.decode(bytes, position: position, slot: 2, into: &words)
+        var expected: [LSM6DS.FIFOWord] = [.init(slot: 3, entry: .other(tag: 0)), .init(slot: 2, entry: .timestamp(0x0100FF))]
+        if position == 3 { expected.append(.init(slot: 2, entry: .accelerometer(SIMD3(0x0B, 0, 0)))) }
+        expected += [.init(slot: 3, entry: .gyroscope(SIMD3(0x0C, 0, 0))), .init(slot: 3, entry: .accelerometer(SIMD3(0x0D, 0, 0)))]
+        #expect(words == expected)
+        #expect(next.position == 15)
+    }
+}

@@ -218,6 +218,8 @@ extension LSM6DS {
             var current = slot & 0x03
             var i = r.lowerBound
             var wordPosition = position % wordsPerPattern
+            // A read may start inside an instant: its earlier sets are not among the words here.
+            let firstWord = words.count
             while i < r.upperBound {
                 let entry: FIFOEntry
                 switch instants[instant][set] {
@@ -229,7 +231,7 @@ extension LSM6DS {
                 if case .timestamp = entry {
                     // The timestamp set closes its instant in the FIFO; it is handed on first so the
                     // instant's sample is timed by it.
-                    words.insert(FIFOWord(slot: current, entry: entry), at: words.count - set)
+                    words.insert(FIFOWord(slot: current, entry: entry), at: max(firstWord, words.count - set))
                 } else {
                     words.append(FIFOWord(slot: current, entry: entry))
                 }
