@@ -128,10 +128,38 @@ public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
         case .bus(let e): return e.description
         case .unexpectedIdentity(let who, let address, let bus, let expected):
             let list = expected.map { "0x" + hex($0) }.joined(separator: ", ")
-            return "0x\(hex(who)) at \(address) on \(bus) is not a known IMU (expected one of \(list))"
+            let found = "0x\(hex(who)) at \(address) on \(bus) is not a known IMU (expected one of \(list))"
+            return IMUError.stuckBusHint([who]).map { "\(found); \($0)" } ?? found
         case .unsupported(let s): return s
         case .timeout(let what): return "timed out waiting for \(what)"
         case .invalidConfiguration(let s): return s
+        }
+    }
+}
+
+extension IMUError {
+    /// A register read that returned what the chip cannot report (a FIFO both empty and holding
+    /// words, more words than the FIFO has room for): the bytes were corrupted on the way. It is
+    /// reported as a bus error (EIO) that names the register, the bytes and why they are
+    /// impossible, with the usual cause when every bit read alike (``stuckBusHint(_:)``).
+    public static func implausibleRead(_ what: String, bytes: [UInt8], address: I2CAddress, bus: String,
+                                       _ reason: String) -> IMUError {
+        let raw = bytes.map { hex($0) }.joined(separator: " ")
+        var detail = "\(what) at \(address) on \(bus) read \(raw): \(reason), which the chip cannot report"
+        if let hint = stuckBusHint(bytes) { detail += "; " + hint }
+        return .bus(I2CError(errno: Errno.EIO, bus: bus, address: address, kind: .bus, detail: detail))
+    }
+
+    /// What bytes that are all 0x00 or all 0xFF usually mean on I2C, and what to do; `nil` otherwise.
+    ///
+    /// SDA held low reads every data bit (and every acknowledge) as 0; a target that stopped
+    /// driving SDA leaves the pull-up to read every bit as 1.
+    public static func stuckBusHint(_ bytes: [UInt8]) -> String? {
+        guard let first = bytes.first, bytes.allSatisfy({ $0 == first }) else { return nil }
+        switch first {
+        case 0x00: return "every bit read as 0, as when SDA is held low (a device stuck mid-transfer, or a short to ground): power-cycle the sensor and check SDA"
+        case 0xFF: return "every bit read as 1, as when nothing drives SDA (the sensor unpowered, resetting, or its SDA disconnected): check the sensor's power and SDA"
+        default: return nil
         }
     }
 }

@@ -192,6 +192,12 @@ extension LSM6DS {
         statusDrains += 1
         taggedReadsSinceStatus = 0
         let count = Int(status[0]) | Int(status[1] & 0x03) << 8
+        // DIFF_FIFO is 10 bits, the FIFO holds 512 words: more is a corrupted read (reading it
+        // would take a 7 KB burst of garbage).
+        guard count <= capacityWords else {
+            throw .implausibleRead("FIFO_STATUS1/2 (0x3A)", bytes: status, address: address, bus: bus.path,
+                                   "\(count) words waiting in a FIFO of \(capacityWords)")
+        }
         // FIFO_STATUS2: OVER_RUN_LATCHED bit 3 (cleared by this read), FIFO_OVR_IA bit 6.
         let overflow = status[1] & 0x48 != 0
         if overflow { discontinuity(&a) }
@@ -260,6 +266,14 @@ extension LSM6DS {
         // FIFO_STATUS2 bit 6: OVER_RUN.
         let overflow = status[1] & 0x40 != 0
         var position = Int(status[2]) | Int(status[3] & 0x03) << 8
+        // FIFO_STATUS2 bit 4: FIFO_EMPTY. Empty with words waiting, or a position past the end of
+        // the pattern, is a corrupted read: decoding after it would emit garbage as samples.
+        if status[1] & 0x10 != 0 && count > 0 || position >= pattern.wordsPerPattern {
+            let why = position >= pattern.wordsPerPattern
+                ? "pattern position \(position) in a pattern of \(pattern.wordsPerPattern) words"
+                : "the FIFO empty with \(count) words waiting"
+            throw .implausibleRead("FIFO_STATUS1–4 (0x3A)", bytes: status, address: address, bus: bus.path, why)
+        }
         if overflow || position != patternPosition { a.markDiscontinuity() }
         patternPosition = position
         if lastTemperatureReadNanoseconds == 0 || clock.nowNanoseconds &- lastTemperatureReadNanoseconds >= 1_000_000_000 {
