@@ -13,6 +13,7 @@ extension MPU6050 {
     ///   FIFO overwrites its oldest bytes and loses record alignment (Register Map rev 4.2 §4.17).
     /// - A failed burst may have popped part of the FIFO, so the FIFO is reset and a `.busError`
     ///   gap reported: a sample is never decoded from a misaligned record.
+    /// - A FIFO_COUNT larger than the FIFO is a corrupted read: thrown as a bus error, nothing reset.
     /// - Throws: ``IMUError/bus(_:)`` when a register read still fails after the retries.
     public func drain(into samples: inout [IMUSample], edges: [EdgeEvent]) throws(IMUError) -> DrainResult {
         let v = try requireVariant()
@@ -26,8 +27,14 @@ extension MPU6050 {
         let countBytes = try readRegisters(Register.fifoCountH, count: 2)
         let count = Int(countBytes[0] & 0x1F) << 8 | Int(countBytes[1])
 
+        // More bytes than the FIFO holds is a corrupted read, not an overflow: the FIFO is kept
+        // and the next drain counts again.
+        if status & Bits.fifoOverflow == 0, count > v.fifoSize {
+            throw .implausibleRead("FIFO_COUNT (0x72)", bytes: countBytes, address: address, bus: bus.path,
+                                   "\(count) bytes waiting in a FIFO of \(v.fifoSize)")
+        }
         if status & Bits.fifoOverflow != 0 || count + record > v.fifoSize {
-            let lost = max(count / record, 1)
+            let lost = max(min(count, v.fifoSize) / record, 1)
             let gap = StreamGap(reason: .fifoOverflow, afterNanoseconds: lastSampleTime, detectedNanoseconds: countTime,
                                 lostSamples: lost)
             try resetFIFO()
