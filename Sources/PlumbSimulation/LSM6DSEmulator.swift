@@ -205,6 +205,19 @@ public final class LSM6DSEmulator: RegisterTarget {
         return true
     }
 
+    /// Fault injection: swaps the `i`-th and `j`-th words waiting in the tagged FIFO (0 = the
+    /// oldest), so valid tags arrive out of order. Returns false (and changes nothing) when fewer
+    /// words are waiting or the FIFO is not tagged.
+    @discardableResult
+    public func swapWaitingWords(_ i: Int, _ j: Int) -> Bool {
+        if let clock { advance(to: clock.nowNanoseconds) }
+        let waiting = fifoCount / unit
+        guard variant.generation == .dso, i >= 0, j >= 0, i < waiting, j < waiting else { return false }
+        let a = (fifoHead + i * unit) % fifo.count, b = (fifoHead + j * unit) % fifo.count
+        for k in 0..<unit { fifo.swapAt((a + k) % fifo.count, (b + k) % fifo.count) }
+        return true
+    }
+
     /// The counter as the host would read it now, in ticks.
     public var timerTicks: UInt64 {
         if let clock { advance(to: clock.nowNanoseconds) }

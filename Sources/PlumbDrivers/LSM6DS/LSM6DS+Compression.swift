@@ -98,6 +98,8 @@ extension LSM6DS.TaggedFIFO {
         /// False after a reset until the first slot with data is handed on: empty slots before it
         /// are not losses (they precede the stream).
         private var handedOnData = false
+        /// A sensor's samples did not follow on from its last one (see ``take(_:at:into:)``).
+        private var outOfOrder = false
 
         public init(gyroscopeEnabled: Bool) { self.gyroscopeEnabled = gyroscopeEnabled }
 
@@ -159,6 +161,19 @@ extension LSM6DS.TaggedFIFO {
             default:
                 break
             }
+            // Each sensor's samples cover consecutive slots (the chip codes the oldest waiting
+            // samples first), so a word whose first sample is not the slot after that sensor's last
+            // was read out of order or with a corrupted TAG_CNT: the slots from here are in doubt.
+            // Start again as after a discontinuity: drop the slots waiting (counted lost), skip
+            // compressed words until an uncompressed one, and tell the assembler to re-anchor.
+            if outOfOrder {
+                lostSlots += ring.filter { $0.index >= nextEmit && ($0.accelerometer != nil || $0.gyroscope != nil) }.count
+                let current = UInt8(truncatingIfNeeded: nextEmit - 1) & 0x03
+                reset()
+                outOfOrder = false
+                words.append(LSM6DS.FIFOWord(slot: current, entry: .lost))
+                return
+            }
             // A slot is handed on once every batched sensor is past it and a word of a later slot
             // has arrived, so its timestamp or temperature word is in whatever order the chip
             // writes a slot's words.
@@ -171,6 +186,7 @@ extension LSM6DS.TaggedFIFO {
         private mutating func takeDifferences(_ b: [UInt8], at i: Int, slot t: Int, threex: Bool, gyroscope: Bool) {
             let n = threex ? 3 : 2
             guard var v = gyroscope ? lastGyroscope : lastAccelerometer else {
+                checkFollows(gyroscope ? gyroscopeHigh : accelerometerHigh, first: t - 2)
                 skip(n, at: t)
                 if gyroscope { gyroscopeHigh = max(gyroscopeHigh, t - 3 + n) } else { accelerometerHigh = max(accelerometerHigh, t - 3 + n) }
                 return
@@ -215,13 +231,20 @@ extension LSM6DS.TaggedFIFO {
             }
         }
 
+        /// Notes a sensor sample at `first` that is not the slot after that sensor's last, `high`.
+        private mutating func checkFollows(_ high: Int, first: Int) {
+            if high != .min && first != high + 1 { outOfOrder = true }
+        }
+
         private mutating func store(gyroscope v: SIMD3<Int16>, at s: Int) {
+            checkFollows(gyroscopeHigh, first: s)
             lastGyroscope = v
             gyroscopeHigh = max(gyroscopeHigh, s)
             self[slot: s]?.gyroscope = v
         }
 
         private mutating func store(accelerometer v: SIMD3<Int16>, at s: Int) {
+            checkFollows(accelerometerHigh, first: s)
             lastAccelerometer = v
             accelerometerHigh = max(accelerometerHigh, s)
             self[slot: s]?.accelerometer = v
@@ -229,7 +252,8 @@ extension LSM6DS.TaggedFIFO {
 
         /// Hands on every slot up to and including `last`. Every slot after the first with data is
         /// handed on, an empty one as a single `.other(tag: 0)` word, so the assembler's two-bit
-        /// slot count never skips four or more slots while its timeline is anchored.
+        /// slot count never skips four or more slots while its timeline is anchored; an empty slot
+        /// no skipped word explains as a `.lost` word, which un-anchors it.
         private mutating func emit(through last: Int, into words: inout [LSM6DS.FIFOWord]) {
             while nextEmit <= last {
                 let s = nextEmit
@@ -238,17 +262,22 @@ extension LSM6DS.TaggedFIFO {
                 ring[s & 7] = Slot()
                 let n = UInt8(truncatingIfNeeded: s) & 0x03
                 let hasData = entry.accelerometer != nil || (gyroscopeEnabled && entry.gyroscope != nil)
+                let skipped = s >= skippedLow && s <= skippedHigh
                 if !hasData {
                     guard handedOnData else {
                         // Before the first slot with data: a loss only if a skipped word covered it
                         // (otherwise the slot precedes the stream).
-                        if s >= skippedLow && s <= skippedHigh { lostSlots += 1 }
+                        if skipped { lostSlots += 1 }
                         continue
                     }
                     lostSlots += 1
                 }
                 handedOnData = true
                 let before = words.count
+                // A slot that no word filled, and no skipped word explains, means the slot counter
+                // was misread (words out of order, a corrupted TAG_CNT): the slot count from here is
+                // in doubt, so the timeline waits for the next timestamp.
+                if !hasData && !skipped { words.append(LSM6DS.FIFOWord(slot: n, entry: .lost)) }
                 if let ts = entry.timestamp { words.append(LSM6DS.FIFOWord(slot: n, entry: .timestamp(ts))) }
                 if let t = entry.temperature { words.append(LSM6DS.FIFOWord(slot: n, entry: .temperature(t))) }
                 if let g = entry.gyroscope, gyroscopeEnabled { words.append(LSM6DS.FIFOWord(slot: n, entry: .gyroscope(g))) }

@@ -16,6 +16,11 @@ extension LSM6DS {
         case timestamp(UInt32)
         /// A word this driver does not use (configuration change, sensor hub, step counter), by tag.
         case other(tag: UInt8)
+        /// A slot the FIFO should have filled and did not, for no reason the decoder knows (the
+        /// decompressor's words out of order or their slot counter corrupted): the slot count may
+        /// be wrong from here, so the timeline waits for the next timestamp. The loss is counted
+        /// by whoever emits it.
+        case lost
     }
 
     /// One decoded FIFO word with the time slot it belongs to.

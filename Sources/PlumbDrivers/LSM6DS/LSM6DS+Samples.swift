@@ -149,6 +149,7 @@ extension LSM6DS {
                 case .temperature(let t): temperatureRaw = t
                 case .timestamp(let raw): anchor(raw)
                 case .other: break
+                case .lost: anchorTicks = nil
                 }
                 if !emitted, let a = accelerometer, !gyroscopeEnabled || gyroscope != nil {
                     emitted = true
