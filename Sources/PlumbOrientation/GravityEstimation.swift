@@ -37,6 +37,9 @@ public struct AccelerometerGravity: GravityEstimator, Sendable {
     }
 
     public mutating func update(_ sample: IMUSample) -> SIMD3<Double> {
+        // A reading clipped by the full-scale range (``IMUSample/saturation``) is not gravity:
+        // the estimate stays as it was.
+        guard sample.saturation.isDisjoint(with: .accelerometer) else { return direction }
         let f = sample.acceleration
         let magnitude = (f * f).sum().squareRoot()
         if let last = lastTime, sample.timestampNanoseconds > last, magnitude > 0, filtered != .zero {
@@ -51,6 +54,11 @@ public struct AccelerometerGravity: GravityEstimator, Sendable {
             filtered = f
         }
         lastTime = sample.timestampNanoseconds
+        return direction
+    }
+
+    /// The unit vector towards the earth from the filtered force, zero before the first reading.
+    private var direction: SIMD3<Double> {
         let n = (filtered * filtered).sum().squareRoot()
         return n > 0 ? -filtered / n : .zero
     }
@@ -72,9 +80,16 @@ public struct FusedGravity<Filter: AttitudeFilter>: GravityEstimator {
 
     public init(_ filter: Filter) { self.filter = filter }
 
+    /// Samples the driver flags as clipped (``IMUSample/saturation``): a gyroscope at its limit
+    /// under-reports the turn, so the integrated attitude is dropped and the filter converges
+    /// afresh from the accelerometer (x-io Fusion's overrange recovery); an accelerometer at its
+    /// limit is passed as zero, which every filter's input gate refuses for correction
+    /// (`InputSettings.minimumAccelerometerNorm`).
     @inline(__always)
     public mutating func update(_ sample: IMUSample) -> SIMD3<Double> {
-        let state = filter.update(gyroscope: sample.angularRate, accelerometer: sample.acceleration,
+        if !sample.saturation.isDisjoint(with: .gyroscope) { filter.reset() }
+        let accelerometer = sample.saturation.isDisjoint(with: .accelerometer) ? sample.acceleration : .zero
+        let state = filter.update(gyroscope: sample.angularRate, accelerometer: accelerometer,
                                   timestamp: Double(sample.timestampNanoseconds) / 1e9)
         return state.isInitialized ? state.gravity : .zero
     }
