@@ -88,6 +88,9 @@ extension MPU6050 {
 
     /// Feeds the edges up to the FIFO count into the sample clock.
     ///
+    /// Edges stamped more than a second after the count are dropped (another clock), so the edges
+    /// kept for the next drain stay few.
+    ///
     /// Anchoring: the first edge after the previous INT_STATUS read belongs to the first sample
     /// after it. If it came before the previous count, that sample was the newest counted then;
     /// otherwise it is the next one (plus whole periods, for an edge well after the count). With
@@ -97,6 +100,10 @@ extension MPU6050 {
         for edge in pendingEdges {
             let te = edge.timestampNanoseconds
             if te > countTime {
+                // An edge from after the count waits for the next drain; one more than a second
+                // ahead of this clock is on another clock (or the line's clock was stepped) and
+                // would wait, and pile up, until this clock caught up with it.
+                if te - countTime > Nanoseconds.perSecond { continue }
                 pendingEdges[keep] = edge
                 keep += 1
                 continue
