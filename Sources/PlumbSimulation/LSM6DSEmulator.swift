@@ -205,6 +205,19 @@ public final class LSM6DSEmulator: RegisterTarget {
         return true
     }
 
+    /// Fault injection: flips the bits of `mask` in data byte `byte` (0...5) of the `index`-th word
+    /// waiting in the tagged FIFO, leaving its tag (and so its parity) intact, as a bit error on
+    /// the data lines would. Returns false (and changes nothing) when fewer words are waiting or
+    /// the FIFO is not tagged.
+    @discardableResult
+    public func corruptData(ofWaitingWord index: Int, byte: Int, mask: UInt8) -> Bool {
+        if let clock { advance(to: clock.nowNanoseconds) }
+        guard variant.generation == .dso, index >= 0, index < fifoCount / unit, (0..<6).contains(byte) else { return false }
+        let i = (fifoHead + index * unit + 1 + byte) % fifo.count
+        fifo[i] ^= mask
+        return true
+    }
+
     /// Fault injection: swaps the `i`-th and `j`-th words waiting in the tagged FIFO (0 = the
     /// oldest), so valid tags arrive out of order. Returns false (and changes nothing) when fewer
     /// words are waiting or the FIFO is not tagged.

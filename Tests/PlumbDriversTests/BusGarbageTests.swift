@@ -13,8 +13,9 @@ import PlumbSimulation
 @discardableResult
 func runLSM6DSStream(_ rig: LSM6DSRig, seconds: Double, config: IMUConfiguration, gaps: inout [StreamGap],
                      samples emitted: inout Int, stream: IMUStream? = nil, label: String) throws -> IMUStream {
+    let given = stream
     let stream = stream ?? IMUStream(imu: rig.imu, line: rig.line, clock: rig.clock)
-    if stream.statistics.drains == 0 && stream.statistics.failedDrains == 0 { try stream.start(config) }
+    if given == nil { try stream.start(config) }
     let end = rig.clock.nowNanoseconds + UInt64(seconds * 1e9)
     var samples: [IMUSample] = []
     var last: UInt64 = 0
@@ -325,5 +326,43 @@ func runLSM6DSStream(_ rig: LSM6DSRig, seconds: Double, config: IMUConfiguration
         // Swapping the first two words may only exchange a slot's own words (harmless); any other
         // pair moves a word to another slot, and what it costs is reported.
         if pair != (0, 1) { #expect(!gaps.isEmpty, "\(label)") }
+    }
+}
+
+@Suite struct CorruptFirstTimestampTests {
+    /// The first timestamp word after the FIFO starts (nothing yet to check it against) arrives
+    /// with its top byte corrupted: hours in the future. The host clock rules it out, the next
+    /// word anchors the timeline, and a polling reader is not put to sleep until then.
+    @Test(arguments: [true, false])
+    func corruptedFirstTimestampIsRuledOutByTheHostClock(withLine: Bool) throws {
+        let rig = LSM6DSRig(.lsm6dso, profile: LSM6DSFaultTests.ramp)
+        let stream = IMUStream(imu: rig.imu, line: withLine ? rig.line : nil, clock: rig.clock)
+        try stream.start(IMUConfiguration(outputDataRate: 208, accelerometerRange: 2, fifoWatermark: 16))
+        var corrupted = false
+        for _ in 0..<50 where !corrupted {
+            rig.clock.advance(by: 1_000_000)
+            corrupted = rig.chip.corruptData(ofWaitingWord: 0, byte: 3, mask: 0x40)
+        }
+        #expect(corrupted)
+        var gaps: [StreamGap] = []
+        var emitted = 0
+        try runLSM6DSStream(rig, seconds: 3, config: .default, gaps: &gaps, samples: &emitted, stream: stream, label: "line \(withLine)")
+        #expect(emitted > 3 * 208 - 60, "line \(withLine)")
+    }
+
+    /// The assembler, given the host's window of possible sample times, ignores a timestamp word
+    /// outside it instead of anchoring the timeline there.
+    @Test func assemblerIgnoresATimestampTheHostClockRulesOut() {
+        var asm = TimestampJumpTests().assembler()
+        asm.plausibleWindow = 1_000_000_000...1_000_000_000 + 60_000_000_000
+        var out: [IMUSample] = []
+        asm.consume(TimestampJumpTests().slots(0, 40) { k in
+            let t = UInt32(100_000 + Double(k) * TimestampJumpTests.period)
+            return k == 0 ? t | 0x4000_0000 : t
+        }, into: &out)
+        // Slots 0–3 wait for the word at slot 4; the rest are timed from it.
+        #expect(out.count == 36)
+        #expect(out.first?.timestampNanoseconds == 1_000_000_000 + UInt64((100_000 + 4 * TimestampJumpTests.period).rounded(.down)) * 25_000)
+        #expect(asm.timestampJumps == 1)
     }
 }

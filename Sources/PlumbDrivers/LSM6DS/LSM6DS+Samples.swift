@@ -75,6 +75,11 @@ extension LSM6DS {
         public var lostSlots = 0
         /// The time of the last emitted sample.
         public private(set) var lastSampleNanoseconds: UInt64?
+        /// Host times (nanoseconds) the samples being consumed can have been taken at, when the
+        /// caller knows them: no later than now, no earlier than the FIFO can hold. A timestamp
+        /// word that maps outside is corrupted and ignored; a timeline whose prediction falls
+        /// outside is abandoned for the words. `nil` (the default): no check.
+        public var plausibleWindow: ClosedRange<UInt64>?
 
         public init(accelerometerScale: Double, gyroscopeScale: Double, gyroscopeEnabled: Bool,
                     temperatureLSBPerDegree: Double, timebase: Timebase, nominalPeriodTicks: Double) {
@@ -179,23 +184,38 @@ extension LSM6DS {
         /// otherwise read as a wrap, 29.8 h on the 32-bit counter and 419 s on the 24-bit one; a
         /// bit flipped on the bus moves the timeline by its weight) is replaced by the slot count,
         /// and the next words are unwrapped from there. Without an anchor (after a loss) a step of
-        /// more than half the counter's range is a restart, continued from the slots seen.
+        /// more than half the counter's range is a restart, continued from the slots seen. With a
+        /// ``plausibleWindow``, a word that falls outside it and has no prediction to be replaced by
+        /// is ignored, and a prediction outside it is no prediction.
         private mutating func anchor(_ raw: UInt32) {
             let modulus = UInt64(1) << UInt64(timebase.bits)
             var ticks = UInt64(raw)
+            var step: UInt64 = 0
             if let last = lastRawTimestamp {
-                let step = (UInt64(raw) &+ modulus &- UInt64(last)) & (modulus - 1)
+                step = (UInt64(raw) &+ modulus &- UInt64(last)) & (modulus - 1)
                 ticks = lastUnwrappedTicks + step
-                let elapsed = Double(slotsSinceAnchor) * periodTicks
-                if let previous = anchorTicks {
-                    let expected = Double(previous) + elapsed
-                    if abs(Double(ticks) - expected) > 2 * periodTicks + 0.25 * elapsed {
-                        ticks = UInt64(max(0, expected.rounded()))
-                        timestampJumps += 1
-                    }
-                } else if step > modulus / 2 {
+            }
+            let elapsed = Double(slotsSinceAnchor) * periodTicks
+            let window = plausibleWindow
+            let timebase = self.timebase
+            func possible(_ t: Double) -> Bool { window.map { $0.contains(timebase.nanoseconds(ticks: t)) } ?? true }
+            if let previous = anchorTicks, possible(Double(previous) + elapsed) {
+                let expected = Double(previous) + elapsed
+                if abs(Double(ticks) - expected) > 2 * periodTicks + 0.25 * elapsed || !possible(Double(ticks)) {
+                    ticks = UInt64(max(0, expected.rounded()))
+                    timestampJumps += 1
+                }
+            } else {
+                if lastRawTimestamp != nil, step > modulus / 2 {
                     ticks = lastUnwrappedTicks + UInt64(max(1, elapsed.rounded()))
                     timestampJumps += 1
+                }
+                guard possible(Double(ticks)) else {
+                    // Nothing to check the word against but the host clock, and it rules it out:
+                    // the word is ignored and the slots wait for the next one.
+                    timestampJumps += 1
+                    anchorTicks = nil
+                    return
                 }
             }
             lastRawTimestamp = raw

@@ -96,6 +96,7 @@ extension LSM6DS {
         pendingGaps.removeAll()
         let before = samples.count
         let lastBefore = a.lastSampleNanoseconds
+        a.plausibleWindow = plausibleSampleWindow(variant: v, timebase: a.timebase)
         var overflow = false
         if v.generation == .dso {
             taggedCorruption = false
@@ -127,6 +128,19 @@ extension LSM6DS {
         taggedCorruption = false
         result.sampleCount = samples.count - before
         return result
+    }
+
+    /// The host times a sample read now can have been taken at: no later than now, no earlier than
+    /// the FIFO can hold (three times its capacity in samples, for compression), each widened by
+    /// 1 s and 5 % of the time since the counter was anchored (the counter's tick is trimmed, not
+    /// exact). A timestamp word outside is corrupted (``SampleAssembler/plausibleWindow``).
+    func plausibleSampleWindow(variant v: Variant, timebase: Timebase) -> ClosedRange<UInt64> {
+        let now = clock.nowNanoseconds
+        let rate = plan?.dataRate.hertz ?? 12.5
+        let span = UInt64(3 * Double(v.fifoCapacitySamples) / max(rate, 1) * 1e9)
+        let margin = Nanoseconds.perSecond + (now &- min(now, timebase.originNanoseconds)) / 20
+        let earliest = now > span + margin ? now - span - margin : 0
+        return earliest...(now + margin)
     }
 
     /// Watermark reads between two FIFO_STATUS reads on the tagged FIFO (a safety net: the
