@@ -67,3 +67,60 @@ import PlumbSimulation
         #expect(stream.mode == .interrupts)
     }
 }
+
+/// A driver whose samples of one drain carry a time far in the future (what any corrupted sample
+/// clock could hand on): it wraps a real driver and forwards everything else.
+final class FutureStampingIMU: IMU {
+    let inner: any IMU
+    var drains = 0
+    let skewedDrain: Int
+    let skew: UInt64
+    init(_ inner: any IMU, skewedDrain: Int, skew: UInt64) { self.inner = inner; self.skewedDrain = skewedDrain; self.skew = skew }
+    var identity: IMUIdentity? { inner.identity }
+    var configuration: IMUConfiguration { inner.configuration }
+    var interruptSignal: InterruptSignal { inner.interruptSignal }
+    var maximumSamplesPerWatermark: Int { inner.maximumSamplesPerWatermark }
+    func identify() throws(IMUError) -> IMUIdentity { try inner.identify() }
+    func reset() throws(IMUError) { try inner.reset() }
+    func apply(_ configuration: IMUConfiguration) throws(IMUError) -> IMUConfiguration { try inner.apply(configuration) }
+    func startStreaming() throws(IMUError) { try inner.startStreaming() }
+    func stopStreaming() throws(IMUError) { try inner.stopStreaming() }
+    func selfTest() throws(IMUError) -> SelfTestResult { try inner.selfTest() }
+    func verifyConfiguration() throws(IMUError) -> Bool { try inner.verifyConfiguration() }
+    func drain(into samples: inout [IMUSample], edges: [EdgeEvent]) throws(IMUError) -> DrainResult {
+        let before = samples.count
+        let r = try inner.drain(into: &samples, edges: edges)
+        drains += 1
+        if drains == skewedDrain { for i in samples.indices.dropFirst(before) { samples[i].timestampNanoseconds += skew } }
+        return r
+    }
+}
+
+@Suite struct BogusSampleTimeTests {
+    /// A polling reader sleeps until the next watermark is due from the last sample's time: one
+    /// sample stamped an hour ahead must not put it to sleep for an hour.
+    @Test(arguments: [true, false])
+    func aFutureSampleTimeDoesNotPutThePollingReaderToSleep(mpu: Bool) throws {
+        let imu: any IMU
+        let clock: VirtualClock
+        if mpu {
+            let rig = MPURig("mpu6050")
+            imu = rig.driver; clock = rig.clock
+        } else {
+            let rig = LSM6DSRig(.lsm6dso)
+            imu = rig.imu; clock = rig.clock
+        }
+        let skewed = FutureStampingIMU(imu, skewedDrain: 20, skew: 3_600_000_000_000)
+        let stream = IMUStream(imu: skewed, line: nil, clock: clock)
+        try stream.start(IMUConfiguration(outputDataRate: 208, fifoWatermark: 16))
+        var samples: [IMUSample] = []
+        var longest: UInt64 = 0
+        for _ in 0..<100 {
+            let before = clock.nowNanoseconds
+            _ = stream.step(into: &samples)
+            longest = max(longest, clock.nowNanoseconds - before)
+        }
+        #expect(longest < 1_000_000_000, "a step slept \(Double(longest) / 1e9) s")
+        #expect(samples.count > 90 * 16)
+    }
+}

@@ -246,19 +246,22 @@ public final class IMUStream {
             return []
         }
         if mode == .polling { statistics.pollingSteps += 1 }
-        let due: UInt64
+        var due: UInt64
+        // A watermark chip is polled no faster than its FIFO can reach the threshold, so the
+        // pin still rises between polls and the return of edges can be seen (a compressing
+        // FIFO takes up to ``IMU/maximumSamplesPerWatermark`` samples to get there).
+        let batchSamples = imu.interruptSignal == .watermark ? max(watermark, imu.maximumSamplesPerWatermark) : watermark
         if lastDrainHadData, let last = lastSampleTime {
             // Edge-timed samples are exact; polled ones are known to half a period, so wait a
             // whole period more rather than wake to find a sample short.
             let margin = mode == .interrupts ? 0.25 : 1.0
-            // A watermark chip is polled no faster than its FIFO can reach the threshold, so the
-            // pin still rises between polls and the return of edges can be seen (a compressing
-            // FIFO takes up to ``IMU/maximumSamplesPerWatermark`` samples to get there).
-            let batchSamples = imu.interruptSignal == .watermark ? max(watermark, imu.maximumSamplesPerWatermark) : watermark
-            due = UInt64(max(0, Double(last) + (Double(batchSamples) + margin) * period))
+            due = UInt64(max(0, min(Double(last) + (Double(batchSamples) + margin) * period, 1.8e19)))
         } else {
             due = now + UInt64(batch)
         }
+        // The sample time is the driver's word: one that is wrong (a corrupted chip timestamp)
+        // must not put the reader to sleep for longer than a batch takes.
+        due = min(due, now + UInt64(2 * (Double(batchSamples) + 1) * period) + 10 * Nanoseconds.perMillisecond)
         if due > now { clock.sleep(nanoseconds: due - now) }
         guard let line else { return [] }
         do {
