@@ -62,7 +62,7 @@ private func run(_ arguments: [String]) -> (status: Int32, out: String, err: Str
         #expect(r.status == 0)
         let err = r.err.split(separator: "\n").map(String.init)
         #expect(err.count == 2)
-        #expect(err.first == "plumb read: the chip lost its configuration (reset or brown-out); re-initialising")
+        #expect(err.first == "plumb read: the MPU-6050 at 0x68 on simulated bus lost its configuration (a reset or brown-out); re-initialising (if this repeats, check the sensor's supply)")
         #expect(err.last?.hasPrefix("plumb read: gap after t=") == true)
         #expect(err.last?.contains(": chipReset, ") == true)
         #expect(r.out.split(separator: "\n").count == 3001)

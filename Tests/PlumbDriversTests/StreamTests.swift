@@ -127,6 +127,8 @@ func runStream(_ rig: MPURig, profile: MotionProfile, config: IMUConfiguration, 
         let stream = try runStream(rig, profile: profile, config: config, seconds: 5, check: &check, gaps: &gaps)
         #expect(gaps.map(\.reason) == [.chipReset])
         #expect(stream.statistics.reinitialisations == 1)
+        #expect(stream.takeNotices().map(\.message) == [
+            "the MPU-6050 at 0x68 on simulated bus lost its configuration (a reset or brown-out); re-initialising (if this repeats, check the sensor's supply)"])
         #expect(check.failures.isEmpty)
         #expect(check.checked > 4500)
     }

@@ -200,13 +200,13 @@ public final class IMUStream {
             lastVerify = now
             do {
                 if try !imu.verifyConfiguration() {
-                    notice("the chip lost its configuration (reset or brown-out); re-initialising")
+                    notice("\(chipName) lost its configuration (a reset or brown-out); re-initialising (if this repeats, check the sensor's supply)")
                     if let gap = reinitialise(reason: .chipReset) { gaps.append(gap) }
                 } else if quiet, !stallReported {
                     stallReported = true
                     let lost = Int(Double(now &- lastDataTime) / period)
                     gaps.append(StreamGap(reason: .stall, afterNanoseconds: lastSampleTime, detectedNanoseconds: now, lostSamples: lost))
-                    notice("no data for \(Double(now &- lastDataTime) / 1e6) ms although the chip is configured")
+                    notice("no data from \(chipName) for \(Double(now &- lastDataTime) / 1e6) ms although it holds its configuration")
                 }
             } catch {
                 consecutiveFailures += 1
@@ -335,6 +335,11 @@ public final class IMUStream {
     private func discardQueuedEdges() {
         guard let line else { return }
         do { _ = try line.readQueuedEdges() } catch { notice("reading \(line.name) failed: \(error)") }
+    }
+
+    /// "the MPU-6050 at 0x68 on /dev/i2c-1", for notices.
+    private var chipName: String {
+        imu.identity.map { "the \($0.part) at \($0.address) on \($0.bus)" } ?? "the chip"
     }
 
     private func notice(_ message: String) {
