@@ -124,3 +124,35 @@ final class FutureStampingIMU: IMU {
         #expect(samples.count > 90 * 16)
     }
 }
+
+@Suite struct DeadLineTests {
+    /// A data-ready line that never fires (wrong line, pin not wired): the reader polls from the
+    /// start, says which line is silent, and loses nothing.
+    @Test func mpuPollsWhenTheLineNeverFires() throws {
+        let profile = MotionProfile.slowRotation()
+        let rig = MPURig("mpu6050", profile: profile, errorModel: nil)
+        rig.line.silentWindows = [0...UInt64.max]
+        let config = IMUConfiguration(outputDataRate: 1000, accelerometerRange: 4, gyroscopeRange: 500, fifoWatermark: 16)
+        var check = TruthCheck(rig: rig, profile: profile, config: config)
+        var gaps: [StreamGap] = []
+        let stream = try runStream(rig, profile: profile, config: config, seconds: 3, check: &check, gaps: &gaps)
+        #expect(stream.mode == .polling)
+        #expect(gaps.isEmpty)
+        #expect(check.failures.isEmpty)
+        #expect(check.checked > 2950)
+        #expect(stream.takeNotices().map(\.message) == ["samples arrive but simulated INT line shows no edges; timing from the estimated period"])
+    }
+
+    @Test func lsm6dsPollsWhenTheLineNeverFires() throws {
+        let rig = LSM6DSRig(.lsm6dso, profile: LSM6DSFaultTests.ramp)
+        rig.line.silentWindows = [0...UInt64.max]
+        var gaps: [StreamGap] = []
+        var emitted = 0
+        let stream = try runLSM6DSStream(rig, seconds: 3, config: IMUConfiguration(outputDataRate: 208, accelerometerRange: 2, fifoWatermark: 16),
+                                         gaps: &gaps, samples: &emitted, label: "dead line")
+        #expect(stream.mode == .polling)
+        #expect(gaps.isEmpty)
+        #expect(emitted > 3 * 208 - 40)
+        #expect(stream.takeNotices().first?.message.hasPrefix("no interrupt from simulated data-ready line for ") == true)
+    }
+}
