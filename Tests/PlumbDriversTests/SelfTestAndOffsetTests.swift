@@ -97,6 +97,21 @@ import PlumbSimulation
         #expect(back.accelerometer == SIMD3(0x1235, -0x0101, 0x0FFF))
     }
 
+    /// A bias estimated from garbage (NaN, infinite, absurdly large) must not trap the Int
+    /// conversion: non-finite is refused before anything is written, huge is clamped.
+    @Test func adjustingOffsetsByGarbageIsRefusedOrClamped() throws {
+        let rig = MPURig("mpu6050")
+        _ = try rig.start(IMUConfiguration(outputDataRate: 100))
+        let before = try rig.driver.readOffsets()
+        #expect(throws: IMUError.invalidConfiguration("offset adjustment for 0x68 on simulated bus: angular rate SIMD3<Double>(nan, 0.0, 0.0) is not a finite value; recalibrate")) {
+            try rig.driver.adjustOffsets(angularRate: SIMD3(.nan, 0, 0))
+        }
+        #expect(throws: IMUError.self) { try rig.driver.adjustOffsets(acceleration: SIMD3(0, .infinity, 0)) }
+        #expect(try rig.driver.readOffsets() == before)
+        let o = try rig.driver.adjustOffsets(angularRate: SIMD3(1e300, -1e300, 0))
+        #expect(o.gyroscope.x == .max && o.gyroscope.y == .min)
+    }
+
     @Test(arguments: ["mpu6050", "mpu9250"])
     func adjustingOffsetsCancelsABias(key: String) throws {
         let bias = SIMD3(0.05, -0.03, 0.02) // rad/s

@@ -57,13 +57,20 @@ extension MPU6050 {
     /// - Parameters:
     ///   - angularRate: added to the gyroscope output, rad/s.
     ///   - acceleration: added to the accelerometer output, m/s².
-    /// - Returns: the registers written.
+    /// - Returns: the registers written. A shift beyond a register's range is clamped to it.
+    /// - Throws: ``IMUError/invalidConfiguration(_:)`` for a NaN or infinite shift (a bias
+    ///   estimated from corrupted samples), before anything is written.
     @discardableResult
     public func adjustOffsets(angularRate: SIMD3<Double> = .zero, acceleration: SIMD3<Double> = .zero) throws(IMUError) -> Offsets {
+        for (name, v) in [("angular rate", angularRate), ("acceleration", acceleration)] where !(v.x.isFinite && v.y.isFinite && v.z.isFinite) {
+            throw .invalidConfiguration("offset adjustment for \(address) on \(bus.path): \(name) \(v) is not a finite value; recalibrate")
+        }
         var o = try readOffsets()
+        // Far beyond any register (16 bits), but within Int: clamped below.
+        let limit = 1e9
         for i in 0..<3 {
-            let dg = (angularRate[i] / MotionConstants.radiansPerDegree * Offsets.gyroscopeCountsPerDegree).rounded()
-            let da = (acceleration[i] / MotionConstants.standardGravity * Offsets.accelerometerCountsPerG / 2).rounded() * 2
+            let dg = max(-limit, min(limit, (angularRate[i] / MotionConstants.radiansPerDegree * Offsets.gyroscopeCountsPerDegree).rounded()))
+            let da = max(-limit, min(limit, (acceleration[i] / MotionConstants.standardGravity * Offsets.accelerometerCountsPerG / 2).rounded() * 2))
             o.gyroscope[i] = Int16(clamping: Int(o.gyroscope[i]) + Int(dg))
             o.accelerometer[i] = Int16(clamping: Int(o.accelerometer[i]) + Int(da))
         }
