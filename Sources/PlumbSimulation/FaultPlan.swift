@@ -8,9 +8,12 @@ import PlumbHAL
 /// | `reg=0xNN` | every transfer touching register 0xNN fails with EIO |
 /// | `nack@T+D` | nothing acknowledges from T for D seconds (ENXIO) |
 /// | `stuck@T+D` | the bus is stuck from T for D seconds (ETIMEDOUT after 25 ms each) |
+/// | `low@T+D` | SDA is held low from T for D seconds: every read answers 0x00, writes are lost, no error |
+/// | `high@T+D` | nothing drives SDA from T for D seconds: every read answers 0xFF, writes are lost, no error |
 /// | `reset@T` | the chip suffers a power-on reset at T (repeatable) |
 /// | `lost=P` | each interrupt edge is lost with probability P |
 /// | `silent@T+D` | no interrupt edges from T for D seconds |
+/// | `storm@T+D` | the interrupt line fires every 20 µs from T for D seconds, whatever the chip does |
 ///
 /// Times are seconds after the start of the simulation, with an optional `s` or `ms` suffix:
 /// `stuck@5s+200ms`.
@@ -21,6 +24,10 @@ public struct FaultPlan: Sendable, Equatable {
     public var lostEdgeProbability = 0.0
     /// Seconds after start, and duration.
     public var silentWindows: [(start: Double, duration: Double)] = []
+    /// Seconds after start, and duration: interrupt storms (an edge every ``stormPeriodNanoseconds``).
+    public var storms: [(start: Double, duration: Double)] = []
+    /// 20 µs: 50 000 edges a second, far beyond any data-ready rate.
+    public static let stormPeriodNanoseconds: UInt64 = 20_000
     /// Bus windows need the start time to become absolute; kept relative here.
     var relativeBusWindows: [(index: Int, start: Double, duration: Double)] = []
 
@@ -29,6 +36,7 @@ public struct FaultPlan: Sendable, Equatable {
     public static func == (a: FaultPlan, b: FaultPlan) -> Bool {
         a.busFaults == b.busFaults && a.resets == b.resets && a.lostEdgeProbability == b.lostEdgeProbability
             && a.silentWindows.map(\.start) == b.silentWindows.map(\.start) && a.silentWindows.map(\.duration) == b.silentWindows.map(\.duration)
+            && a.storms.map(\.start) == b.storms.map(\.start) && a.storms.map(\.duration) == b.storms.map(\.duration)
             && a.relativeBusWindows.map(\.index) == b.relativeBusWindows.map(\.index)
             && a.relativeBusWindows.map(\.start) == b.relativeBusWindows.map(\.start)
             && a.relativeBusWindows.map(\.duration) == b.relativeBusWindows.map(\.duration)
@@ -45,7 +53,7 @@ public struct FaultPlan: Sendable, Equatable {
         for raw in spec.split(separator: ",") {
             let item = raw.trimmingCharacters()
             func fail(_ why: String) -> ParseError {
-                ParseError(message: "fault '\(item)': \(why) (expected errors=P, reg=0xNN, nack@T+D, stuck@T+D, reset@T, lost=P or silent@T+D)")
+                ParseError(message: "fault '\(item)': \(why) (expected errors=P, reg=0xNN, nack@T+D, stuck@T+D, low@T+D, high@T+D, reset@T, lost=P, silent@T+D or storm@T+D)")
             }
             if let value = item.value(after: "errors=") {
                 guard let p = Double(value), (0...1).contains(p) else { throw fail("P must be a probability 0...1") }
@@ -60,16 +68,18 @@ public struct FaultPlan: Sendable, Equatable {
             } else if let value = item.value(after: "reset@") {
                 guard let t = FaultPlan.seconds(value), t >= 0 else { throw fail("T must be a time such as 10s or 500ms") }
                 resets.append(t)
-            } else if let (kind, value) = ["nack@", "stuck@", "silent@"].lazy.compactMap({ k in item.value(after: k).map { (k, $0) } }).first {
+            } else if let (kind, value) = ["nack@", "stuck@", "low@", "high@", "silent@", "storm@"].lazy.compactMap({ k in item.value(after: k).map { (k, $0) } }).first {
                 let parts = value.split(separator: "+").map(String.init)
                 guard parts.count == 2, let t = FaultPlan.seconds(parts[0]), let d = FaultPlan.seconds(parts[1]), t >= 0, d > 0 else {
                     throw fail("expected a start and a duration, such as \(kind)5s+200ms")
                 }
+                let effects: [String: FaultRule.Effect] = ["nack@": .noAcknowledge, "stuck@": .stuck, "low@": .reads(0x00), "high@": .reads(0xFF)]
                 switch kind {
                 case "silent@": silentWindows.append((t, d))
+                case "storm@": storms.append((t, d))
                 default:
                     relativeBusWindows.append((busFaults.count, t, d))
-                    busFaults.append(FaultRule(.always, effect: kind == "nack@" ? .noAcknowledge : .stuck))
+                    busFaults.append(FaultRule(.always, effect: effects[kind] ?? .stuck))
                 }
             } else {
                 throw fail("unknown fault")
@@ -94,6 +104,9 @@ public struct FaultPlan: Sendable, Equatable {
         sensor.chip.scheduledResets = (sensor.chip.scheduledResets + resets.map(at)).sorted()
         sensor.line.lostEdgeProbability = lostEdgeProbability
         sensor.line.silentWindows += silentWindows.map { at($0.start)...at($0.start + $0.duration) }
+        sensor.line.storms += storms.map {
+            SimulatedInterruptLine.Storm(window: at($0.start)...at($0.start + $0.duration), periodNanoseconds: Self.stormPeriodNanoseconds)
+        }
     }
 }
 
