@@ -27,9 +27,9 @@ extension MPU6050 {
         let countBytes = try readRegisters(Register.fifoCountH, count: 2)
         let count = Int(countBytes[0] & 0x1F) << 8 | Int(countBytes[1])
 
-        // More bytes than the FIFO holds is a corrupted read, not an overflow: the FIFO is kept
-        // and the next drain counts again.
-        if status & Bits.fifoOverflow == 0, count > v.fifoSize {
+        // More bytes than the FIFO holds is a corrupted read (an overflowed FIFO counts its size
+        // at most), not an overflow: the FIFO is kept and the next drain reads both again.
+        if count > v.fifoSize {
             throw .implausibleRead("FIFO_COUNT (0x72)", bytes: countBytes, address: address, bus: bus.path,
                                    "\(count) bytes waiting in a FIFO of \(v.fifoSize)")
         }
