@@ -280,7 +280,7 @@ func runLSM6DSStream(_ rig: LSM6DSRig, seconds: Double, config: IMUConfiguration
     /// FIFO_COUNT reads 0xFFFF once (13 bits: 8191 bytes) although the FIFO holds 1024 at most:
     /// a corrupted read, not an overflow. The FIFO is not thrown away and no gap of 682 samples
     /// is invented; the next drain reads the count again.
-    @Test(arguments: ["mpu6050", "mpu6500", "icm20689"])
+    @Test(arguments: ["mpu6050", "mpu6500", "icm20602", "icm20689"])
     func mpuImpossibleFIFOCountIsRereadNotAnOverflow(key: String) throws {
         let profile = MotionProfile.slowRotation()
         let rig = MPURig(key, profile: profile, errorModel: nil)

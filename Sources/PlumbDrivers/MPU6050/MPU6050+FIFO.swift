@@ -28,8 +28,12 @@ extension MPU6050 {
         let count = Int(countBytes[0] & 0x1F) << 8 | Int(countBytes[1])
 
         // More bytes than the FIFO holds is a corrupted read (an overflowed FIFO counts its size
-        // at most), not an overflow: the FIFO is kept and the next drain reads both again.
-        if count > v.fifoSize {
+        // at most), not an overflow: the FIFO is kept and the next drain reads both again. The
+        // bound is the FIFO's power-of-two storage (1024 for the ICM-20602's 1008 usable bytes),
+        // so a part that counts past its usable size still takes the overflow path below.
+        var storage = 1
+        while storage < v.fifoSize { storage <<= 1 }
+        if count > storage {
             throw .implausibleRead("FIFO_COUNT (0x72)", bytes: countBytes, address: address, bus: bus.path,
                                    "\(count) bytes waiting in a FIFO of \(v.fifoSize)")
         }
