@@ -238,6 +238,9 @@ public final class LinuxI2CBus: I2CBus {
         }
         let r = Sys.i2cReadWrite(fd, messages, operations.count)
         if r < 0 { return r }
+        // Fewer messages than given: the reads after the last one done hold no data from the
+        // chip (the kernel returns the count of messages transferred). A bus error, retried.
+        if Int(r) < operations.count { return -Errno.EIO }
         offset = 0
         for i in operations.indices {
             let n = operations[i].bytes.count

@@ -16,6 +16,9 @@ final class FakeKernel: Sendable {
         /// The errno for a data call to an absent address (ENXIO on real adapters, ENODEV on i2c-stub).
         var absentErrno: Int32 = Errno.ENXIO
         var openErrno: Int32?
+        /// Message counts the next I2C_RDWR calls report instead of doing the transfer (fewer than
+        /// asked: the adapter stopped part-way), one per call.
+        var transferredMessages: [Int] = []
     }
 
     static let fd: Int32 = 7
@@ -84,6 +87,7 @@ final class FakeKernel: Sendable {
             if !s.failures.isEmpty { return .fail(errno: s.failures.removeFirst()) }
             switch call {
             case .i2cReadWrite(_, let messages):
+                if !s.transferredMessages.isEmpty { return .value(s.transferredMessages.removeFirst()) }
                 guard let address = messages.first?.address, var regs = s.registers[address] else { return .fail(errno: s.absentErrno) }
                 var pointer = 0
                 var reads: [[UInt8]] = []

@@ -163,6 +163,20 @@ private let fd = FakeKernel.fd
         #expect(kernel.dataCalls.count == 3)
     }
 
+    /// I2C_RDWR reporting fewer messages than it was given: the reads after the last message done
+    /// hold nothing from the chip. A bus error (retried), never stale bytes returned as data.
+    @Test func aPartialTransferIsABusErrorNotStaleData() throws {
+        let kernel = FakeKernel(functionality: FakeKernel.i2cFunctionality)
+        kernel.configure { $0.transferredMessages = [1] }
+        let clock = VirtualClock()
+        let (bytes, stats) = try kernel.run { () throws(I2CError) -> ([UInt8], LinuxI2CBus.Statistics) in
+            let bus = try LinuxI2CBus(path: "/dev/i2c-1", clock: clock)
+            return (try bus.writeRead([0x3B], count: 14, address: imu), bus.statistics)
+        }
+        #expect(bytes == Array(0x3B..<0x49).map(UInt8.init))
+        #expect(stats == LinuxI2CBus.Statistics(transfers: 1, retries: 1, recovered: 1, failures: 0))
+    }
+
     @Test func retriesAreBoundedAndTheErrorSaysHowManyTries() {
         let kernel = FakeKernel(functionality: FakeKernel.stubFunctionality)
         kernel.configure { $0.failures = Array(repeating: Errno.EREMOTEIO, count: 10) }
