@@ -22,8 +22,7 @@ import PlumbHAL
 ///   with a growing pause (1 ms doubling to 100 ms). After five failures in a row, or when the
 ///   chip's configuration reads back wrong (checked every second and whenever data stops), the
 ///   chip is identified again (it may be another chip), reset, re-configured and restarted, and
-///   a `.chipReset` gap is reported. Overflow
-///   and lost reads are the driver's gaps, passed on.
+///   a `.chipReset` gap is reported. Overflow and lost reads are the driver's gaps, passed on.
 /// - **Integrity.** Only whole records are decoded (the drivers' contract), timestamps never go
 ///   backwards, and every loss is a ``StreamGap``.
 public final class IMUStream {
