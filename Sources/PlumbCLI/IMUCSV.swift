@@ -35,15 +35,24 @@ struct IMUCSVReader {
 
     init(path: String) throws(CLIError) {
         self.path = path
-        guard FileManager.default.fileExists(atPath: path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw .failure("\(path): no such file.", fix: "Give the path of a CSV file with the columns \(Self.requiredColumns.joined(separator: ",")).")
+        }
+        guard !isDirectory.boolValue else {
+            throw .failure("\(path) is a directory, not a file.", fix: "Give the path of a CSV file with the columns \(Self.requiredColumns.joined(separator: ",")).")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .failure("\(path): cannot be opened for reading.", fix: "Check the file's permissions.")
         }
         self.handle = handle
-        guard let headerLine = try nextLine() else {
+        guard var headerLine = try nextLine() else {
             throw .failure("\(path): the file is empty.", fix: "The first line must be a header naming the columns \(Self.requiredColumns.joined(separator: ",")).")
+        }
+        if buffer[headerLine].starts(with: [0xEF, 0xBB, 0xBF]) { headerLine = headerLine.lowerBound + 3..<headerLine.upperBound }
+        if buffer[headerLine].contains(UInt8(ascii: "\r")) {
+            throw .failure("\(path) line 1: the lines end in a carriage return alone (classic Mac OS), so the whole file reads as one line.",
+                           fix: "Convert the line ends to LF, e.g. tr '\\r' '\\n' < \(path) > fixed.csv")
         }
         header = String(decoding: buffer[headerLine], as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }

@@ -1,4 +1,5 @@
 import Foundation
+import PlumbConfiguration
 import PlumbHAL
 import PlumbDrivers
 import PlumbLinux
@@ -56,8 +57,12 @@ enum SensorOptions {
         let profile: MotionProfile
         if let path = args.string("replay") {
             let text: String
-            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-                throw .failure("cannot read \(path): \(error.localizedDescription)", fix: "give a CSV file with the columns \(MotionProfile.replayColumns.joined(separator: ","))")
+            do {
+                // Bytes that are not UTF-8 become U+FFFD, so the parser names their line.
+                text = String(decoding: try InputFile.read(path), as: UTF8.self)
+            } catch {
+                throw .failure("\(path): cannot read the recording (\(error.reason)).",
+                               fix: "Give the path of a CSV file with the columns \(MotionProfile.replayColumns.joined(separator: ", ")).")
             }
             do { profile = try MotionProfile.replay(csv: text, name: path) } catch {
                 throw .failure(error.description, fix: "the file needs the columns \(MotionProfile.replayColumns.joined(separator: ","))")

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import PlumbCLI
+
+/// Bad files given to the commands that read recordings: each is one error line naming the
+/// file (and line), then the fix; never a trap.
+@Suite("hostile input")
+struct HostileInputTests {
+    static func run(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
+        let context = CommandContext.capturing()
+        let status = PlumbTool.main(arguments, context: context)
+        return (status, context.out.captured, context.err.captured)
+    }
+
+    /// A scratch directory; removed when the test ends.
+    final class Scratch {
+        let directory: String
+        init() throws {
+            directory = NSTemporaryDirectory() + "plumb-hostile-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        func file(_ name: String, _ bytes: [UInt8]) -> String {
+            let path = directory + "/" + name
+            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            return path
+        }
+        func file(_ name: String, _ text: String) -> String { file(name, Array(text.utf8)) }
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    static let header = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z"
+    static let columnsFix = "Fix: Give the path of a CSV file with the columns t_s, gyr_x, gyr_y, gyr_z, acc_x, acc_y, acc_z.\n"
+
+    @Test("a directory given as the recording is named as one")
+    func directory() throws {
+        let scratch = try Scratch()
+        var r = Self.run(["watch", "--replay", scratch.directory])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(scratch.directory): cannot read the recording (it is a directory, not a file).\n" + Self.columnsFix)
+        r = Self.run(["read", "--simulate", "--replay", scratch.directory, "--count", "1"])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(scratch.directory): cannot read the recording (it is a directory, not a file).\n" + Self.columnsFix)
+        r = Self.run(["fuse", "--input", scratch.directory])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: \(scratch.directory) is a directory, not a file.\nFix: "))
+    }
+
+    @Test("a t_s past the nanosecond clock is an error naming the line, not a trap")
+    func hugeTime() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("huge.csv", "\(Self.header)\n0,0,0,0,0,0,9.8\n1e20,0,0,0,0,0,9.8\n")
+        let r = Self.run(["watch", "--replay", path])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: \(path):3: t_s 1e+20 is past the latest time a recording can hold"))
+    }
+
+    @Test("bytes that are not UTF-8 are reported at their line by read --replay")
+    func notUTF8() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("latin1.csv", Array("\(Self.header)\n0,0,0,0,0,0,9.8\n0.01,".utf8) + [0xFF, 0xFE] + Array(",0,0,0,0,9.8\n".utf8))
+        let r = Self.run(["read", "--simulate", "--replay", path, "--count", "1"])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: \(path):3: column 2 (gyr_x) is missing or not a number\n"))
+    }
+
+    @Test("fuse reads a UTF-8 byte order mark and names classic Mac line ends")
+    func fuseHeaders() throws {
+        let scratch = try Scratch()
+        let bom = scratch.file("bom.csv", [0xEF, 0xBB, 0xBF] + Array("\(Self.header)\n0,0,0,0,0,0,9.8\n".utf8))
+        var r = Self.run(["fuse", "--input", bom])
+        #expect(r.status == 0)
+        #expect(r.out.hasPrefix("t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z\n0,"))
+        let mac = scratch.file("mac.csv", "\(Self.header)\r0,0,0,0,0,0,9.8\r")
+        r = Self.run(["fuse", "--input", mac])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(mac) line 1: the lines end in a carriage return alone (classic Mac OS), so the whole file reads as one line.\nFix: Convert the line ends to LF, e.g. tr '\\r' '\\n' < \(mac) > fixed.csv\n")
+    }
+}
