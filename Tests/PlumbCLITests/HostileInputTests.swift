@@ -75,4 +75,41 @@ struct HostileInputTests {
         #expect(r.status == 1)
         #expect(r.err == "Error: \(mac) line 1: the lines end in a carriage return alone (classic Mac OS), so the whole file reads as one line.\nFix: Convert the line ends to LF, e.g. tr '\\r' '\\n' < \(mac) > fixed.csv\n")
     }
+
+    @Test("calibrate refuses an --output it cannot write before the sensor is turned, not after")
+    func calibrateOutput() throws {
+        let scratch = try Scratch()
+        var r = Self.run(["calibrate", "--simulate", "--gyro-only", "--output", scratch.directory])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(scratch.directory) is a directory, not a file to save the calibration in.\nFix: Give --output a file name, such as \(scratch.directory)/plumb-calibration.json.\n")
+        r = Self.run(["calibrate", "--simulate", "--gyro-only", "--output", scratch.directory + "/missing/cal.json"])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(scratch.directory)/missing/cal.json cannot be created: there is no directory \(scratch.directory)/missing.\nFix: Create the directory first, or choose another path with --output.\n")
+    }
+
+    @Test("kiosk --allow with no orientation is a usage error, not a screen that never turns")
+    func kioskAllowNothing() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("r.csv", "\(Self.header)\n0,0,0,0,0,-9.8,0\n0.01,0,0,0,0,-9.8,0\n")
+        for list in ["", ","] {
+            let r = Self.run(["kiosk", "--replay", path, "--dry-run", "--allow", list])
+            #expect(r.status == 64)
+            #expect(r.err.hasPrefix("Error: The value '\(list)' is invalid for '--allow': name at least one of portrait, portraitUpsideDown, landscapeLeft, landscapeRight.\n"))
+        }
+    }
+
+    @Test("led --fb takes a framebuffer name as level --fb does, not /dev/fb<name>")
+    func ledFramebufferName() {
+        let r = Self.run(["led", "--angle", "10", "--backend", "sensehat", "--fb", "No Such FB"])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: no framebuffer named \"No Such FB\""))
+    }
+
+    @Test("level --png naming a directory says so")
+    func levelPNGDirectory() throws {
+        let scratch = try Scratch()
+        let r = Self.run(["level", "--angle", "10", "--size", "8x8", "--png", scratch.directory])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: \(scratch.directory): cannot write the image: it is a directory; give a file name such as \(scratch.directory)/level.png\n"))
+    }
 }

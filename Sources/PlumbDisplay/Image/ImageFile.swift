@@ -133,6 +133,10 @@ public enum ImageFile {
     /// Writes `image` to `path` as a PNG, replacing the file atomically.
     public static func savePNG(_ image: RGBAImage, to path: String) throws(ImageError) {
         let data = try encodePNG(image, path: path)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ImageError(.writeFailed, path: path, detail: "it is a directory; give a file name such as \(path.hasSuffix("/") ? path : path + "/")level.png")
+        }
         do {
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
