@@ -112,4 +112,13 @@ struct HostileInputTests {
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: \(scratch.directory): cannot write the image: it is a directory; give a file name such as \(scratch.directory)/level.png\n"))
     }
+
+    @Test("an empty --bus is a usage error, not 'no : enable I2C'")
+    func emptyBus() {
+        for command in [["read", "--count", "1"], ["regs", "dump"]] {
+            let r = Self.run(command + ["--bus", ""])
+            #expect(r.status == 64)
+            #expect(r.err.hasPrefix("Error: The value '' is invalid for '--bus': expected a device such as /dev/i2c-1.\n"))
+        }
+    }
 }

@@ -128,7 +128,10 @@ enum SensorOptions {
 
     /// The buses to search: `--bus`, or every I2C adapter the kernel lists.
     static func candidateBuses(_ args: ParsedArguments) throws(CLIError) -> [String] {
-        if let path = args.string("bus") { return [path] }
+        if let path = args.string("bus") {
+            guard !path.isEmpty else { throw .usage("The value '' is invalid for '--bus': expected a device such as /dev/i2c-1.") }
+            return [path]
+        }
         let fix = "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in config.txt) and load i2c-dev"
         let candidates: [String]
         do { candidates = try I2CAdapter.list().map(\.devicePath) } catch {
