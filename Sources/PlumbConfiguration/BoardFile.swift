@@ -131,7 +131,28 @@ func readConfigurationText(_ path: String) throws(ConfigurationError) -> String 
         throw ConfigurationError(file: path, position: nil, keyPath: "", message: "cannot read the file (\(error.reason))")
     }
     guard let text = String(data: data, encoding: .utf8) else {
-        throw ConfigurationError(file: path, position: nil, keyPath: "", message: "is not UTF-8 text")
+        let (position, byte) = firstInvalidUTF8([UInt8](data))
+        throw ConfigurationError(file: path, position: position, keyPath: "",
+                                 message: "is not UTF-8 text (byte 0x\(String(byte, radix: 16, uppercase: true)) here); save the file as UTF-8")
     }
     return text
+}
+
+/// Where the first byte that is not part of valid UTF-8 is (line and column, as ``JSONParser``
+/// counts them), and the byte.
+func firstInvalidUTF8(_ bytes: [UInt8]) -> (JSONPosition, UInt8) {
+    var line = 1, column = 1, index = 0
+    var decoder = UTF8()
+    var iterator = bytes.makeIterator()
+    while true {
+        switch decoder.decode(&iterator) {
+        case .scalarValue(let scalar):
+            index += scalar.utf8.count
+            if scalar == "\n" { line += 1; column = 1 } else { column += 1 }
+        case .emptyInput:
+            return (JSONPosition(line: line, column: column), 0)
+        case .error:
+            return (JSONPosition(line: line, column: column), bytes[min(index, bytes.count - 1)])
+        }
+    }
 }

@@ -41,4 +41,14 @@ import PlumbHAL
             try BoardCatalog.load(directory: directory + "/file")
         }
     }
+
+    @Test func bytesThatAreNotUTF8AreFoundByLineAndColumn() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-latin1-\(UInt32.random(in: 0...UInt32.max)).json").path
+        FileManager.default.createFile(atPath: path, contents: Data(Array("{\n  \"board\": \"caf".utf8) + [0xE9] + Array("\"\n}\n".utf8)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ConfigurationError(file: path, position: JSONPosition(line: 2, column: 16), keyPath: "",
+                                           message: "is not UTF-8 text (byte 0xE9 here); save the file as UTF-8")) {
+            try Configuration.load(path: path)
+        }
+    }
 }
