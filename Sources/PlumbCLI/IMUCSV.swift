@@ -59,6 +59,10 @@ struct IMUCSVReader {
         fieldCount = header.count
         for name in Self.requiredColumns {
             guard let index = header.firstIndex(of: name) else {
+                if header.count == 1, let separator = [";", "\t"].first(where: { header[0].contains($0) }) {
+                    throw .failure("\(path) line 1: the columns are separated by \(separator == ";" ? "semicolons" : "tabs"), not commas.",
+                                   fix: "Write the file with commas between the columns \(Self.requiredColumns.joined(separator: ",")).")
+                }
                 throw .failure("\(path) line 1: no column '\(name)' in the header (\(header.joined(separator: ","))).",
                                fix: "Name the columns \(Self.requiredColumns.joined(separator: ", ")); gyroscope in rad/s, accelerometer in m/s².")
             }

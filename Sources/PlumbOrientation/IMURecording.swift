@@ -37,6 +37,9 @@ public struct IMURecording: Sendable {
         var columns: [Int] = []
         for w in wanted {
             guard let i = header.firstIndex(of: w) else {
+                if header.count == 1, let separator = [";", "\t"].first(where: { header[0].contains($0) }) {
+                    throw .recording("\(name):1: the columns are separated by \(separator == ";" ? "semicolons" : "tabs"), not commas")
+                }
                 throw .recording("\(name):1: no column '\(w)' in the header (\(header.joined(separator: ","))); expected the BROAD CSV format")
             }
             columns.append(i)

@@ -36,6 +36,9 @@ extension MotionProfile {
         var index: [Int] = []
         for c in replayColumns {
             guard let i = columns.firstIndex(of: c) else {
+                if columns.count == 1, let separator = [";", "\t"].first(where: { columns[0].contains($0) }) {
+                    throw ReplayError(source: name, line: 1, message: "the columns are separated by \(separator == ";" ? "semicolons" : "tabs"), not commas")
+                }
                 throw ReplayError(source: name, line: 1, message: "no column '\(c)' (expected \(replayColumns.joined(separator: ",")))")
             }
             index.append(i)

@@ -121,4 +121,20 @@ struct HostileInputTests {
             #expect(r.err.hasPrefix("Error: The value '' is invalid for '--bus': expected a device such as /dev/i2c-1.\n"))
         }
     }
+
+    @Test("a file separated by semicolons or tabs is named as such by every reader")
+    func separators() throws {
+        let scratch = try Scratch()
+        let semicolons = scratch.file("semi.csv", "t_s;gyr_x;gyr_y;gyr_z;acc_x;acc_y;acc_z\n0;0;0;0;0;0;9.8\n")
+        let tabs = scratch.file("tabs.csv", "t_s\tgyr_x\tgyr_y\tgyr_z\tacc_x\tacc_y\tacc_z\n0\t0\t0\t0\t0\t0\t9.8\n")
+        var r = Self.run(["fuse", "--input", semicolons])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: \(semicolons) line 1: the columns are separated by semicolons, not commas.\nFix: "))
+        r = Self.run(["watch", "--replay", tabs])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: \(tabs):1: the columns are separated by tabs, not commas\n"))
+        r = Self.run(["read", "--simulate", "--replay", semicolons, "--count", "1"])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: \(semicolons):1: the columns are separated by semicolons, not commas\n"))
+    }
 }
