@@ -137,4 +137,17 @@ struct HostileInputTests {
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: \(semicolons):1: the columns are separated by semicolons, not commas\n"))
     }
+
+    @Test("--address names the 7-bit range, and warns when a decimal reads like the IMU's hex address")
+    func address() {
+        var r = Self.run(["read", "--simulate", "--address", "0x7f", "--count", "1"])
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: The value '0x7f' is invalid for '--address': expected a 7-bit address 0x08...0x77, such as 0x68.\n"))
+        r = Self.run(["regs", "dump", "--simulate", "--address", "68"])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("warning: --address 68 is decimal (0x44); the IMUs answer at 0x68, 0x69, 0x6A or 0x6B: write 0x68 for hexadecimal\nError: no IMU answers at 0x44"))
+        r = Self.run(["read", "--simulate", "--address", "104", "--count", "1"])
+        #expect(r.status == 0)
+        #expect(r.err == "")
+    }
 }
