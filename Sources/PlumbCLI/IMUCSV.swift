@@ -32,6 +32,11 @@ struct IMUCSVReader {
     private(set) var header: [String] = []
     /// Byte range of the `t_s` field of the line last returned, in `buffer`.
     private var timestampRange: Range<Int> = 0..<0
+    /// Samples whose `t_s` is earlier than the one before (the filters integrate nothing across
+    /// them), and the line of the first.
+    private(set) var backwardSteps = 0
+    private(set) var firstBackwardLine: Int?
+    private var lastTimestamp = -Double.infinity
 
     init(path: String) throws(CLIError) {
         self.path = path
@@ -75,7 +80,13 @@ struct IMUCSVReader {
     mutating func next() throws(CLIError) -> Sample? {
         while let range = try nextLine() {
             if range.isEmpty { continue }
-            return try parse(range)
+            let sample = try parse(range)
+            if sample.timestamp < lastTimestamp {
+                backwardSteps += 1
+                if firstBackwardLine == nil { firstBackwardLine = line }
+            }
+            if sample.timestamp.isFinite { lastTimestamp = sample.timestamp }
+            return sample
         }
         return nil
     }

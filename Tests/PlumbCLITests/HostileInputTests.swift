@@ -150,4 +150,16 @@ struct HostileInputTests {
         #expect(r.status == 0)
         #expect(r.err == "")
     }
+
+    @Test("fuse keeps every row of a file whose t_s goes backwards and says where")
+    func fuseBackwards() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("back.csv", "\(Self.header)\n0,0,0,0,0,0,9.8\n0.02,0,0,0,0,0,9.8\n0.01,0,0,0,0,0,9.8\n0.03,0,0,0,0,0,9.8\n0.02,0,0,0,0,0,9.8\n")
+        for filter in ["plumb", "plumb-offline"] {
+            let r = Self.run(["fuse", "--input", path, "--filter", filter])
+            #expect(r.status == 0)
+            #expect(r.out.split(separator: "\n").count == 6)
+            #expect(r.err == "warning: \(path) line 4: t_s goes backwards (2 times in all); the gyroscope is not integrated across such a step.\n")
+        }
+    }
 }
