@@ -21,6 +21,8 @@ public struct IMURecording: Sendable {
     /// - Parameters:
     ///   - bytes: the file's contents.
     ///   - name: the file's name, for messages.
+    /// - Throws: ``MotionSourceError/recording(_:)`` naming the line, or the file when it holds no
+    ///   sample at all.
     public static func parseCSV(_ bytes: [UInt8], name: String) throws(MotionSourceError) -> IMURecording {
         // Blank lines are kept here (and skipped below) so that line numbers match the file's.
         let body = bytes.starts(with: utf8ByteOrderMark) ? bytes.dropFirst(utf8ByteOrderMark.count) : bytes[...]
@@ -71,6 +73,9 @@ public struct IMURecording: Sendable {
             samples.append(IMUSample(timestampNanoseconds: t,
                                      acceleration: SIMD3(values[4], values[5], values[6]),
                                      angularRate: SIMD3(values[1], values[2], values[3])))
+        }
+        guard !samples.isEmpty else {
+            throw .recording("\(name): no samples after the header; expected one line per sample with t_s, gyr_x.., acc_x..")
         }
         return IMURecording(samples: samples)
     }

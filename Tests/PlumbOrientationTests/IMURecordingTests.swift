@@ -33,4 +33,11 @@ import Testing
         let bom = try IMURecording.parseCSV([0xEF, 0xBB, 0xBF] + Array("\(Self.header)\r\n0,0.1,0,0,0,0,9.8\r\n".utf8), name: "r.csv")
         #expect(bom.samples.count == 1)
     }
+
+    @Test func aFileWithOnlyAHeaderIsAnError() {
+        // It used to play nothing and exit 0 (watch) or log "at 0 Hz" then fail (run).
+        #expect(throws: MotionSourceError.recording("r.csv: no samples after the header; expected one line per sample with t_s, gyr_x.., acc_x..")) {
+            try Self.parse("\(Self.header)\n\n")
+        }
+    }
 }
