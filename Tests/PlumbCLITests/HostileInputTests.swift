@@ -115,7 +115,7 @@ struct HostileInputTests {
 
     @Test("an empty --bus is a usage error, not 'no : enable I2C'")
     func emptyBus() {
-        for command in [["read", "--count", "1"], ["regs", "dump"]] {
+        for command in [["read", "--count", "1"], ["regs", "dump"], ["probe"]] {
             let r = Self.run(command + ["--bus", ""])
             #expect(r.status == 64)
             #expect(r.err.hasPrefix("Error: The value '' is invalid for '--bus': expected a device such as /dev/i2c-1.\n"))
