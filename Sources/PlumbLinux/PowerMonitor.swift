@@ -21,8 +21,9 @@ import Musl
 /// | display blanked | `sys/class/graphics/fb*/blank` | a level above 0 (FB_BLANK_*); kernels before "fbdev: Track display blanking state" (2025) read empty, taken as unknown |
 /// | display blanked | `sys/class/drm/card*-*/{status,dpms}` | every connected connector's `dpms` other than `On` |
 ///
-/// power-profiles-daemon's live `ActiveProfile` is a D-Bus property
-/// (`net.hadess.PowerProfiles`); this monitor reads only the state file the daemon saves.
+/// power-profiles-daemon's live `ActiveProfile` is a D-Bus property, read by PlumbDBus's
+/// `PowerProfilesReader`; the CLI combines the two and reads the state file the daemon saves
+/// only when no bus can be reached (`read(includingSavedProfile:)`).
 public final class SysfsPowerMonitor: Sendable {
     /// Thresholds and where to look. Units per field.
     public struct Settings: Sendable, Equatable {
@@ -56,15 +57,16 @@ public final class SysfsPowerMonitor: Sendable {
 
     public init(settings: Settings = Settings()) { self.settings = settings }
 
-    /// Reads every source once.
-    public func read() throws(SysfsError) -> Reading {
+    /// Reads every source once. `includingSavedProfile` false skips power-profiles-daemon's
+    /// state file, for a caller that has the daemon's live answer over D-Bus.
+    public func read(includingSavedProfile: Bool = true) throws(SysfsError) -> Reading {
         var r = Reading()
         // Power saver.
         if let profile = try text("sys/firmware/acpi/platform_profile"), profile == "low-power" {
             r.powerSaver = true
             r.reasons.append("platform_profile \(profile)")
         }
-        if let state = try text("var/lib/power-profiles-daemon/state.ini") {
+        if includingSavedProfile, let state = try text("var/lib/power-profiles-daemon/state.ini") {
             for line in state.split(separator: "\n") where line.hasPrefix("Profile=") {
                 if line.dropFirst("Profile=".count) == "power-saver" {
                     r.powerSaver = true
