@@ -30,7 +30,7 @@ struct DaemonFactory {
     /// Performs kiosk rotations; `nil` runs the real commands (tests substitute a recorder).
     var rotationRunner: (any RotationActionRunner & Sendable)?
     /// Where `lowEnergy: auto` reads the power state.
-    var powerMonitor: any PowerStateMonitor = SysfsPowerStateMonitor()
+    var powerMonitor: any PowerStateMonitor = SystemPowerStateMonitor()
 
     /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
     static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {
