@@ -120,7 +120,6 @@ enum SensorOptions {
         throw lastError ?? .failure("no IMU found", fix: "run 'plumb probe' to see what answers on each bus")
     }
 
-    /// The buses to search: `--bus`, or every I2C adapter the kernel lists.
     /// `--address`: "0x68", "68h", "0b1101000" or decimal "104". A decimal that reads as one of
     /// the IMUs' addresses in hexadecimal ("68") gets a warning: it is 0x44, where no IMU answers.
     static func address(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> I2CAddress? {
@@ -135,6 +134,7 @@ enum SensorOptions {
         return address
     }
 
+    /// The buses to search: `--bus`, or every I2C adapter the kernel lists.
     static func candidateBuses(_ args: ParsedArguments) throws(CLIError) -> [String] {
         if let path = args.string("bus") {
             guard !path.isEmpty else { throw .usage("The value '' is invalid for '--bus': expected a device such as /dev/i2c-1.") }
