@@ -43,6 +43,9 @@ struct HostileInputTests {
         r = Self.run(["fuse", "--input", scratch.directory])
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: \(scratch.directory) is a directory, not a file.\nFix: "))
+        r = Self.run(["read", "--simulate", "--count", "1", "--calibration", scratch.directory])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: cannot read the calibration file \(scratch.directory) (it is a directory, not a file)\n"))
     }
 
     @Test("a t_s past the nanosecond clock is an error naming the line, not a trap")
