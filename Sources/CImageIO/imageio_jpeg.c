@@ -48,6 +48,12 @@ int plumb_jpeg_decode(const uint8_t *data, size_t size, uint8_t **pixels,
     jpeg_create_decompress(&cinfo);
     jpeg_mem_src(&cinfo, data, (unsigned long)size);
     jpeg_read_header(&cinfo, TRUE);
+    if ((uint64_t)cinfo.image_width * cinfo.image_height > PLUMB_IMAGEIO_MAX_PIXELS) {
+        snprintf(error->message, sizeof error->message, "%ux%u pixels is past the %u-megapixel limit",
+                 cinfo.image_width, cinfo.image_height, PLUMB_IMAGEIO_MAX_PIXELS >> 20);
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
     cinfo.out_color_space = JCS_EXT_RGBA;
     jpeg_start_decompress(&cinfo);
     size_t stride = (size_t)cinfo.output_width * 4;

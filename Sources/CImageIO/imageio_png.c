@@ -19,6 +19,12 @@ int plumb_png_decode(const uint8_t *data, size_t size, uint8_t **pixels,
         png_image_free(&image);
         return -1;
     }
+    if ((uint64_t)image.width * image.height > PLUMB_IMAGEIO_MAX_PIXELS) {
+        snprintf(error->message, sizeof error->message, "%ux%u pixels is past the %u-megapixel limit",
+                 image.width, image.height, PLUMB_IMAGEIO_MAX_PIXELS >> 20);
+        png_image_free(&image);
+        return -1;
+    }
     image.format = PNG_FORMAT_RGBA;
     size_t bytes = PNG_IMAGE_SIZE(image);
     uint8_t *out = malloc(bytes);

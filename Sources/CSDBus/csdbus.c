@@ -293,3 +293,34 @@ int plumb_bus_get_string(plumb_bus *b, const char *property, char *value, size_t
     free(text);
     return 0;
 }
+
+int plumb_bus_get_property_string(plumb_bus *b, const char *destination, const char *path,
+                                  const char *interface, const char *property, uint64_t timeout_usec,
+                                  char *value, size_t value_size, char *error_name, size_t error_name_size,
+                                  char *error, size_t error_size) {
+    if (!b || !destination || !path || !interface || !property || !value || value_size == 0) return -EINVAL;
+    if (error_name && error_name_size) error_name[0] = 0;
+    if (error && error_size) error[0] = 0;
+    sd_bus_error e = SD_BUS_ERROR_NULL;
+    sd_bus_message *call = NULL, *reply = NULL;
+    const char *text = NULL;
+    int r = sd_bus_message_new_method_call(b->bus, &call, destination, path, "org.freedesktop.DBus.Properties", "Get");
+    if (r >= 0) r = sd_bus_message_append(call, "ss", interface, property);
+    if (r >= 0) {
+        r = sd_bus_call(b->bus, call, timeout_usec, &e, &reply);
+        if (r < 0) {
+            copy_error(&e, error, error_size);
+            if (error_name && error_name_size) snprintf(error_name, error_name_size, "%s", e.name ? e.name : "");
+        }
+    }
+    if (r >= 0) {
+        /* A variant holding anything but a string is not what the caller asked for. */
+        r = sd_bus_message_read(reply, "v", "s", &text);
+        if (r < 0) r = -EBADMSG;
+        else snprintf(value, value_size, "%s", text);
+    }
+    sd_bus_error_free(&e);
+    sd_bus_message_unref(reply);
+    sd_bus_message_unref(call);
+    return r < 0 ? r : 0;
+}

@@ -32,24 +32,42 @@ struct IMUCSVReader {
     private(set) var header: [String] = []
     /// Byte range of the `t_s` field of the line last returned, in `buffer`.
     private var timestampRange: Range<Int> = 0..<0
+    /// Samples whose `t_s` is earlier than the one before (the filters integrate nothing across
+    /// them), and the line of the first.
+    private(set) var backwardSteps = 0
+    private(set) var firstBackwardLine: Int?
+    private var lastTimestamp = -Double.infinity
 
     init(path: String) throws(CLIError) {
         self.path = path
-        guard FileManager.default.fileExists(atPath: path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw .failure("\(path): no such file.", fix: "Give the path of a CSV file with the columns \(Self.requiredColumns.joined(separator: ",")).")
+        }
+        guard !isDirectory.boolValue else {
+            throw .failure("\(path) is a directory, not a file.", fix: "Give the path of a CSV file with the columns \(Self.requiredColumns.joined(separator: ",")).")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .failure("\(path): cannot be opened for reading.", fix: "Check the file's permissions.")
         }
         self.handle = handle
-        guard let headerLine = try nextLine() else {
+        guard var headerLine = try nextLine() else {
             throw .failure("\(path): the file is empty.", fix: "The first line must be a header naming the columns \(Self.requiredColumns.joined(separator: ",")).")
+        }
+        if buffer[headerLine].starts(with: [0xEF, 0xBB, 0xBF]) { headerLine = headerLine.lowerBound + 3..<headerLine.upperBound }
+        if buffer[headerLine].contains(UInt8(ascii: "\r")) {
+            throw .failure("\(path) line 1: the lines end in a carriage return alone (classic Mac OS), so the whole file reads as one line.",
+                           fix: "Convert the line ends to LF, e.g. tr '\\r' '\\n' < \(path) > fixed.csv")
         }
         header = String(decoding: buffer[headerLine], as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
         fieldCount = header.count
         for name in Self.requiredColumns {
             guard let index = header.firstIndex(of: name) else {
+                if header.count == 1, let separator = [";", "\t"].first(where: { header[0].contains($0) }) {
+                    throw .failure("\(path) line 1: the columns are separated by \(separator == ";" ? "semicolons" : "tabs"), not commas.",
+                                   fix: "Write the file with commas between the columns \(Self.requiredColumns.joined(separator: ",")).")
+                }
                 throw .failure("\(path) line 1: no column '\(name)' in the header (\(header.joined(separator: ","))).",
                                fix: "Name the columns \(Self.requiredColumns.joined(separator: ", ")); gyroscope in rad/s, accelerometer in m/s².")
             }
@@ -62,7 +80,13 @@ struct IMUCSVReader {
     mutating func next() throws(CLIError) -> Sample? {
         while let range = try nextLine() {
             if range.isEmpty { continue }
-            return try parse(range)
+            let sample = try parse(range)
+            if sample.timestamp < lastTimestamp {
+                backwardSteps += 1
+                if firstBackwardLine == nil { firstBackwardLine = line }
+            }
+            if sample.timestamp.isFinite { lastTimestamp = sample.timestamp }
+            return sample
         }
         return nil
     }

@@ -65,7 +65,8 @@ func decodeAddress(_ r: ObjectReader, _ key: String) throws(ConfigurationError) 
         guard let address = I2CAddress(parsing: text) else { throw r.error(key, "\"\(text)\" is not a 7-bit I2C address; \(allowed)") }
         return address
     case .number(let n, let text):
-        guard n == n.rounded(), let address = I2CAddress(Int(n)) else { throw r.error(key, "\(text) is not a 7-bit I2C address; \(allowed)") }
+        // Int(exactly:) rather than Int(_:), which traps on 1e300.
+        guard let value = Int(exactly: n), let address = I2CAddress(value) else { throw r.error(key, "\(text) is not a 7-bit I2C address; \(allowed)") }
         return address
     default:
         throw r.error(key, "expected an I2C address, found \(node.kindDescription); \(allowed)")
@@ -92,6 +93,10 @@ extension BoardCatalog {
     /// - Throws: ``ConfigurationError`` for an unreadable directory or file, a bad file, or two
     ///   files with the same id.
     public static func load(directory: String) throws(ConfigurationError) -> BoardCatalog {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw ConfigurationError(file: directory, position: nil, keyPath: "", message: "is a file, not a boards directory")
+        }
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
@@ -122,12 +127,32 @@ extension BoardCatalog {
 /// Reads a UTF-8 text file, with an error that names it.
 func readConfigurationText(_ path: String) throws(ConfigurationError) -> String {
     let data: Data
-    do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-        let reason = (error as NSError).code == NSFileReadNoSuchFileError ? "no such file" : error.localizedDescription
-        throw ConfigurationError(file: path, position: nil, keyPath: "", message: "cannot read the file (\(reason))")
+    do { data = try InputFile.read(path) } catch {
+        throw ConfigurationError(file: path, position: nil, keyPath: "", message: "cannot read the file (\(error.reason))")
     }
     guard let text = String(data: data, encoding: .utf8) else {
-        throw ConfigurationError(file: path, position: nil, keyPath: "", message: "is not UTF-8 text")
+        let (position, byte) = firstInvalidUTF8([UInt8](data))
+        throw ConfigurationError(file: path, position: position, keyPath: "",
+                                 message: "is not UTF-8 text (byte 0x\(String(byte, radix: 16, uppercase: true)) here); save the file as UTF-8")
     }
     return text
+}
+
+/// Where the first byte that is not part of valid UTF-8 is (line and column, as ``JSONParser``
+/// counts them), and the byte.
+func firstInvalidUTF8(_ bytes: [UInt8]) -> (JSONPosition, UInt8) {
+    var line = 1, column = 1, index = 0
+    var decoder = UTF8()
+    var iterator = bytes.makeIterator()
+    while true {
+        switch decoder.decode(&iterator) {
+        case .scalarValue(let scalar):
+            index += scalar.utf8.count
+            if scalar == "\n" { line += 1; column = 1 } else { column += 1 }
+        case .emptyInput:
+            return (JSONPosition(line: line, column: column), 0)
+        case .error:
+            return (JSONPosition(line: line, column: column), bytes[min(index, bytes.count - 1)])
+        }
+    }
 }

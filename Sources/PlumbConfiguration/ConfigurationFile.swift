@@ -242,7 +242,10 @@ extension Configuration {
             throw ConfigurationError(file: m.file, position: m.node.position, keyPath: m.childPath("caFile"),
                                      message: "missing; required for mqtts:// (the CA certificate that signed the broker's)")
         }
-        if let k = try m.number("keepAlive", in: 5...3600, unit: "s") { o.keepAlive = Int(k) }
+        if let k = try m.number("keepAlive", in: 5...3600, unit: "s") {
+            guard k == k.rounded() else { throw m.error("keepAlive", "must be a whole number of seconds") }
+            o.keepAlive = Int(k)
+        }
         if let q = try m.number("queueSize", in: 1...100_000, unit: "changes") {
             guard q == q.rounded() else { throw m.error("queueSize", "must be a whole number") }
             o.queueSize = Int(q)

@@ -58,13 +58,17 @@ public final class ScriptedOrientationSource: OrientationSource {
                 let names = AccelerometerOrientation.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ParseError(step: String(part), reason: "orientation must be one of \(names)")
             }
-            guard let seconds = Double(fields[1].trimmingCharacters(in: .whitespaces)), seconds.isFinite, seconds >= 0 else {
-                throw ParseError(step: String(part), reason: "seconds must be a number ≥ 0")
+            guard let seconds = Double(fields[1].trimmingCharacters(in: .whitespaces)), (0...maximumStepSeconds).contains(seconds) else {
+                throw ParseError(step: String(part), reason: "seconds must be a number 0...\(Int(maximumStepSeconds)) (a day)")
             }
             steps.append(Step(orientation, for: seconds))
         }
         return steps
     }
+
+    /// The longest a parsed step may last (s). After the last step its orientation stays, so a
+    /// longer hold is never needed.
+    public static let maximumStepSeconds = 86_400.0
 
     public func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void) throws {
         let begun: (UInt64, DispatchSemaphore)? = state.withLock { run in
@@ -104,7 +108,10 @@ public final class ScriptedOrientationSource: OrientationSource {
             for step in steps {
                 guard isCurrent(generation) else { return }
                 report(step.orientation)
-                let end = clock.nowNanoseconds &+ Nanoseconds.seconds(step.duration)
+                // Saturated: a step built in code (or slowed by --speed 0.001) may last past UInt64 nanoseconds.
+                let hold = step.duration.isFinite && step.duration < 1e9 ? Nanoseconds.seconds(max(0, step.duration)) : UInt64.max / 2
+                let start = clock.nowNanoseconds
+                let end = start > UInt64.max - hold ? UInt64.max : start + hold
                 while clock.nowNanoseconds < end {
                     guard isCurrent(generation) else { return }
                     clock.sleep(nanoseconds: min(slice, end - clock.nowNanoseconds))

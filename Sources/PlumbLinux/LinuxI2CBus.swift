@@ -355,6 +355,8 @@ public final class LinuxI2CBus: I2CBus {
 
     private static func openFailure(path: String, errno: Int32) -> String {
         switch errno {
+        case Errno.ENOENT where !path.hasPrefix("/dev/i2c-"):
+            return "no such device \(path): an I2C bus is /dev/i2c-N ('plumb probe' or `i2cdetect -l` lists them)"
         case Errno.ENOENT:
             return "no \(path): enable I2C (dtparam=i2c_arm=on in config.txt) and load i2c-dev (`modprobe i2c-dev`)"
         case Errno.EACCES, Errno.EPERM:

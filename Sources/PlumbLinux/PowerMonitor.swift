@@ -21,8 +21,9 @@ import Musl
 /// | display blanked | `sys/class/graphics/fb*/blank` | a level above 0 (FB_BLANK_*); kernels before "fbdev: Track display blanking state" (2025) read empty, taken as unknown |
 /// | display blanked | `sys/class/drm/card*-*/{status,dpms}` | every connected connector's `dpms` other than `On` |
 ///
-/// power-profiles-daemon's live `ActiveProfile` is a D-Bus property
-/// (`net.hadess.PowerProfiles`); this monitor reads only the state file the daemon saves.
+/// power-profiles-daemon's live `ActiveProfile` is a D-Bus property, read by PlumbDBus's
+/// `PowerProfilesReader`; the CLI combines the two and reads the state file the daemon saves
+/// only when no bus can be reached (`read(includingSavedProfile:)`).
 public final class SysfsPowerMonitor: Sendable {
     /// Thresholds and where to look. Units per field.
     public struct Settings: Sendable, Equatable {
@@ -56,15 +57,16 @@ public final class SysfsPowerMonitor: Sendable {
 
     public init(settings: Settings = Settings()) { self.settings = settings }
 
-    /// Reads every source once.
-    public func read() throws(SysfsError) -> Reading {
+    /// Reads every source once. `includingSavedProfile` false skips power-profiles-daemon's
+    /// state file, for a caller that has the daemon's live answer over D-Bus.
+    public func read(includingSavedProfile: Bool = true) throws(SysfsError) -> Reading {
         var r = Reading()
         // Power saver.
         if let profile = try text("sys/firmware/acpi/platform_profile"), profile == "low-power" {
             r.powerSaver = true
             r.reasons.append("platform_profile \(profile)")
         }
-        if let state = try text("var/lib/power-profiles-daemon/state.ini") {
+        if includingSavedProfile, let state = try text("var/lib/power-profiles-daemon/state.ini") {
             for line in state.split(separator: "\n") where line.hasPrefix("Profile=") {
                 if line.dropFirst("Profile=".count) == "power-saver" {
                     r.powerSaver = true
@@ -98,10 +100,10 @@ public final class SysfsPowerMonitor: Sendable {
             }
         }
         // Raspberry Pi firmware throttling.
-        if let flags = try text("sys/devices/platform/soc/soc:firmware/get_throttled") {
+        if let (file, flags) = try throttledFlags() {
             let digits = flags.hasPrefix("0x") ? String(flags.dropFirst(2)) : flags
             guard let value = UInt32(digits, radix: 16) else {
-                throw SysfsError(path: path("sys/devices/platform/soc/soc:firmware/get_throttled"), errno: 0, message: "'\(flags)' is not hexadecimal")
+                throw SysfsError(path: path(file), errno: 0, message: "'\(flags)' is not hexadecimal")
             }
             if value & 0xF != 0 {
                 r.throttled = true
@@ -128,6 +130,29 @@ public final class SysfsPowerMonitor: Sendable {
             r.reasons.append("DRM DPMS off on \(connected) connector\(connected == 1 ? "" : "s")")
         }
         return r
+    }
+
+    /// The firmware device's `get_throttled` (its path relative to the root, and its trimmed
+    /// content), or nil on other boards.
+    ///
+    /// The attribute belongs to the device the `raspberrypi-firmware` platform driver binds
+    /// (drivers/firmware/raspberrypi.c in raspberrypi/linux), so besides the usual
+    /// `soc/soc:firmware` (Pi 1–4 device trees) it is looked up through the driver's directory,
+    /// which lists the bound device whatever its device-tree path (not checked on a Pi 5, whose
+    /// device tree is laid out differently). The kernel
+    /// prints the cached flags in hexadecimal without "0x"; the raspberrypi-hwmon driver refreshes
+    /// them every 2 s. The first read after boot logs a one-time "deprecated, use hwmon sysfs
+    /// instead" warning in the kernel log: hwmon has only the under-voltage alarm, not the other
+    /// flags read here.
+    func throttledFlags() throws(SysfsError) -> (file: String, flags: String)? {
+        let usual = "sys/devices/platform/soc/soc:firmware/get_throttled"
+        if let flags = try text(usual) { return (usual, flags) }
+        let driver = "sys/bus/platform/drivers/raspberrypi-firmware"
+        for name in try names(driver) {
+            let file = "\(driver)/\(name)/get_throttled"
+            if let flags = try text(file) { return (file, flags) }
+        }
+        return nil
     }
 
     func path(_ relative: String) -> String {

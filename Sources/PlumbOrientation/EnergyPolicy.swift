@@ -6,7 +6,8 @@ import PlumbDrivers
 /// the background (reference/platform.md §4.9, §4.10).
 public struct PowerState: Sendable, Equatable {
     /// The system asks to save power: ACPI `platform_profile` `low-power`, or
-    /// power-profiles-daemon's `power-saver`.
+    /// power-profiles-daemon's `ActiveProfile` `power-saver` (the CLI's monitor asks the daemon
+    /// over D-Bus).
     public var powerSaver: Bool
     /// Running on battery with the charge at or below the monitor's threshold.
     public var lowBattery: Bool

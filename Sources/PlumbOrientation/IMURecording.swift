@@ -21,8 +21,15 @@ public struct IMURecording: Sendable {
     /// - Parameters:
     ///   - bytes: the file's contents.
     ///   - name: the file's name, for messages.
+    /// - Throws: ``MotionSourceError/recording(_:)`` naming the line, or the file when it holds no
+    ///   sample at all.
     public static func parseCSV(_ bytes: [UInt8], name: String) throws(MotionSourceError) -> IMURecording {
-        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)[...]
+        // Blank lines are kept here (and skipped below) so that line numbers match the file's.
+        let body = bytes.starts(with: utf8ByteOrderMark) ? bytes.dropFirst(utf8ByteOrderMark.count) : bytes[...]
+        // Lines end in LF or CR LF; a file without any LF has classic Mac OS line ends (CR).
+        let lineEnd = body.contains(UInt8(ascii: "\n")) ? UInt8(ascii: "\n") : UInt8(ascii: "\r")
+        var lines = body.split(separator: lineEnd, omittingEmptySubsequences: false)[...]
+        while let last = lines.last, isBlank(last) { lines.removeLast() }
         guard let headerLine = lines.popFirst() else {
             throw .recording("\(name): the file is empty; expected a CSV header with t_s, gyr_x.., acc_x..")
         }
@@ -32,6 +39,9 @@ public struct IMURecording: Sendable {
         var columns: [Int] = []
         for w in wanted {
             guard let i = header.firstIndex(of: w) else {
+                if header.count == 1, let separator = [";", "\t"].first(where: { header[0].contains($0) }) {
+                    throw .recording("\(name):1: the columns are separated by \(separator == ";" ? "semicolons" : "tabs"), not commas")
+                }
                 throw .recording("\(name):1: no column '\(w)' in the header (\(header.joined(separator: ","))); expected the BROAD CSV format")
             }
             columns.append(i)
@@ -42,6 +52,7 @@ public struct IMURecording: Sendable {
         var lineNumber = 1
         for line in lines {
             lineNumber += 1
+            if isBlank(line) { continue }
             let fields = line.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
             for (k, c) in columns.enumerated() {
                 guard c < fields.count, let v = Double(String(decoding: fields[c], as: UTF8.self).trimmingWhitespace()) else {
@@ -52,6 +63,9 @@ public struct IMURecording: Sendable {
             guard values[0].isFinite, values[0] >= 0 else {
                 throw .recording("\(name):\(lineNumber): t_s \(values[0]) is not a time in seconds ≥ 0")
             }
+            guard values[0] < maximumTimeSeconds else {
+                throw .recording("\(name):\(lineNumber): t_s \(values[0]) is past the latest time a recording can hold (\(maximumTimeSeconds) s, about 570 years); write t_s in seconds from the recording's start")
+            }
             let t = UInt64((values[0] * 1e9).rounded())
             if let last = samples.last, t < last.timestampNanoseconds {
                 throw .recording("\(name):\(lineNumber): t_s goes backwards (\(values[0]) s)")
@@ -60,7 +74,21 @@ public struct IMURecording: Sendable {
                                      acceleration: SIMD3(values[4], values[5], values[6]),
                                      angularRate: SIMD3(values[1], values[2], values[3])))
         }
+        guard !samples.isEmpty else {
+            throw .recording("\(name): no samples after the header; expected one line per sample with t_s, gyr_x.., acc_x..")
+        }
         return IMURecording(samples: samples)
+    }
+
+    /// The latest `t_s` a recording can hold (s): timestamps are `UInt64` nanoseconds, which end
+    /// after 1.8447e10 s.
+    public static let maximumTimeSeconds = 1.8e10
+
+    private static let utf8ByteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// An empty line, or one holding only spaces, tabs or a carriage return.
+    private static func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
+        line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
     }
 }
 

@@ -67,12 +67,13 @@ public struct OrientationClassifier: Sendable {
         }
 
         /// Responsive: 4° hysteresis, 0.05 s settle time, 60 °/s gate smoothed over 0.25 s. On
-        /// BROAD: agreement 99.57 %, 1.55 spurious changes a minute, median latency 0.245 s.
+        /// BROAD: agreement 99.57 %, 1.55 spurious changes a minute, median latency 0.22 s
+        /// (`scripts/eval-orientation`).
         public static let `default` = Settings()
 
         /// Steady, for kiosks and displays that must not flap: 18° hysteresis (up within 27° of
         /// the new face's axis), 0.03 s settle time, 50 °/s gate smoothed over 0.15 s. On BROAD:
-        /// agreement 99.52 %, 0.37 spurious changes a minute, median latency 0.60 s.
+        /// agreement 99.52 %, 0.37 spurious changes a minute, median latency 0.55 s.
         public static let steady = Settings(hysteresisDegrees: 18, settleTime: 0.03, maximumRotationRate: 50,
                                             rateTimeConstant: 0.15)
 
@@ -87,8 +88,8 @@ public struct OrientationClassifier: Sendable {
         /// ``steady``'s counterpart for gravity from the accelerometer alone, so that a kiosk
         /// that must not flap does not start flapping on battery: 15° hysteresis, 0.1 s settle
         /// time, 60 °/s gate smoothed over 0.1 s. On BROAD in low-energy mode: agreement
-        /// 98.59 %, 0.64 spurious changes a minute, median latency 1.0 s (``accelerometerOnly``:
-        /// 98.92 %, 3.74, 0.66 s).
+        /// 98.59 %, 0.64 spurious changes a minute, median latency 0.94 s (``accelerometerOnly``:
+        /// 98.92 %, 3.74, 0.67 s).
         public static let steadyAccelerometerOnly = Settings(hysteresisDegrees: 15, settleTime: 0.1, maximumRotationRate: 60,
                                                              rateTimeConstant: 0.1)
     }

@@ -66,12 +66,14 @@ public struct FaultPlan: Sendable, Equatable {
                 guard let r = UInt8(digits, radix: 16) else { throw fail("the register must be hexadecimal, 0x00...0xff") }
                 busFaults.append(FaultRule(.register(r), effect: .errno(Errno.EIO)))
             } else if let value = item.value(after: "reset@") {
-                guard let t = FaultPlan.seconds(value), t >= 0 else { throw fail("T must be a time such as 10s or 500ms") }
+                guard let t = FaultPlan.seconds(value), t >= 0 else {
+                    throw fail("T must be a time such as 10s or 500ms, at most \(FaultPlan.maximumSeconds) s")
+                }
                 resets.append(t)
             } else if let (kind, value) = ["nack@", "stuck@", "low@", "high@", "silent@", "storm@"].lazy.compactMap({ k in item.value(after: k).map { (k, $0) } }).first {
                 let parts = value.split(separator: "+").map(String.init)
                 guard parts.count == 2, let t = FaultPlan.seconds(parts[0]), let d = FaultPlan.seconds(parts[1]), t >= 0, d > 0 else {
-                    throw fail("expected a start and a duration, such as \(kind)5s+200ms")
+                    throw fail("expected a start and a duration, such as \(kind)5s+200ms, each at most \(FaultPlan.maximumSeconds) s")
                 }
                 let effects: [String: FaultRule.Effect] = ["nack@": .noAcknowledge, "stuck@": .stuck, "low@": .reads(0x00), "high@": .reads(0xFF)]
                 switch kind {
@@ -88,10 +90,19 @@ public struct FaultPlan: Sendable, Equatable {
         resets.sort()
     }
 
+    /// The latest start and the longest duration a fault may have (s): about 31 years, so that
+    /// start + duration in nanoseconds stays far inside the virtual clock's `UInt64`.
+    public static let maximumSeconds = 1e9
+
+    /// A time or duration in seconds ("10s", "500ms", "2"), or `nil` when it is not a number
+    /// or is past ``maximumSeconds`` (nan, inf and 1e30 would not fit the nanosecond clock).
     static func seconds(_ text: String) -> Double? {
-        if text.hasSuffix("ms") { return Double(text.dropLast(2)).map { $0 / 1000 } }
-        if text.hasSuffix("s") { return Double(text.dropLast()) }
-        return Double(text)
+        let value: Double?
+        if text.hasSuffix("ms") { value = Double(text.dropLast(2)).map { $0 / 1000 } }
+        else if text.hasSuffix("s") { value = Double(text.dropLast()) }
+        else { value = Double(text) }
+        guard let value, value.isFinite, abs(value) <= maximumSeconds else { return nil }
+        return value
     }
 
     /// Installs the faults on a simulated sensor whose run starts now.

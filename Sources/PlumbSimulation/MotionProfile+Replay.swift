@@ -27,12 +27,18 @@ extension MotionProfile {
     ///   - name: the source's name for messages, such as the path.
     /// - Throws: ``ReplayError`` naming the line when a column is missing or a value is not a number.
     public static func replay(csv: String, name: String) throws(ReplayError) -> MotionProfile {
-        var lines = csv.split(whereSeparator: \.isNewline).makeIterator()
-        guard let header = lines.next() else { throw ReplayError(source: name, line: nil, message: "the file is empty") }
-        let columns = header.split(separator: ",").map { $0.trimmingCharacters() }
+        // Blank lines are kept here (and skipped below) so that line numbers match the file's.
+        var lines = csv.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).makeIterator()
+        guard let header = lines.next(), !header.trimmingCharacters().isEmpty else {
+            throw ReplayError(source: name, line: nil, message: "the file is empty")
+        }
+        let columns = header.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters() }
         var index: [Int] = []
         for c in replayColumns {
             guard let i = columns.firstIndex(of: c) else {
+                if columns.count == 1, let separator = [";", "\t"].first(where: { columns[0].contains($0) }) {
+                    throw ReplayError(source: name, line: 1, message: "the columns are separated by \(separator == ";" ? "semicolons" : "tabs"), not commas")
+                }
                 throw ReplayError(source: name, line: 1, message: "no column '\(c)' (expected \(replayColumns.joined(separator: ",")))")
             }
             index.append(i)
@@ -44,14 +50,18 @@ extension MotionProfile {
         var lineNumber = 1
         while let line = lines.next() {
             lineNumber += 1
+            if line.trimmingCharacters().isEmpty { continue }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false)
             func value(_ i: Int) throws(ReplayError) -> Double {
                 guard i < fields.count, let v = Double(fields[i].trimmingCharacters()) else {
-                    throw ReplayError(source: name, line: lineNumber, message: "column \(i + 1) is not a number")
+                    throw ReplayError(source: name, line: lineNumber, message: "column \(i + 1) (\(columns[i])) is missing or not a number")
                 }
                 return v
             }
             let t = try value(index[0])
+            guard t.isFinite else {
+                throw ReplayError(source: name, line: lineNumber, message: "t_s \(t) is not a time in seconds")
+            }
             if let last = times.last, t <= last {
                 throw ReplayError(source: name, line: lineNumber, message: "time \(t) does not increase")
             }
@@ -59,7 +69,8 @@ extension MotionProfile {
             rates.append(SIMD3(try value(index[1]), try value(index[2]), try value(index[3])))
             forces.append(SIMD3(try value(index[4]), try value(index[5]), try value(index[6])))
             if hasTruth {
-                let q = quaternion.map { i in Double(fields[i!].trimmingCharacters()) ?? .nan }
+                // A row too short for the truth columns has no truth (like a row holding nan).
+                let q = quaternion.map { i in i! < fields.count ? Double(fields[i!].trimmingCharacters()) ?? .nan : .nan }
                 attitudes.append(q.contains { !$0.isFinite } ? nil : Rotation(w: q[0], x: q[1], y: q[2], z: q[3]).normalized)
             } else {
                 attitudes.append(nil)

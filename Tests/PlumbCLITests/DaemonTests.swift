@@ -16,12 +16,14 @@ private final class FakePipeline: DaemonPipeline {
     var steps = 0
     var shutDown = false
     var failAtStep: Int?
+    var finishAtStep: Int?
     init(_ name: String, clock: VirtualClock) { self.name = name; self.clock = clock }
     var summary: String { "pipeline \(name)" }
     func step(timeoutNanoseconds: UInt64) throws -> [DaemonEvent] {
         steps += 1
         clock.advance(by: timeoutNanoseconds)
         if steps == failAtStep { throw CLIError.failure("bus error on /dev/i2c-1") }
+        if steps == finishAtStep { throw DaemonSourceFinished(name: "recording motion.csv") }
         return steps == 1 ? [DaemonEvent(level: .notice, message: "orientation portrait")] : []
     }
     func shutdown() throws { shutDown = true }
@@ -38,6 +40,7 @@ private final class Harness {
     var built: [FakePipeline] = []
     var failBuildOf: Set<String> = []
     var stepFailure: Int?
+    var finishAt: Int?
 
     init(configurations: [Result<Configuration, CLIError>], watchdog: UInt64? = nil) {
         self.configurations = configurations
@@ -67,6 +70,7 @@ private final class Harness {
                 if failBuildOf.contains(name) { throw CLIError.failure("cannot open /dev/i2c-1") }
                 let p = FakePipeline(name, clock: clock)
                 p.failAtStep = stepFailure
+                p.finishAtStep = finishAt
                 built.append(p)
                 return p
             },
@@ -156,6 +160,16 @@ private func config(rate: Double) -> Configuration {
         #expect(h.makeDaemon().run() == 1)
         #expect(h.built[0].shutDown)
         #expect(h.err.captured.contains("<3>the sensor session failed: bus error on /dev/i2c-1\n"))
+    }
+
+    @Test func theEndOfARecordingStopsCleanlyWithExitZero() {
+        let h = Harness(configurations: [.success(config(rate: 100))])
+        h.finishAt = 4
+        #expect(h.makeDaemon().run() == 0)
+        #expect(h.built[0].shutDown)
+        #expect(h.notifier.states.last == "STOPPING=1")
+        #expect(h.err.captured.hasSuffix("<6>stopping: recording motion.csv has no more data\n<6>stopped\n"))
+        #expect(!h.err.captured.contains("<3>"))
     }
 
     @Test func plainFormatOffATerminal() {

@@ -30,6 +30,13 @@ private func temporaryPath(_ name: String) -> String {
         #expect(written[0, 0] == RGBA(0x10, 0x20, 0x30))
     }
 
+    @Test func aTerminalPreviewTooLargeToPrintIsRefused() {
+        let result = runPlumb(["level", "--terminal", "--size", "16384x16384", "--angle", "0"])
+        #expect(result.status == 64)
+        #expect(result.out.isEmpty)
+        #expect(result.err.contains("at most 1000x1000 cells"))
+    }
+
     @Test func terminalPreviewDrawsHalfBlocks() {
         let result = runPlumb(["level", "--terminal", "--size", "12x4", "--angle", "0"])
         #expect(result.status == 0)

@@ -39,8 +39,8 @@ private func recording(_ phases: [SIMD3<Double>]) -> IMURecording {
 private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
     var events: [DaemonEvent] = []
     while true {
-        do { events += try pipeline.step(timeoutNanoseconds: 100_000_000) } catch CLIError.failure(let message, _) {
-            #expect(message == "recording has no more data")
+        do { events += try pipeline.step(timeoutNanoseconds: 100_000_000) } catch let end as DaemonSourceFinished {
+            #expect(end == DaemonSourceFinished(name: "recording"))
             return events
         }
     }

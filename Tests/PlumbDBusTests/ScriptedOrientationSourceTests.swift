@@ -16,9 +16,24 @@ import Testing
         #expect(throws: ScriptedOrientationSource.ParseError(step: "normal", reason: "expected ORIENTATION:SECONDS")) {
             try ScriptedOrientationSource.parse("normal")
         }
-        #expect(throws: ScriptedOrientationSource.ParseError(step: "normal:-1", reason: "seconds must be a number ≥ 0")) {
+        #expect(throws: ScriptedOrientationSource.ParseError(step: "normal:-1", reason: "seconds must be a number 0...86400 (a day)")) {
             try ScriptedOrientationSource.parse("normal:-1")
         }
+        #expect(throws: ScriptedOrientationSource.ParseError(step: "normal:1e300", reason: "seconds must be a number 0...86400 (a day)")) {
+            try ScriptedOrientationSource.parse("normal:1e300")
+        }
+    }
+
+    /// A step past UInt64 nanoseconds (1e300 s, or a day at --speed 0.001 ... 1e12 s) used to trap
+    /// converting its duration on the script's thread.
+    @Test func aStepPastTheNanosecondClockHoldsUntilStopped() throws {
+        let clock = VirtualClock()
+        let source = ScriptedOrientationSource(steps: [.init(.leftUp, for: 1e300), .init(.normal, for: 1)], clock: clock)
+        let seen = Reports()
+        try source.start { seen.append($0, at: clock.nowNanoseconds) }
+        try seen.wait(count: 1)
+        source.stop()
+        #expect(seen.values == [.leftUp])
     }
 
     @Test func playsEveryStepInOrderInVirtualTime() throws {

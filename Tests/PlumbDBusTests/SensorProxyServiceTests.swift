@@ -16,9 +16,11 @@ final class PrivateBus {
     let process = Process()
     let address: String
 
-    /// - Parameter policy: include the project's policy file, and let the user running the tests
-    ///   own the name (the file names only root and plumb).
-    init(policy: Bool = true) throws {
+    /// - Parameters:
+    ///   - policy: include the project's policy file, and let the user running the tests own the
+    ///     name (the file names only root and plumb).
+    ///   - extraPolicy: more `<policy>` elements, for other services' tests.
+    init(policy: Bool = true, extraPolicy: String = "") throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-dbus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config = directory.appendingPathComponent("bus.conf")
@@ -48,6 +50,7 @@ final class PrivateBus {
             <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
           </policy>
         \(extra)
+        \(extraPolicy)
         </busconfig>
         """.write(to: config, atomically: true, encoding: .utf8)
         let out = Pipe()

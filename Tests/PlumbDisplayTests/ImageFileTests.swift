@@ -80,6 +80,35 @@ import Testing
         }
     }
 
+    @Test func aDirectoryIsNamedAsOne() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        #expect(throws: ImageError(.unreadable, path: directory.path, detail: "it is a directory, not a file")) {
+            try ImageFile.load(directory.path)
+        }
+    }
+
+    /// A header claiming 65000 x 65000 (or 100000 x 100000) is refused before the decoder
+    /// allocates 16 GiB: named as too large, not as damaged.
+    @Test func aPictureWithTooManyPixelsIsRefusedBeforeDecoding() throws {
+        var png = [UInt8](try ImageFile.encodePNG(gradientImage(width: 4, height: 4)))
+        png.replaceSubrange(16..<24, with: [0, 1, 0x86, 0xA0, 0, 1, 0x86, 0xA0])   // IHDR: 100000 x 100000
+        let crc = crc32(png[12..<29])
+        png.replaceSubrange(29..<33, with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+        #expect(throws: ImageError(.unsupported, path: "big.png",
+                                   detail: "PNG: 100000x100000 pixels is past the 64-megapixel limit; scale the picture down, to the screen's size at most")) {
+            try ImageFile.decode(Data(png), path: "big.png")
+        }
+        var jpeg = [UInt8](try ImageFile.encodeJPEG(gradientImage(width: 16, height: 16)))
+        // SOF0 (FF C0): length (2), precision (1), then height and width (ITU-T T.81, B.2.2).
+        let sof = try #require((0..<jpeg.count - 1).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        jpeg.replaceSubrange(sof + 5..<sof + 9, with: [0xFD, 0xE8, 0xFD, 0xE8])   // 65000 x 65000
+        #expect(throws: ImageError(.unsupported, path: "big.jpg",
+                                   detail: "JPEG: 65000x65000 pixels is past the 64-megapixel limit; scale the picture down, to the screen's size at most")) {
+            try ImageFile.decode(Data(jpeg), path: "big.jpg")
+        }
+    }
+
     @Test func textFileIsNotAnImage() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }

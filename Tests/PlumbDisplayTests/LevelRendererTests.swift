@@ -166,6 +166,22 @@ func goldenRenderer() -> LevelRenderer {
         renderer.render(angle: .pi - 0.001, into: buffer.surface)
         #expect(!renderer.needsRedraw(angle: -.pi + 0.001))
     }
+
+    @Test func anAngleThatIsNotFiniteKeepsTheLastFrame() {
+        let renderer = LevelRenderer(image: gradientImage(width: 8, height: 8), screenWidth: 8, screenHeight: 8)
+        let buffer = PixelBuffer(width: 8, height: 8, format: .xrgb8888)
+        // Before any frame too: nothing is drawn, nothing traps.
+        #expect(!renderer.renderIfNeeded(angle: .nan, into: buffer.surface))
+        #expect(renderer.lastAngle == nil)
+        #expect(renderer.renderIfNeeded(angle: 0.3, into: buffer.surface))
+        let before = buffer.surface.snapshot()
+        for angle in [Double.nan, .infinity, -.infinity] {
+            #expect(!renderer.renderIfNeeded(angle: angle, into: buffer.surface))
+            renderer.render(angle: angle, into: buffer.surface)
+        }
+        #expect(buffer.surface.snapshot() == before)
+        #expect(renderer.lastAngle == 0.3)
+    }
 }
 
 @Suite struct PixelFormatTests {

@@ -120,6 +120,13 @@ import PlumbHAL
         #expect(try plan("mpu6050", "PWR_MGMT_1", ["DEVICE_RESET=1"], current: 0x40, force: true).triggersReset)
         #expect(try plan("mpu6050", "0x01", ["5"], force: true).value == 5)
     }
+
+    /// A negative address is no register; `UInt8(-1)` used to trap (`plumb regs get -1`).
+    @Test func negativeAddressesAreUnknownRegisters() {
+        for text in ["-1", "0x-1", "-0b1", "256"] {
+            #expect(throws: RegisterEditError.unknownRegister(text, part: "MPU-6050")) { try plan("mpu6050", text, ["5"]) }
+        }
+    }
 }
 
 /// A bus that must not be used: decoding and planning never touch it.

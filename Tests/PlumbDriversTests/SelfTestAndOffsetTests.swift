@@ -167,6 +167,25 @@ import PlumbSimulation
         #expect(maxAbs(s.acceleration - SIMD3(2.2 - 0.2, 0, 0) * SIMD3(0.99, 0, 0) - SIMD3(0, -(1.1 - 0.1) * 1.01, (3.3 + 0.3) * 1.002)) < 1e-12)
     }
 
+    /// A damaged or hand-written calibration is refused with the key that is wrong: a scale of 0
+    /// used to erase an axis silently, and Foundation's coding errors were printed raw.
+    @Test func implausibleOrMalformedCalibrationsNameTheKey() throws {
+        func message(_ json: String) -> String? {
+            do { _ = try Calibration.load(json: Data(json.utf8), source: "c.json"); return nil } catch { return error.description }
+        }
+        let rest = #""accelerometerOffset": [0, 0, 0], "gyroscopeBias": [0, 0, 0], "mounting": {"rows": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}"#
+        #expect(message(#"{"accelerometerScale": [0, 1, 1], "# + rest + "}")
+                == "c.json: accelerometerScale [0.0, 1.0, 1.0] is out of range; allowed 0.5...2.0")
+        #expect(message(#"{"accelerometerScale": [1, 1, 1], "accelerometerOffset": [0, 0, 0], "gyroscopeBias": [1e308, 0, 0], "mounting": {"rows": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}}"#)
+                == "c.json: gyroscopeBias [1e+308, 0.0, 0.0] is out of range; allowed ±10.0 rad/s")
+        #expect(message(#"{"accelerometerScale": [1, 1, 1], "accelerometerOffset": [0, 0, 0], "mounting": {"rows": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}}"#)
+                == "c.json is not a Plumb calibration: gyroscopeBias is missing")
+        #expect(message(#"{"accelerometerScale": "x", "# + rest + "}")
+                == "c.json is not a Plumb calibration: accelerometerScale: expected an array")
+        #expect(message("[]") == "c.json is not a Plumb calibration: expected an object at the top level")
+        #expect(message("").map { $0.hasPrefix("c.json is not a Plumb calibration: not valid JSON") } == true)
+    }
+
     /// Six still positions from the tour recover the emulated part's bias and scale errors.
     @Test func sixPositionsRecoverBiasOffsetAndScale() throws {
         let model = SensorErrorModel(gyroscopeNoiseDensity: 0.005 * .pi / 180, accelerometerNoiseDensity: 400e-6 * 9.80665,

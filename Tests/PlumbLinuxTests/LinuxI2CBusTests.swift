@@ -257,6 +257,16 @@ private let fd = FakeKernel.fd
         #expect(error?.description == message)
     }
 
+    /// A path that is no I2C node at all gets no advice about enabling I2C on a Pi.
+    @Test func aMissingPathThatIsNoI2CNodeIsNamedAsSuch() {
+        let kernel = FakeKernel(functionality: FakeKernel.stubFunctionality)
+        kernel.configure { $0.openErrno = Errno.ENOENT }
+        let error = kernel.run { () -> I2CError? in
+            do throws(I2CError) { _ = try LinuxI2CBus(path: "i2c1", clock: VirtualClock()); return nil } catch { return error }
+        }
+        #expect(error?.description == "no such device i2c1: an I2C bus is /dev/i2c-N ('plumb probe' or `i2cdetect -l` lists them)")
+    }
+
     @Test func realOpenOfAMissingNodeFails() {
         // No mocking: the real open(2) of a path that cannot exist.
         #expect(throws: I2CError.self) { try LinuxI2CBus(path: "/nonexistent/i2c-99") }

@@ -67,6 +67,22 @@ struct PowerMonitorTests {
         #expect(r.reasons == ["thermal_zone0 81.25 °C", "get_throttled 0x50005"])
     }
 
+    @Test func throttlingIsFoundThroughTheFirmwareDriverWhereverTheDeviceTreePutsIt() throws {
+        let tree = try Tree()
+        // The driver's directory holds its control files and a link per bound device.
+        try tree.write("sys/bus/platform/drivers/raspberrypi-firmware/bind", "")
+        try tree.write("sys/bus/platform/drivers/raspberrypi-firmware/uevent", "")
+        try tree.write("sys/bus/platform/drivers/raspberrypi-firmware/firmware/get_throttled", "4\n")
+        let r = try tree.monitor.read()
+        #expect(r.throttled)
+        #expect(r.reasons == ["get_throttled 0x4"])
+        try tree.write("sys/bus/platform/drivers/raspberrypi-firmware/firmware/get_throttled", "zz\n")
+        #expect(throws: SysfsError.self) { try tree.monitor.read() }
+        do { _ = try tree.monitor.read() } catch {
+            #expect(error.path.hasSuffix("sys/bus/platform/drivers/raspberrypi-firmware/firmware/get_throttled"))
+        }
+    }
+
     @Test func displayBlankingFromFbdevAndDRM() throws {
         let tree = try Tree()
         // Older kernels read an empty blank file: unknown, not blanked.

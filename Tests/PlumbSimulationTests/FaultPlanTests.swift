@@ -27,4 +27,18 @@ import PlumbDrivers
     func refusesBadItems(spec: String) {
         #expect(throws: FaultPlan.ParseError.self) { try FaultPlan(parsing: spec) }
     }
+
+    /// Times that do not fit the nanosecond clock are refused; they used to trap in `install(on:)`.
+    @Test(arguments: ["reset@inf", "reset@nan", "reset@99999999999999999999s", "silent@1e30s+1s", "stuck@1s+1e30ms", "nack@0+inf"])
+    func refusesTimesPastTheClock(spec: String) {
+        #expect(throws: FaultPlan.ParseError.self) { try FaultPlan(parsing: spec) }
+    }
+
+    @Test func theLatestTimeStillInstalls() throws {
+        let plan = try FaultPlan(parsing: "reset@1e9s, silent@1e9+1e9")
+        let sensor = SimulatedSensor(model: SimulatedChips.model("mpu6050")!, startNanoseconds: 10_000_000_000)
+        plan.install(on: sensor)
+        #expect(sensor.chip.scheduledResets == [1_000_000_010_000_000_000])
+        #expect(sensor.line.silentWindows == [1_000_000_010_000_000_000...2_000_000_010_000_000_000])
+    }
 }

@@ -76,8 +76,29 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
         #expect(throws: ReplayError(source: "x.csv", line: 1, message: "no column 'acc_z' (expected t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z)")) {
             try MotionProfile.replay(csv: "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y\n0,0,0,0,0,0\n", name: "x.csv")
         }
-        #expect(throws: ReplayError(source: "x.csv", line: 3, message: "column 2 is not a number")) {
+        #expect(throws: ReplayError(source: "x.csv", line: 3, message: "column 2 (gyr_x) is missing or not a number")) {
             try MotionProfile.replay(csv: "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\n1,oops,0,0,0,0,9.8\n", name: "x.csv")
+        }
+
+    }
+
+    @Test func replayRowsWithoutTheTruthColumnsHaveNoTruth() throws {
+        // The header names true_q*, the rows stop before them: this used to index past the row.
+        let csv = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,true_qw,true_qx,true_qy,true_qz\n0,0,0,0,0,0,9.8\n0.01,0,0,0,0,0,9.8,1,0,0,0\n"
+        let p = try MotionProfile.replay(csv: csv, name: "x.csv")
+        #expect(p.state(at: 0).attitude == nil)
+        #expect(p.state(at: 0.01).attitude != nil)
+    }
+
+    @Test func replayRejectsTimesThatAreNotNumbersAndCountsBlankLines() {
+        #expect(throws: ReplayError(source: "x.csv", line: 3, message: "t_s nan is not a time in seconds")) {
+            try MotionProfile.replay(csv: "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\nnan,0,0,0,0,0,9.8\n1,0,0,0,0,0,9.8\n", name: "x.csv")
+        }
+        #expect(throws: ReplayError(source: "x.csv", line: 3, message: "t_s inf is not a time in seconds")) {
+            try MotionProfile.replay(csv: "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\r\n0,0,0,0,0,0,9.8\r\ninf,0,0,0,0,0,9.8\r\n", name: "x.csv")
+        }
+        #expect(throws: ReplayError(source: "x.csv", line: 5, message: "column 1 (t_s) is missing or not a number")) {
+            try MotionProfile.replay(csv: "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n\n0,0,0,0,0,0,9.8\n\nabc\n", name: "x.csv")
         }
     }
 }

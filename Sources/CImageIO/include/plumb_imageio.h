@@ -9,6 +9,12 @@
 
 #define PLUMB_IMAGEIO_MESSAGE_LENGTH 200
 
+/// The most pixels a decoded picture may have: 64 megapixels, 256 MiB as RGBA (an 8192 x 8192
+/// picture, or a 61-megapixel photo). A file's header can claim 65535 x 65535 in a few bytes; the
+/// decoders refuse such a picture before allocating rather than let the kernel's OOM killer end
+/// the process on a board with 512 MiB.
+#define PLUMB_IMAGEIO_MAX_PIXELS (64u * 1024u * 1024u)
+
 /// What went wrong, in the library's words (libjpeg's message table, png_image.message).
 typedef struct {
     char message[PLUMB_IMAGEIO_MESSAGE_LENGTH];

@@ -106,6 +106,15 @@ int plumb_bus_wake(plumb_bus *bus);
 int plumb_bus_call(plumb_bus *bus, const char *member, char *error, size_t error_size);
 /** Client side: reads a string property of net.hadess.SensorProxy into `value`. */
 int plumb_bus_get_string(plumb_bus *bus, const char *property, char *value, size_t value_size);
+/** Client side: reads the string property `interface`.`property` of the object `path` of the
+ *  service `destination` (org.freedesktop.DBus.Properties.Get), waiting at most `timeout_usec`.
+ *  On a D-Bus error reply returns a negative errno and copies the error name alone into
+ *  `error_name` and "name: message" into `error` (either may be NULL). -EBADMSG: the property is
+ *  not a string. */
+int plumb_bus_get_property_string(plumb_bus *bus, const char *destination, const char *path,
+                                  const char *interface, const char *property, uint64_t timeout_usec,
+                                  char *value, size_t value_size, char *error_name, size_t error_name_size,
+                                  char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

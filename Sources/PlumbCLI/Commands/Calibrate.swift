@@ -28,6 +28,8 @@ enum Calibrate {
         let timeout = try args.double("timeout", in: 1...3600) ?? 180
         let rate = try args.double("rate", in: 10...1000) ?? 100
         let gyroOnly = args.has("gyro-only")
+        // Before the user spends minutes turning the sensor: the result must have somewhere to go.
+        try checkOutput(output)
         let sensor = try SensorOptions.open(args, context: context, defaultProfile: gyroOnly ? "rest" : "tour")
         for w in sensor.identity.warnings { context.err.line("plumb calibrate: warning: \(w)") }
         let stream = IMUStream(imu: sensor.imu, line: sensor.line, clock: sensor.clock)
@@ -83,7 +85,10 @@ enum Calibrate {
         }
         let data = try result.jsonData()
         do { try data.write(to: URL(fileURLWithPath: output)) } catch {
-            throw CLIError.failure("cannot write \(output): \(error.localizedDescription)", fix: "choose another path with --output")
+            // The calibration took minutes: print it rather than lose it.
+            context.out.write(String(decoding: data, as: UTF8.self) + "\n")
+            throw CLIError.failure("cannot write \(output): \(error.localizedDescription)",
+                                   fix: "The calibration is on standard output above: save it by hand, or calibrate again with another --output.")
         }
         func f(_ v: SIMD3<Double>, _ digits: Int) -> String {
             [v.x, v.y, v.z].map { String(format: "%.\(digits)f", $0) }.joined(separator: " ")
@@ -94,5 +99,30 @@ enum Calibrate {
             context.out.line("accelerometer scale:           \(f(result.accelerometerScale, 5))")
         }
         context.out.line("saved to \(output)")
+    }
+
+    /// Refuses an `--output` that cannot be written: a directory, or a file in a directory that
+    /// does not exist or is not writable.
+    static func checkOutput(_ path: String) throws(CLIError) {
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        if files.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue {
+                throw CLIError.failure("\(path) is a directory, not a file to save the calibration in.",
+                                       fix: "Give --output a file name, such as \(path.hasSuffix("/") ? path : path + "/")plumb-calibration.json.")
+            }
+            guard files.isWritableFile(atPath: path) else {
+                throw CLIError.failure("\(path) cannot be written (permission denied).", fix: "Choose another path with --output.")
+            }
+            return
+        }
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard files.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CLIError.failure("\(path) cannot be created: there is no directory \(parent).",
+                                   fix: "Create the directory first, or choose another path with --output.")
+        }
+        guard files.isWritableFile(atPath: parent) else {
+            throw CLIError.failure("\(path) cannot be created: \(parent) is not writable.", fix: "Choose another path with --output.")
+        }
     }
 }

@@ -52,6 +52,9 @@ enum Fuse {
         if result.skipped > 0 {
             context.err.line("warning: \(input): skipped \(result.skipped) of \(result.samples) samples with a NaN or infinite value.")
         }
+        if let line = reader.firstBackwardLine {
+            context.err.line("warning: \(input) line \(line): t_s goes backwards (\(reader.backwardSteps) time\(reader.backwardSteps == 1 ? "" : "s") in all); the gyroscope is not integrated across such a step.")
+        }
     }
 
     static func run<F: AttitudeFilter>(_ filter: inout F, reader: inout IMUCSVReader, sink: inout RowSink) throws(CLIError) -> (samples: Int, skipped: Int) {

@@ -58,6 +58,9 @@ enum Kiosk {
                 }
                 allowed.insert(o)
             }
+            guard !allowed.isEmpty else {
+                throw CLIError.usage("The value '\(list)' is invalid for '--allow': name at least one of portrait, portraitUpsideDown, landscapeLeft, landscapeRight.")
+            }
             settings.allowed = allowed
         }
         let duration = try args.double("duration", in: 0...1e7)

@@ -24,7 +24,7 @@ enum LED {
             .option("lines", value: "LIST", help: "GPIO lines in order, comma-separated: names (GPIO5) or, with --chip, offsets."),
             .option("chip", value: "CHIP", help: "The GPIO chip for --lines (gpiochip0, a number or a label)."),
             .flag("active-low", help: "The GPIO LEDs light at the low level."),
-            .option("fb", value: "DEV", help: "The Sense HAT framebuffer (default: the one named \"RPi-Sense FB\")."),
+            .option("fb", value: "DEV", help: "The Sense HAT framebuffer: a path, a number or a name (default: the one named \"RPi-Sense FB\")."),
             .option("fb-file", value: "PATH", help: "A plain 128-byte file standing in for the Sense HAT framebuffer."),
             .option("angle", value: "DEG", help: "A fixed tilt: the board turned DEG clockwise in its screen plane."),
             .flag("simulate", help: "Read gravity from the simulated IMU through fusion."),
@@ -147,6 +147,8 @@ enum LED {
     }
 
     static func openSenseHAT(_ args: ParsedArguments) throws(CLIError) -> Framebuffer {
+        // A path, a number or a name, as 'plumb level --fb' takes it.
+        let given = try args.string("fb").map(Level.framebufferPath)
         do {
             if let file = args.string("fb-file") {
                 return try Framebuffer(file: file, geometry: FramebufferGeometry(
@@ -154,8 +156,8 @@ enum LED {
                     red: .init(offset: 11, length: 5), green: .init(offset: 5, length: 6), blue: .init(offset: 0, length: 5)))
             }
             let path: String
-            if let given = args.string("fb") {
-                path = given.hasPrefix("/") ? given : "/dev/fb\(given)"
+            if let given {
+                path = given
             } else {
                 path = try Framebuffer.find(named: "RPi-Sense FB")
             }

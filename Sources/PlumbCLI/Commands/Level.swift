@@ -107,6 +107,10 @@ enum Level {
 
         if args.has("terminal") {
             let cells = size ?? TerminalSize.of(fd: 1).map { ($0.columns, max(1, $0.rows - 1)) } ?? (80, 24)
+            // A cell is a few bytes of escape codes per frame: 1000×1000 is already megabytes a frame.
+            guard cells.0 <= 1000, cells.1 <= 1000 else {
+                throw CLIError.usage("The value '\(cells.0)x\(cells.1)' is too large for '--size' with '--terminal': at most 1000x1000 cells.")
+            }
             let preview = TerminalPreview(columns: cells.0, rows: cells.1) { text in
                 context.out.write(text)
                 context.out.flush()

@@ -49,13 +49,7 @@ enum LiveSensor {
         if let bus, !bus.hasPrefix("/dev/i2c-") {
             throw .usage("The value '\(bus)' is invalid for '--bus': expected a path such as /dev/i2c-1.")
         }
-        var address: I2CAddress?
-        if let text = args.string("address") {
-            guard let parsed = I2CAddress(parsing: text) else {
-                throw .usage("The value '\(text)' is invalid for '--address': expected a 7-bit address such as 0x68.")
-            }
-            address = parsed
-        }
+        let address = try SensorOptions.address(args, context: context)
         let path = args.string("config") ?? Configuration.defaultPath
         let catalog = try BoardSupport.catalog(args, context: context)
         var configuration: Configuration

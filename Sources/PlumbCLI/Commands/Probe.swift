@@ -45,6 +45,9 @@ enum Probe {
         if !args.has("simulate") {
             for name in ["chip", "faults"] where args.string(name) != nil { throw CLIError.usage("'--\(name)' needs '--simulate'.") }
         }
+        if args.string("bus")?.isEmpty == true {
+            throw CLIError.usage("The value '' is invalid for '--bus': expected a device such as /dev/i2c-1.")
+        }
         var adapters: [Adapter] = []
         if args.has("simulate") {
             if args.string("bus") != nil { throw CLIError.usage("'--bus' names hardware; it cannot be combined with '--simulate'.") }

@@ -1,4 +1,5 @@
 import Foundation
+import PlumbConfiguration
 import PlumbHAL
 import PlumbDrivers
 import PlumbSimulation
@@ -89,8 +90,8 @@ enum Read {
     static func loadCalibration(_ args: ParsedArguments) throws(CLIError) -> Calibration {
         guard let path = args.string("calibration") else { return .none }
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw .failure("cannot read \(path): \(error.localizedDescription)", fix: "run 'plumb calibrate --output \(path)' first")
+        do { data = try InputFile.read(path) } catch {
+            throw .failure("cannot read the calibration file \(path) (\(error.reason))", fix: "run 'plumb calibrate --output \(path)' first")
         }
         do { return try Calibration.load(json: data, source: path) } catch {
             throw .failure(error.description, fix: "run 'plumb calibrate --output \(path)' again")

@@ -44,11 +44,7 @@ enum Regs {
         if let part, IMUFamilies.family(forPart: part) == nil {
             throw .usage("The value '\(part)' is invalid for '--part': expected one of \(IMUFamilies.partKeys.joined(separator: ", ")).")
         }
-        var address: I2CAddress?
-        if let text = args.string("address") {
-            guard let a = I2CAddress(parsing: text) else { throw .usage("The value '\(text)' is invalid for '--address': expected an address such as 0x68.") }
-            address = a
-        }
+        let address = try SensorOptions.address(args, context: context)
         if args.has("simulate") {
             let chipName = args.string("chip") ?? "mpu6050"
             guard let model = SimulatedChips.model(chipName) else {

@@ -1,4 +1,5 @@
 import Foundation
+import PlumbConfiguration
 import PlumbHAL
 import PlumbDrivers
 import PlumbLinux
@@ -56,8 +57,12 @@ enum SensorOptions {
         let profile: MotionProfile
         if let path = args.string("replay") {
             let text: String
-            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-                throw .failure("cannot read \(path): \(error.localizedDescription)", fix: "give a CSV file with the columns \(MotionProfile.replayColumns.joined(separator: ","))")
+            do {
+                // Bytes that are not UTF-8 become U+FFFD, so the parser names their line.
+                text = String(decoding: try InputFile.read(path), as: UTF8.self)
+            } catch {
+                throw .failure("\(path): cannot read the recording (\(error.reason)).",
+                               fix: "Give the path of a CSV file with the columns \(MotionProfile.replayColumns.joined(separator: ", ")).")
             }
             do { profile = try MotionProfile.replay(csv: text, name: path) } catch {
                 throw .failure(error.description, fix: "the file needs the columns \(MotionProfile.replayColumns.joined(separator: ","))")
@@ -84,13 +89,7 @@ enum SensorOptions {
         if let part, IMUFamilies.family(forPart: part) == nil {
             throw .usage("The value '\(part)' is invalid for '--part': expected one of \(IMUFamilies.partKeys.joined(separator: ", ")).")
         }
-        let address: I2CAddress?
-        if let text = args.string("address") {
-            guard let a = I2CAddress(parsing: text) else { throw .usage("The value '\(text)' is invalid for '--address': expected an address such as 0x68.") }
-            address = a
-        } else {
-            address = nil
-        }
+        let address = try Self.address(args, context: context)
 
         if args.has("simulate") {
             let sensor = try simulation(args, defaultProfile: defaultProfile)
@@ -121,9 +120,26 @@ enum SensorOptions {
         throw lastError ?? .failure("no IMU found", fix: "run 'plumb probe' to see what answers on each bus")
     }
 
+    /// `--address`: "0x68", "68h", "0b1101000" or decimal "104". A decimal that reads as one of
+    /// the IMUs' addresses in hexadecimal ("68") gets a warning: it is 0x44, where no IMU answers.
+    static func address(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> I2CAddress? {
+        guard let text = args.string("address") else { return nil }
+        guard let address = I2CAddress(parsing: text) else {
+            throw .usage("The value '\(text)' is invalid for '--address': expected a 7-bit address 0x08...0x77, such as 0x68.")
+        }
+        let digits = text.trimmingCharacters()
+        if digits.allSatisfy(\.isNumber), let hex = Int(digits, radix: 16), [0x68, 0x69, 0x6A, 0x6B].contains(hex) {
+            context.err.line("warning: --address \(digits) is decimal (\(address)); the IMUs answer at 0x68, 0x69, 0x6A or 0x6B: write 0x\(digits) for hexadecimal")
+        }
+        return address
+    }
+
     /// The buses to search: `--bus`, or every I2C adapter the kernel lists.
     static func candidateBuses(_ args: ParsedArguments) throws(CLIError) -> [String] {
-        if let path = args.string("bus") { return [path] }
+        if let path = args.string("bus") {
+            guard !path.isEmpty else { throw .usage("The value '' is invalid for '--bus': expected a device such as /dev/i2c-1.") }
+            return [path]
+        }
         let fix = "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in config.txt) and load i2c-dev"
         let candidates: [String]
         do { candidates = try I2CAdapter.list().map(\.devicePath) } catch {

@@ -137,8 +137,10 @@ enum Watch {
 
     /// Reads a CSV recording.
     static func loadRecording(_ path: String) throws(CLIError) -> IMURecording {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError.failure("cannot read \(path)", fix: "check that the file exists and is readable")
+        let data: Data
+        do { data = try InputFile.read(path) } catch {
+            throw CLIError.failure("\(path): cannot read the recording (\(error.reason)).",
+                                   fix: "Give the path of a CSV file with the columns t_s, gyr_x, gyr_y, gyr_z, acc_x, acc_y, acc_z.")
         }
         do {
             return try IMURecording.parseCSV([UInt8](data), name: path)
@@ -185,7 +187,7 @@ enum Watch {
     static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, wallClock: Bool = false,
                       printer: ChangePrinter) throws(CLIError) {
         if let root = printer.powerRoot {
-            motion.powerMonitor = SysfsPowerStateMonitor(monitor: SysfsPowerMonitor(settings: .init(root: root)))
+            motion.powerMonitor = SystemPowerStateMonitor.forRoot(root)
             var energy = motion.energySettings
             energy.pausesWhileDisplayBlanked = !printer.noBlankPause
             motion.energySettings = energy

@@ -12,6 +12,12 @@ protocol DaemonPipeline: AnyObject {
     func shutdown() throws
 }
 
+/// Thrown by ``DaemonPipeline/step(timeoutNanoseconds:)`` when a bounded source (a recording
+/// given with --replay) has played to its end: the daemon stops as on SIGTERM, with exit 0.
+struct DaemonSourceFinished: Error, Equatable {
+    var name: String
+}
+
 /// Something the pipeline reports.
 struct DaemonEvent: Sendable, Equatable {
     var level: LogLevel
@@ -57,7 +63,8 @@ final class Daemon {
         self.load = load; self.build = build; self.duration = duration; self.stepTimeout = stepTimeout
     }
 
-    /// Runs until SIGTERM/SIGINT (exit 0), the duration ends (exit 0), or a failure (exit 1).
+    /// Runs until SIGTERM/SIGINT (exit 0), the duration ends (exit 0), a recording ends (exit 0),
+    /// or a failure (exit 1).
     func run() -> Int32 {
         var setup: DaemonSetup
         var pipeline: DaemonPipeline
@@ -94,6 +101,8 @@ final class Daemon {
             }
             do {
                 for event in try pipeline.step(timeoutNanoseconds: timeout) { log.log(event.level, event.message) }
+            } catch let end as DaemonSourceFinished {
+                return stop(pipeline, reason: "stopping: \(end.name) has no more data")
             } catch {
                 log.error("the sensor session failed: \(describe(error))")
                 do { try pipeline.shutdown() } catch { log.warning("while stopping: \(describe(error))") }

@@ -30,7 +30,7 @@ struct DaemonFactory {
     /// Performs kiosk rotations; `nil` runs the real commands (tests substitute a recorder).
     var rotationRunner: (any RotationActionRunner & Sendable)?
     /// Where `lowEnergy: auto` reads the power state.
-    var powerMonitor: any PowerStateMonitor = SysfsPowerStateMonitor()
+    var powerMonitor: any PowerStateMonitor = SystemPowerStateMonitor()
 
     /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
     static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {
@@ -125,8 +125,9 @@ struct DaemonFactory {
         switch source {
         case .replay(let path):
             let bytes: [UInt8]
-            do { bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
-                throw CLIError.failure("cannot read the recording \(path): \(error.localizedDescription)", fix: nil)
+            do { bytes = [UInt8](try InputFile.read(path)) } catch {
+                throw CLIError.failure("cannot read the recording \(path) (\(error.reason))",
+                                       fix: "Give --replay the path of a CSV file with the columns t_s, gyr_x, gyr_y, gyr_z, acc_x, acc_y, acc_z.")
             }
             let recording: IMURecording
             do { recording = try IMURecording.parseCSV(bytes, name: path) } catch {
@@ -215,8 +216,8 @@ struct DaemonFactory {
     func calibration(_ c: Configuration) throws -> ((inout IMUSample) -> Void)? {
         guard let path = c.calibrationFile else { return nil }
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw CLIError.failure("cannot read the calibration file \(path): \(error.localizedDescription)",
+        do { data = try InputFile.read(path) } catch {
+            throw CLIError.failure("cannot read the calibration file \(path) (\(error.reason))",
                                    fix: "Run 'plumb calibrate' and save its result there, or remove \"calibration\" from the configuration.")
         }
         let calibration: Calibration

@@ -106,7 +106,7 @@ final class SensorPipeline: DaemonPipeline {
         let now = source.clock.nowNanoseconds
         switch result {
         case .finished:
-            throw CLIError.failure("\(source.name) has no more data", fix: nil)
+            throw DaemonSourceFinished(name: source.name)
         case .timedOut where samples.isEmpty:
             if now &- lastData >= stallLimit {
                 throw CLIError.failure("no samples from \(source.name) for \(stallLimit / Nanoseconds.perSecond) s",

@@ -60,6 +60,10 @@ public enum ImageFile {
     /// Loads the JPEG or PNG at `path` (the format comes from the file's signature, not its name).
     public static func load(_ path: String) throws(ImageError) -> RGBAImage {
         let data: Data
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ImageError(.unreadable, path: path, detail: "it is a directory, not a file")
+        }
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
@@ -129,6 +133,10 @@ public enum ImageFile {
     /// Writes `image` to `path` as a PNG, replacing the file atomically.
     public static func savePNG(_ image: RGBAImage, to path: String) throws(ImageError) {
         let data = try encodePNG(image, path: path)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ImageError(.writeFailed, path: path, detail: "it is a directory; give a file name such as \(path.hasSuffix("/") ? path : path + "/")level.png")
+        }
         do {
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
@@ -172,6 +180,13 @@ public enum ImageFile {
         if lower.contains("bit depth") || lower.contains("unsupported") || lower.contains("not implemented")
             || lower.contains("notimpl") || lower.contains("color conversion") {
             return ImageError(.unsupported, path: path, detail: detail)
+        }
+        // Our own limit (PLUMB_IMAGEIO_MAX_PIXELS), malloc failing, libpng's "image too large" or libjpeg's
+        // JERR_IMAGE_TOO_BIG ("Maximum supported image dimension is 65500 pixels"):
+        // the file may be fine, the picture is too big to hold.
+        if lower.contains("megapixel limit") || lower.contains("out of memory") || lower.contains("too large")
+            || lower.contains("maximum supported image dimension") {
+            return ImageError(.unsupported, path: path, detail: detail + "; scale the picture down, to the screen's size at most")
         }
         return ImageError(.corrupt, path: path, detail: detail)
     }

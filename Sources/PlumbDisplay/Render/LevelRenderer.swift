@@ -49,8 +49,10 @@ public final class LevelRenderer {
     public var preparedSize: (width: Int, height: Int) { (source.width, source.height) }
 
     /// True when no frame has been drawn yet or `angle` differs from the last one drawn by more
-    /// than the threshold (the difference taken the short way round the circle).
+    /// than the threshold (the difference taken the short way round the circle). Never for an
+    /// angle that is not finite (gravity of zero length from a broken sensor): the last frame stays.
     public func needsRedraw(angle: Double) -> Bool {
+        guard angle.isFinite else { return false }
         guard let lastAngle else { return true }
         return abs(LevelAngle.difference(angle, lastAngle)) > options.redrawThreshold
     }
@@ -64,10 +66,11 @@ public final class LevelRenderer {
     }
 
     /// Draws the image rotated by `angle` radians (clockwise on screen) into `surface`, which must
-    /// be the screen's size.
+    /// be the screen's size. An angle that is not finite draws nothing.
     public func render(angle: Double, into surface: PixelSurface) {
         precondition(surface.width == screenWidth && surface.height == screenHeight,
                      "surface \(surface.width)×\(surface.height) is not the screen's \(screenWidth)×\(screenHeight)")
+        guard angle.isFinite else { return }
         let format = surface.format
         if format.bytesPerPixel == 4, format.red.length == 8, format.green.length == 8, format.blue.length == 8,
            format.green.offset == 8, (format.alpha.length == 0 || format.alpha == .init(offset: 24, length: 8)) {

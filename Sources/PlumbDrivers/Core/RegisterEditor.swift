@@ -79,7 +79,7 @@ public struct RegisterEditor {
     public func resolve(_ text: String) throws(RegisterEditError) -> UInt8 {
         if let r = map.registers.first(where: { $0.name.caseInsensitiveEquals(text) }) { return r.address }
         if let n = RegisterEditor.number(text) {
-            guard n <= 0xFF else { throw .unknownRegister(text, part: map.name) }
+            guard (0...0xFF).contains(n) else { throw .unknownRegister(text, part: map.name) }
             return UInt8(n)
         }
         throw .unknownRegister(text, part: map.name)

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+@testable import PlumbDBus
+
+/// Fixtures/fake-power-profiles.py, a separate process serving ActiveProfile on a private bus
+/// under power-profiles-daemon's names.
+final class FakePowerProfiles {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/fake-power-profiles.py").path
+    /// The fake needs the system Python with dbus-python and PyGObject (scripts/setup installs
+    /// python3-dbus and python3-gi).
+    static let available: Bool = {
+        guard PrivateBus.available, FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { return false }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        p.arguments = ["-c", "import dbus, dbus.mainloop.glib, gi.repository.GLib"]
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }()
+
+    let process = Process()
+    let input = Pipe()
+    let output = Pipe()
+
+    init(address: String, names: String, profile: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [Self.script, address, names, profile]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        try expectLine("ready")
+    }
+
+    /// Sends a command and waits for the fake's "ok".
+    func send(_ command: String) throws {
+        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+        try expectLine("ok")
+    }
+
+    /// Ends the fake and waits until it has left the bus.
+    func quit() {
+        input.fileHandleForWriting.write(Data("quit\n".utf8))
+        process.waitUntilExit()
+    }
+
+    private func expectLine(_ expected: String) throws {
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        guard String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == expected else {
+            throw TimedOut(what: "the fake power-profiles daemon's \"\(expected)\"")
+        }
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
+
+@Suite("power-profiles-daemon's ActiveProfile over D-Bus", .enabled(if: FakePowerProfiles.available,
+       "needs dbus-daemon, /usr/bin/python3 with python3-dbus and python3-gi (scripts/setup installs them)"))
+struct PowerProfilesReaderTests {
+    /// The policy power-profiles-daemon installs, in essence: anyone may talk to the daemon; here
+    /// the test's user may also own the names.
+    static let daemonPolicy = """
+      <policy context="default">
+        <allow send_destination="org.freedesktop.UPower.PowerProfiles"/>
+        <allow send_destination="net.hadess.PowerProfiles"/>
+      </policy>
+      <policy user="\(NSUserName())">
+        <allow own="org.freedesktop.UPower.PowerProfiles"/>
+        <allow own="net.hadess.PowerProfiles"/>
+      </policy>
+    """
+
+    @Test func readsTheOldNameAsDebian12ServesIt() throws {
+        let bus = try PrivateBus(policy: false, extraPolicy: Self.daemonPolicy)
+        let daemon = try FakePowerProfiles(address: bus.address, names: "hadess", profile: "power-saver")
+        let reader = PowerProfilesReader(address: bus.address)
+        #expect(try reader.activeProfile() == .profile("power-saver"))
+        try daemon.send("set balanced")
+        #expect(try reader.activeProfile() == .profile("balanced"), "each read asks the daemon again")
+    }
+
+    @Test func prefersTheNewNameWhenBothAreServed() throws {
+        let bus = try PrivateBus(policy: false, extraPolicy: Self.daemonPolicy)
+        let daemon = try FakePowerProfiles(address: bus.address, names: "upower", profile: "performance")
+        let reader = PowerProfilesReader(address: bus.address)
+        #expect(try reader.activeProfile() == .profile("performance"))
+        daemon.quit()
+        let old = try FakePowerProfiles(address: bus.address, names: "hadess", profile: "power-saver")
+        #expect(try reader.activeProfile() == .profile("power-saver"), "falls back to the old name on the same connection")
+        _ = old
+    }
+
+    @Test func aDaemonThatLeavesIsNoDaemonNotAnError() throws {
+        let bus = try PrivateBus(policy: false, extraPolicy: Self.daemonPolicy)
+        let reader = PowerProfilesReader(address: bus.address)
+        #expect(try reader.activeProfile() == .noDaemon)
+        let daemon = try FakePowerProfiles(address: bus.address, names: "both", profile: "power-saver")
+        #expect(try reader.activeProfile() == .profile("power-saver"))
+        daemon.quit()
+        #expect(try reader.activeProfile() == .noDaemon)
+    }
+
+    @Test func noBusIsReportedAsSuch() throws {
+        let reader = PowerProfilesReader(address: "unix:path=/nonexistent/plumb-test-bus.sock")
+        #expect(try reader.activeProfile() == .noBus)
+    }
+
+    @Test func aBusThatGoesAwayIsNoBusAndTheReaderReconnects() throws {
+        var bus: PrivateBus? = try PrivateBus(policy: false, extraPolicy: Self.daemonPolicy)
+        let address = bus!.address
+        let daemon = try FakePowerProfiles(address: address, names: "hadess", profile: "power-saver")
+        let reader = PowerProfilesReader(address: address)
+        #expect(try reader.activeProfile() == .profile("power-saver"))
+        daemon.quit()
+        bus = nil
+        #expect(try reader.activeProfile() == .noBus)
+        #expect(try reader.activeProfile() == .noBus, "no stale connection is reused")
+    }
+
+    @Test func refusalsAndWrongTypesAreErrorsNamingTheServiceAndBus() throws {
+        let bus = try PrivateBus(policy: false, extraPolicy: Self.daemonPolicy)
+        let daemon = try FakePowerProfiles(address: bus.address, names: "hadess", profile: "balanced")
+        let reader = PowerProfilesReader(address: bus.address)
+        try daemon.send("deny")
+        #expect {
+            _ = try reader.activeProfile()
+        } throws: { error in
+            guard let e = error as? PowerProfilesError, e.kind == .denied else { return false }
+            return e.service == .hadess && e.bus == bus.address && e.description.contains("system.d")
+        }
+        try daemon.send("integer")
+        #expect(throws: PowerProfilesError(.notAString, service: .hadess, bus: bus.address, detail: "")) {
+            _ = try reader.activeProfile()
+        }
+        try daemon.send("set power-saver")
+        #expect(try reader.activeProfile() == .profile("power-saver"), "recovers once the daemon answers")
+    }
+
+    @Test func theBusPolicyRefusingTheCallIsDenied() throws {
+        // Deny-by-default bus (as Debian's system bus) without the daemon's send policy.
+        let bus = try PrivateBus(policy: false, extraPolicy: """
+          <policy user="\(NSUserName())">
+            <allow own="net.hadess.PowerProfiles"/>
+          </policy>
+        """)
+        let daemon = try FakePowerProfiles(address: bus.address, names: "hadess", profile: "balanced")
+        let reader = PowerProfilesReader(address: bus.address, services: [.hadess])
+        #expect {
+            _ = try reader.activeProfile()
+        } throws: { error in
+            (error as? PowerProfilesError)?.kind == .denied
+        }
+        _ = daemon
+    }
+}
