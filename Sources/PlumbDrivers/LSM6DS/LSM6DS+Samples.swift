@@ -60,9 +60,14 @@ extension LSM6DS {
         /// Unwrapping state: the last counter value read and its unwrapped tick count.
         private var lastRawTimestamp: UInt32?
         private var lastUnwrappedTicks: UInt64 = 0
-        /// Timestamp words that disagreed with the slot count and were replaced by it: a counter
-        /// restarted behind the driver's back (a stray TIMESTAMP2 write, a glitch) or a corrupted word.
+        /// Timestamp words that disagreed with the slot count (held until the next word decides, or
+        /// ignored): a counter restarted behind the driver's back (a stray TIMESTAMP2 write, a
+        /// glitch), a corrupted word, or slots lost unseen.
         public private(set) var timestampJumps = 0
+        /// A timestamp word that disagreed with the slot count: its raw value, the ticks the slot
+        /// count gave it, and the slots between the last trusted word and it.
+        private struct Held: Sendable { var raw: UInt32; var ticks: UInt64; var slotsFromTrusted: Int }
+        private var held: Held?
         /// The last anchor (unwrapped ticks) and slots since it; `nil` when no valid anchor.
         private var anchorTicks: UInt64?
         private var slotsSinceAnchor = 0
@@ -96,7 +101,7 @@ extension LSM6DS {
         public mutating func restart(timebase: Timebase) {
             self.timebase = timebase
             slot = nil; gyroscope = nil; accelerometer = nil; emitted = false
-            lastRawTimestamp = nil; lastUnwrappedTicks = 0; anchorTicks = nil; slotsSinceAnchor = 0
+            lastRawTimestamp = nil; lastUnwrappedTicks = 0; anchorTicks = nil; slotsSinceAnchor = 0; held = nil
             periodTicks = nominalPeriodTicks; unanchoredDrops = 0
         }
 
@@ -104,6 +109,7 @@ extension LSM6DS {
         /// must be re-anchored by the next timestamp word.
         public mutating func markDiscontinuity() {
             anchorTicks = nil
+            held = nil
             slot = nil; gyroscope = nil; accelerometer = nil; emitted = false
         }
 
@@ -154,7 +160,7 @@ extension LSM6DS {
                 case .temperature(let t): temperatureRaw = t
                 case .timestamp(let raw): anchor(raw)
                 case .other: break
-                case .lost: anchorTicks = nil
+                case .lost: anchorTicks = nil; held = nil
                 }
                 if !emitted, let a = accelerometer, !gyroscopeEnabled || gyroscope != nil {
                     emitted = true
@@ -177,22 +183,31 @@ extension LSM6DS {
         /// A timestamp word: unwrap, check it against the slot count, measure the period against
         /// the previous anchor, re-anchor.
         ///
-        /// The counter only counts up, so the step from the last word is taken modulo its width
-        /// (a wrap is a small step). While anchored, the slots since the anchor are counted
+        /// The counter only counts up, so the step from the last trusted word is taken modulo its
+        /// width (a wrap is a small step). While anchored, the slots since that word are counted
         /// exactly, so the word must land within two periods plus a quarter of the elapsed slots'
-        /// time of where they put it; one that does not (a counter restarted from zero would
-        /// otherwise read as a wrap, 29.8 h on the 32-bit counter and 419 s on the 24-bit one; a
-        /// bit flipped on the bus moves the timeline by its weight) is replaced by the slot count,
-        /// and the next words are unwrapped from there. Without an anchor (after a loss) a step of
-        /// more than half the counter's range is a restart, continued from the slots seen. With a
-        /// ``plausibleWindow``, a word that falls outside it and has no prediction to be replaced by
-        /// is ignored, and a prediction outside it is no prediction.
+        /// time of where they put it. One that does not is held, and the samples after it are timed
+        /// by the slot count, until the next word decides:
+        /// - it agrees with the trusted word: the held one was corrupted (a bit flipped on the
+        ///   bus), and is dropped;
+        /// - it agrees with the held one: the counter's timeline moved. Ahead of the slot count by
+        ///   less than half the counter's range, slots were lost that the two-bit slot counter
+        ///   could not see (a multiple of four): the counter is right, and the slots are counted
+        ///   lost. Otherwise the counter restarted (a stray TIMESTAMP2 write, a glitch; it would
+        ///   read as a wrap, 29.8 h on the 32-bit counter and 419 s on the 24-bit one): the slot
+        ///   count carries the timeline on.
+        /// Without an anchor (after a loss) a step of more than half the counter's range is a
+        /// restart, continued from the slots seen. With a ``plausibleWindow``, a word that falls
+        /// outside it and has no prediction to be replaced by is ignored, and a prediction outside
+        /// it is no prediction.
         private mutating func anchor(_ raw: UInt32) {
             let modulus = UInt64(1) << UInt64(timebase.bits)
+            func steps(from last: UInt32, to next: UInt32) -> UInt64 { (UInt64(next) &+ modulus &- UInt64(last)) & (modulus - 1) }
+            func tolerance(_ slots: Int) -> Double { 2 * periodTicks + 0.25 * Double(slots) * periodTicks }
             var ticks = UInt64(raw)
             var step: UInt64 = 0
             if let last = lastRawTimestamp {
-                step = (UInt64(raw) &+ modulus &- UInt64(last)) & (modulus - 1)
+                step = steps(from: last, to: raw)
                 ticks = lastUnwrappedTicks + step
             }
             let elapsed = Double(slotsSinceAnchor) * periodTicks
@@ -201,11 +216,33 @@ extension LSM6DS {
             func possible(_ t: Double) -> Bool { window.map { $0.contains(timebase.nanoseconds(ticks: t)) } ?? true }
             if let previous = anchorTicks, possible(Double(previous) + elapsed) {
                 let expected = Double(previous) + elapsed
-                if abs(Double(ticks) - expected) > 2 * periodTicks + 0.25 * elapsed || !possible(Double(ticks)) {
-                    ticks = UInt64(max(0, expected.rounded()))
+                let sinceTrusted = (held?.slotsFromTrusted ?? 0) + slotsSinceAnchor
+                if abs(Double(ticks) - expected) <= tolerance(sinceTrusted) && possible(Double(ticks)) {
+                    held = nil // agrees with the trusted word: a held word was corrupted
+                } else if let h = held, abs(Double(steps(from: h.raw, to: raw)) - elapsed) <= tolerance(slotsSinceAnchor) {
+                    // Agrees with the held word: the counter's timeline moved at the held word.
+                    let sinceHeld = steps(from: h.raw, to: raw)
+                    let ahead = steps(from: lastRawTimestamp ?? h.raw, to: h.raw)
+                    let counted = Double(h.slotsFromTrusted) * periodTicks
+                    let base: Double
+                    if ahead <= modulus / 2, Double(ahead) > counted, possible(Double(lastUnwrappedTicks + ahead + sinceHeld)) {
+                        base = Double(lastUnwrappedTicks + ahead)
+                        lostSlots += max(0, Int(((Double(ahead) - counted) / periodTicks).rounded()))
+                    } else {
+                        base = Double(h.ticks)
+                    }
+                    ticks = UInt64(max(0, base.rounded())) + sinceHeld
+                    held = nil
+                } else {
+                    // Disagrees with both: hold it; the slot count times the samples meanwhile.
+                    held = Held(raw: raw, ticks: UInt64(max(0, expected.rounded())), slotsFromTrusted: sinceTrusted)
                     timestampJumps += 1
+                    anchorTicks = UInt64(max(0, expected.rounded()))
+                    slotsSinceAnchor = 0
+                    return
                 }
             } else {
+                held = nil
                 if lastRawTimestamp != nil, step > modulus / 2 {
                     ticks = lastUnwrappedTicks + UInt64(max(1, elapsed.rounded()))
                     timestampJumps += 1
