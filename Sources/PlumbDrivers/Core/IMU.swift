@@ -155,11 +155,19 @@ extension IMUError {
     /// SDA held low reads every data bit (and every acknowledge) as 0; a target that stopped
     /// driving SDA leaves the pull-up to read every bit as 1.
     public static func stuckBusHint(_ bytes: [UInt8]) -> String? {
-        guard let first = bytes.first, bytes.allSatisfy({ $0 == first }) else { return nil }
+        guard looksLikeStuckBus(bytes), let first = bytes.first else { return nil }
         switch first {
         case 0x00: return "every bit read as 0, as when SDA is held low (a device stuck mid-transfer, or a short to ground): power-cycle the sensor and check SDA"
         case 0xFF: return "every bit read as 1, as when nothing drives SDA (the sensor unpowered, resetting, or its SDA disconnected): check the sensor's power and SDA"
         default: return nil
         }
+    }
+
+    /// True when `bytes` are all 0x00 or all 0xFF: what a bus held low or left floating gives,
+    /// not a running chip's data (whose noise never leaves every axis at exactly 0 or −1 LSB).
+    /// Stops at the first byte that differs, so a real burst costs a byte or two.
+    static func looksLikeStuckBus<C: Collection>(_ bytes: C) -> Bool where C.Element == UInt8 {
+        guard let first = bytes.first, first == 0x00 || first == 0xFF else { return false }
+        return bytes.allSatisfy { $0 == first }
     }
 }

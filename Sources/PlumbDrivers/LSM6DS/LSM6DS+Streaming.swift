@@ -168,7 +168,9 @@ extension LSM6DS {
     ///   ends the read's valid data, and the next drain reads the status. When the words dropped
     ///   so are not all zero (zeros are the harmless read past the end), they are corruption:
     ///   a discontinuity (timeline re-anchored, DPCM references dropped, so decoding waits for an
-    ///   uncompressed word) and a gap.
+    ///   uncompressed word) and a gap. After a status read the words were there (DIFF_FIFO said
+    ///   so), so even all-zero ones were popped and lost: a discontinuity too, as a loss of four
+    ///   slots would pass the two-bit slot counter unseen.
     /// - **Status read**: FIFO_STATUS1/2, then DIFF_FIFO words. Used at start, after anything
     ///   unusual, when polling, and every ``watermarkReadsPerStatusRead`` watermark reads; it
     ///   reports an overrun (OVER_RUN_LATCHED is cleared by the read, so none is missed).
@@ -226,7 +228,7 @@ extension LSM6DS {
         let valid = try decodeTagged(words: count, configuration: p)
         taggedStateKnown = valid == count
         a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
-        if taggedCorruption { discontinuity(&a) }
+        if valid < count { discontinuity(&a) }
         return overflow
     }
 
@@ -317,6 +319,14 @@ extension LSM6DS {
             patternSlot = next.slot
         } catch {
             throw .unsupported("LSM6DS FIFO: \(error)")
+        }
+        // The sets were popped, but a burst of nothing but 0x00 or 0xFF came from the bus, not
+        // the chip (an untagged FIFO cannot tell otherwise): its instants are lost, never
+        // decoded as samples of 0 or −1 LSB, and the timeline re-anchors after them.
+        if IMUError.looksLikeStuckBus(fifoBytes[0..<bytes]) {
+            a.lostSlots += words.reduce(0) { n, w in if case .accelerometer = w.entry { n + 1 } else { n } }
+            a.markDiscontinuity()
+            return overflow
         }
         a.lostSlots += a.consume(words, into: &samples)
         return overflow

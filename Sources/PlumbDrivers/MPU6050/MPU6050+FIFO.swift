@@ -12,7 +12,8 @@ extension MPU6050 {
     ///   `.fifoOverflow` gap is reported; its content is dropped, because on the MPU-6050 a full
     ///   FIFO overwrites its oldest bytes and loses record alignment (Register Map rev 4.2 §4.17).
     /// - A failed burst may have popped part of the FIFO, so the FIFO is reset and a `.busError`
-    ///   gap reported: a sample is never decoded from a misaligned record.
+    ///   gap reported: a sample is never decoded from a misaligned record. A burst that reads as
+    ///   all 0x00 or all 0xFF (the bus, not the chip) is a `.busError` gap too.
     /// - A FIFO_COUNT larger than the FIFO is a corrupted read: thrown as a bus error, nothing reset.
     /// - Throws: ``IMUError/bus(_:)`` when a register read still fails after the retries.
     public func drain(into samples: inout [IMUSample], edges: [EdgeEvent]) throws(IMUError) -> DrainResult {
@@ -61,6 +62,13 @@ extension MPU6050 {
             // Part of the FIFO may have been popped: alignment is unknown, start again.
             let gap = StreamGap(reason: .busError, afterNanoseconds: lastSampleTime, detectedNanoseconds: countTime, lostSamples: records)
             try resetFIFO()
+            return DrainResult(sampleCount: 0, gaps: [gap])
+        }
+        // Whole records were popped, but a burst of nothing but 0x00 or 0xFF came from the bus,
+        // not the chip: the records are lost (a gap), never decoded as samples of 0 or −1 LSB.
+        if IMUError.looksLikeStuckBus(fifoBuffer) {
+            let gap = StreamGap(reason: .busError, afterNanoseconds: lastSampleTime, detectedNanoseconds: countTime, lostSamples: records)
+            fifoIndex += records
             return DrainResult(sampleCount: 0, gaps: [gap])
         }
 
