@@ -81,9 +81,9 @@ extension LSM6DS {
         /// The time of the last emitted sample.
         public private(set) var lastSampleNanoseconds: UInt64?
         /// Host times (nanoseconds) the samples being consumed can have been taken at, when the
-        /// caller knows them: no later than now, no earlier than the FIFO can hold. A timestamp
-        /// word that maps outside is corrupted and ignored; a timeline whose prediction falls
-        /// outside is abandoned for the words. `nil` (the default): no check.
+        /// caller knows them (the driver: no later than now). A timestamp word that maps outside is
+        /// corrupted and ignored; a timeline whose prediction falls outside is abandoned for the
+        /// words. `nil` (the default): no check.
         public var plausibleWindow: ClosedRange<UInt64>?
 
         public init(accelerometerScale: Double, gyroscopeScale: Double, gyroscopeEnabled: Bool,

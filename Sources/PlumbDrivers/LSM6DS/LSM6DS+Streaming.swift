@@ -96,7 +96,7 @@ extension LSM6DS {
         pendingGaps.removeAll()
         let before = samples.count
         let lastBefore = a.lastSampleNanoseconds
-        a.plausibleWindow = plausibleSampleWindow(variant: v, timebase: a.timebase)
+        a.plausibleWindow = plausibleSampleWindow(timebase: a.timebase)
         var overflow = false
         if v.generation == .dso {
             taggedCorruption = false
@@ -130,17 +130,16 @@ extension LSM6DS {
         return result
     }
 
-    /// The host times a sample read now can have been taken at: no later than now, no earlier than
-    /// the FIFO can hold (three times its capacity in samples, for compression), each widened by
-    /// 1 s and 5 % of the time since the counter was anchored (the counter's tick is trimmed, not
-    /// exact). A timestamp word outside is corrupted (``SampleAssembler/plausibleWindow``).
-    func plausibleSampleWindow(variant v: Variant, timebase: Timebase) -> ClosedRange<UInt64> {
+    /// The host times a sample read now can have been taken at: no later than now, widened by 1 s
+    /// and 5 % of the time since the counter was anchored (the counter's tick is trimmed, not
+    /// exact). A timestamp word later than that is corrupted (``SampleAssembler/plausibleWindow``):
+    /// anchored there, the timeline would run hours ahead. There is no lower bound: a counter that
+    /// ignored its reset (or an i2c-stub image) gives old-looking times that are still the chip's,
+    /// and a corrupted word in the past is corrected by the next two words.
+    func plausibleSampleWindow(timebase: Timebase) -> ClosedRange<UInt64> {
         let now = clock.nowNanoseconds
-        let rate = plan?.dataRate.hertz ?? 12.5
-        let span = UInt64(3 * Double(v.fifoCapacitySamples) / max(rate, 1) * 1e9)
         let margin = Nanoseconds.perSecond + (now &- min(now, timebase.originNanoseconds)) / 20
-        let earliest = now > span + margin ? now - span - margin : 0
-        return earliest...(now + margin)
+        return 0...(now &+ margin)
     }
 
     /// Watermark reads between two FIFO_STATUS reads on the tagged FIFO (a safety net: the
