@@ -305,6 +305,9 @@ int plumb_bus_get_property_string(plumb_bus *b, const char *destination, const c
     sd_bus_message *call = NULL, *reply = NULL;
     const char *text = NULL;
     int r = sd_bus_message_new_method_call(b->bus, &call, destination, path, "org.freedesktop.DBus.Properties", "Get");
+    /* NO_AUTO_START: reading a property must not start an activatable service that is not
+     * running (power-profiles-daemon is one); its absence is the answer. */
+    if (r >= 0) r = sd_bus_message_set_auto_start(call, 0);
     if (r >= 0) r = sd_bus_message_append(call, "ss", interface, property);
     if (r >= 0) {
         r = sd_bus_call(b->bus, call, timeout_usec, &e, &reply);

@@ -11,7 +11,8 @@ import Synchronization
 /// (Debian 12 ships 0.12, with the old name only); `ActiveProfile` is a string property, one of
 /// "power-saver", "balanced", "performance" (power-profiles-daemon's README, D-Bus API section).
 /// Both names are tried, the new one first. The property is readable by anyone under the
-/// daemon's bus policy.
+/// daemon's bus policy. The daemon is D-Bus activatable: the read is sent with NO_AUTO_START, so
+/// a daemon that is not running is reported as ``Answer/noDaemon`` and never started by it.
 ///
 /// One connection is kept and reopened after a failure. Each read waits at most
 /// ``timeoutMicroseconds``, since it runs on the sensor's thread between FIFO drains.

@@ -39,6 +39,12 @@ final class FakePowerProfiles {
         try expectLine("ok")
     }
 
+    /// Sends a command and returns the fake's answer line.
+    func ask(_ command: String) throws -> String {
+        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+        return try readLine()
+    }
+
     /// Ends the fake and waits until it has left the bus.
     func quit() {
         input.fileHandleForWriting.write(Data("quit\n".utf8))
@@ -46,15 +52,19 @@ final class FakePowerProfiles {
     }
 
     private func expectLine(_ expected: String) throws {
+        guard try readLine() == expected else {
+            throw TimedOut(what: "the fake power-profiles daemon's \"\(expected)\"")
+        }
+    }
+
+    private func readLine() throws -> String {
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             line.append(chunk)
         }
-        guard String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == expected else {
-            throw TimedOut(what: "the fake power-profiles daemon's \"\(expected)\"")
-        }
+        return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     deinit {
@@ -109,6 +119,17 @@ struct PowerProfilesReaderTests {
         #expect(try reader.activeProfile() == .profile("power-saver"))
         daemon.quit()
         #expect(try reader.activeProfile() == .noDaemon)
+    }
+
+    /// The read must not start the daemon: power-profiles-daemon is D-Bus activatable, so a Get
+    /// without NO_AUTO_START would start it (through systemd) at every power poll on a system
+    /// where the admin stopped it, or fail with an activation error where it is masked.
+    @Test func readingDoesNotAskTheBusToStartTheDaemon() throws {
+        let bus = try PrivateBus(policy: false, extraPolicy: Self.daemonPolicy)
+        let daemon = try FakePowerProfiles(address: bus.address, names: "both", profile: "balanced")
+        let reader = PowerProfilesReader(address: bus.address)
+        #expect(try reader.activeProfile() == .profile("balanced"))
+        #expect(try daemon.ask("autostart") == "autostart no")
     }
 
     @Test func noBusIsReportedAsSuch() throws {

@@ -108,6 +108,7 @@ int plumb_bus_call(plumb_bus *bus, const char *member, char *error, size_t error
 int plumb_bus_get_string(plumb_bus *bus, const char *property, char *value, size_t value_size);
 /** Client side: reads the string property `interface`.`property` of the object `path` of the
  *  service `destination` (org.freedesktop.DBus.Properties.Get), waiting at most `timeout_usec`.
+ *  The call carries NO_AUTO_START: a service that is not running is not started by the read.
  *  On a D-Bus error reply returns a negative errno and copies the error name alone into
  *  `error_name` and "name: message" into `error` (either may be NULL). -EBADMSG: the property is
  *  not a string. */

@@ -8,6 +8,8 @@ Prints "ready" once the names are owned, then reads commands from stdin, one per
   set PROFILE   ActiveProfile becomes PROFILE (PropertiesChanged is emitted)
   deny          Get answers org.freedesktop.DBus.Error.AccessDenied
   integer       Get answers an integer instead of a string
+  autostart     prints "autostart yes" or "autostart no": whether the last Get asked the bus to
+                start the service (no NO_AUTO_START flag), or "autostart none" before any Get
   quit          exits (the names go away)
 """
 import sys
@@ -20,7 +22,7 @@ SERVICES = {
     "upower": ("org.freedesktop.UPower.PowerProfiles", "/org/freedesktop/UPower/PowerProfiles"),
     "hadess": ("net.hadess.PowerProfiles", "/net/hadess/PowerProfiles"),
 }
-state = {"profile": sys.argv[3], "mode": "ok"}
+state = {"profile": sys.argv[3], "mode": "ok", "autostart": "none"}
 
 
 class Denied(dbus.DBusException):
@@ -32,8 +34,10 @@ class Profiles(dbus.service.Object):
         super().__init__(bus, path)
         self.interface = interface
 
-    @dbus.service.method("org.freedesktop.DBus.Properties", in_signature="ss", out_signature="v")
-    def Get(self, interface, name):
+    @dbus.service.method("org.freedesktop.DBus.Properties", in_signature="ss", out_signature="v",
+                         message_keyword="message")
+    def Get(self, interface, name, message):
+        state["autostart"] = "yes" if message.get_auto_start() else "no"
         if interface != self.interface or name != "ActiveProfile":
             raise dbus.DBusException("no such property", name="org.freedesktop.DBus.Error.UnknownProperty")
         if state["mode"] == "deny":
@@ -70,6 +74,9 @@ def main():
                 o.PropertiesChanged(o.interface, {"ActiveProfile": argument}, [])
         elif word in ("deny", "integer"):
             state["mode"] = word
+        elif word == "autostart":
+            print("autostart " + state["autostart"], flush=True)
+            return True
         print("ok", flush=True)
         return True
 
