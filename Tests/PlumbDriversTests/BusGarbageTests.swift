@@ -148,6 +148,46 @@ func runLSM6DSStream(_ rig: LSM6DSRig, seconds: Double, config: IMUConfiguration
         #expect(asm.timestampJumps == 1)
     }
 
+    /// The same restart with the host's read times known (as the driver gives them): the host's
+    /// clock moved by a drain's time, not by the counter's backwards step, so it is still a restart.
+    @Test(arguments: [32, 24])
+    func counterRestartIsNotAWrapWithTheHostClockKnown(bits: Int) {
+        var asm = assembler(bits: bits)
+        var out: [IMUSample] = []
+        asm.readNanoseconds = 5_000_000_000
+        asm.consume(slots(0, 40) { UInt32(100_000 + Double($0) * Self.period) }, into: &out)
+        asm.readNanoseconds = 5_400_000_000
+        asm.consume(slots(40, 40) { UInt32(Double($0 - 40) * Self.period + 7) }, into: &out)
+        expectEvenlySpaced(out, count: 80, "\(bits)-bit counter restarted")
+        #expect(asm.timestampJumps == 1)
+    }
+
+    /// The reader paused for `seconds` (a stopped process) while the 24-bit counter (419 s range)
+    /// ran on; the FIFO overran, so the timeline re-anchors on the next word. Its step from the last
+    /// word is more than half the range (or the range passed whole): the host's clock, which moved
+    /// on as much, says the counter ran on, so the samples keep their counter times (a pause of
+    /// 300 s was taken for a restart, and every later sample was stamped 300 s early).
+    @Test(arguments: [300.0, 1000.0])
+    func aLongPauseIsNotARestart(seconds: Double) {
+        var asm = assembler(bits: 24)
+        var out: [IMUSample] = []
+        let time = { (k: Int) in UInt32(truncatingIfNeeded: Int((100_000 + Double(k) * Self.period).rounded(.down))) & 0xFF_FFFF }
+        let origin = 1_000_000_000.0
+        let read = { (k: Int) in UInt64(origin + (100_000 + Double(k) * Self.period) * 25_000) + 50_000_000 }
+        asm.readNanoseconds = read(40)
+        asm.consume(slots(0, 40, ticks: time), into: &out)
+        asm.markDiscontinuity()
+        let resume = 40 + Int((seconds * 104).rounded())
+        asm.readNanoseconds = read(resume + 40)
+        out.removeAll()
+        asm.consume(slots(resume, 40, ticks: time), into: &out)
+        #expect(out.count == 40)
+        let expected = origin + (100_000 + Double(resume) * Self.period) * 25_000
+        let error = (Double(out.first?.timestampNanoseconds ?? 0) - expected) / 1e9
+        #expect(abs(error) < 30e-6, "first sample after a \(seconds) s pause is \(error) s off")
+        #expect(asm.timestampJumps == 0)
+    }
+
     /// One corrupted timestamp word (a flipped high bit) moves neither its own slot nor any later one.
     @Test(arguments: [0x0100_0000, 0x8000_0000, 0x0000_4000] as [UInt32])
     func oneCorruptedTimestampIsIgnored(flip: UInt32) {

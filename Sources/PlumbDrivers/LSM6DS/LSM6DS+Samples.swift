@@ -85,6 +85,14 @@ extension LSM6DS {
         /// corrupted and ignored; a timeline whose prediction falls outside is abandoned for the
         /// words. `nil` (the default): no check.
         public var plausibleWindow: ClosedRange<UInt64>?
+        /// The host time (nanoseconds) of the read being consumed, when the caller knows it (the
+        /// driver does). After a loss it tells a counter that ran on through a long pause (the
+        /// reader stopped, the FIFO overran) from one that restarted: the host's clock moved on
+        /// with the first and not with the second. `nil` (the default): a step of more than half
+        /// the counter's range after a loss is taken for a restart.
+        public var readNanoseconds: UInt64?
+        /// ``readNanoseconds`` when the last trusted timestamp word was consumed.
+        private var lastWordReadNanoseconds: UInt64?
 
         public init(accelerometerScale: Double, gyroscopeScale: Double, gyroscopeEnabled: Bool,
                     temperatureLSBPerDegree: Double, timebase: Timebase, nominalPeriodTicks: Double) {
@@ -102,6 +110,7 @@ extension LSM6DS {
             self.timebase = timebase
             slot = nil; gyroscope = nil; accelerometer = nil; emitted = false
             lastRawTimestamp = nil; lastUnwrappedTicks = 0; anchorTicks = nil; slotsSinceAnchor = 0; held = nil
+            lastWordReadNanoseconds = nil
             periodTicks = nominalPeriodTicks; unanchoredDrops = 0
         }
 
@@ -197,7 +206,9 @@ extension LSM6DS {
         ///   read as a wrap, 29.8 h on the 32-bit counter and 419 s on the 24-bit one): the slot
         ///   count carries the timeline on.
         /// Without an anchor (after a loss) a step of more than half the counter's range is a
-        /// restart, continued from the slots seen. With a ``plausibleWindow``, a word that falls
+        /// restart, continued from the slots seen, unless the host's clock (``readNanoseconds``)
+        /// moved on by at least half the step since the last trusted word: then the counter ran on
+        /// through a pause, and it is unwrapped as often as the host's time asks. With a ``plausibleWindow``, a word that falls
         /// outside it and has no prediction to be replaced by is ignored, and a prediction outside
         /// it is no prediction.
         private mutating func anchor(_ raw: UInt32) {
@@ -243,7 +254,16 @@ extension LSM6DS {
                 }
             } else {
                 held = nil
-                if lastRawTimestamp != nil, step > modulus / 2 {
+                // The host time between the reads of the last trusted word and this one, in ticks.
+                let hostTicks = readNanoseconds.flatMap { now in
+                    lastWordReadNanoseconds.map { Double(now &- min(now, $0)) / timebase.tickNanoseconds }
+                }
+                if lastRawTimestamp != nil, let hostTicks, step > modulus / 2 ? hostTicks >= Double(step) / 2 : hostTicks > Double(modulus) {
+                    // The host's clock says the time went by (a long pause after which the FIFO
+                    // overran): the counter ran on, and wrapped as often as that time asks.
+                    let wraps = max(0, ((hostTicks - Double(step)) / Double(modulus)).rounded())
+                    ticks = lastUnwrappedTicks + step + UInt64(wraps) * modulus
+                } else if lastRawTimestamp != nil, step > modulus / 2 {
                     ticks = lastUnwrappedTicks + UInt64(max(1, elapsed.rounded()))
                     timestampJumps += 1
                 }
@@ -257,6 +277,7 @@ extension LSM6DS {
             }
             lastRawTimestamp = raw
             lastUnwrappedTicks = ticks
+            lastWordReadNanoseconds = readNanoseconds
             if let previous = anchorTicks, slotsSinceAnchor > 0, ticks > previous {
                 let measured = Double(ticks - previous) / Double(slotsSinceAnchor)
                 // Accept a measurement within ±20 % of nominal (a wild value means missed slots).

@@ -97,6 +97,7 @@ extension LSM6DS {
         let before = samples.count
         let lastBefore = a.lastSampleNanoseconds
         a.plausibleWindow = plausibleSampleWindow(timebase: a.timebase)
+        a.readNanoseconds = clock.nowNanoseconds
         var overflow = false
         if v.generation == .dso {
             taggedCorruption = false
