@@ -77,6 +77,9 @@ import PlumbFusion
 /// classifier ignores.
 public struct FusedGravity<Filter: AttitudeFilter>: GravityEstimator {
     public private(set) var filter: Filter
+    /// The estimate before the filter was restarted for a clipped gyroscope, returned until it
+    /// converges again; zero when there is none.
+    private var beforeRestart: SIMD3<Double> = .zero
 
     public init(_ filter: Filter) { self.filter = filter }
 
@@ -84,17 +87,25 @@ public struct FusedGravity<Filter: AttitudeFilter>: GravityEstimator {
     /// under-reports the turn, so the integrated attitude is dropped and the filter converges
     /// afresh from the accelerometer (x-io Fusion's overrange recovery); an accelerometer at its
     /// limit is passed as zero, which every filter's input gate refuses for correction
-    /// (`InputSettings.minimumAccelerometerNorm`).
+    /// (`InputSettings.minimumAccelerometerNorm`). When both are clipped (a knock) the filter
+    /// has nothing to converge from, and the last estimate stands until it has, rather than zero
+    /// (which outputs would publish as a gravity of 0, 0, 0).
     @inline(__always)
     public mutating func update(_ sample: IMUSample) -> SIMD3<Double> {
-        if !sample.saturation.isDisjoint(with: .gyroscope) { filter.reset() }
+        if !sample.saturation.isDisjoint(with: .gyroscope) {
+            if filter.state.isInitialized { beforeRestart = filter.state.gravity }
+            filter.reset()
+        }
         let accelerometer = sample.saturation.isDisjoint(with: .accelerometer) ? sample.acceleration : .zero
         let state = filter.update(gyroscope: sample.angularRate, accelerometer: accelerometer,
                                   timestamp: Double(sample.timestampNanoseconds) / 1e9)
-        return state.isInitialized ? state.gravity : .zero
+        return state.isInitialized ? state.gravity : beforeRestart
     }
 
-    public mutating func reset() { filter.reset() }
+    public mutating func reset() {
+        filter.reset()
+        beforeRestart = .zero
+    }
 }
 
 extension FusionAlgorithm {

@@ -46,6 +46,31 @@ import PlumbFusion
         #expect(error < 5, "\(algorithm): \(error)° off 0.1 s after the turn")
     }
 
+    /// A knock that clips both sensors: the filter is restarted for the gyroscope and has no
+    /// accelerometer to converge from, so the last estimate stands (it returned zero, published by
+    /// the outputs as a gravity of 0, 0, 0), and the first unclipped sample converges again.
+    @Test(arguments: FusionAlgorithm.allCases)
+    func aKnockClippingBothSensorsKeepsTheLastEstimate(algorithm: FusionAlgorithm) {
+        var estimator = algorithm.makeGravityEstimator()
+        var t: UInt64 = 1_000_000_000
+        for _ in 0..<400 {
+            _ = estimator.update(IMUSample(timestampNanoseconds: t, acceleration: SIMD3(0, 0, Self.g), angularRate: .zero))
+            t += 5_000_000
+        }
+        for _ in 0..<3 {
+            let estimate = estimator.update(IMUSample(timestampNanoseconds: t, acceleration: SIMD3(0, 2 * Self.g, Self.g),
+                                                      angularRate: SIMD3(9, 0, 0), saturation: [.gyroscopeX, .accelerometerY]))
+            t += 5_000_000
+            #expect(abs(estimate.z + 1) < 0.01 && abs(estimate.x) < 0.01 && abs(estimate.y) < 0.01, "\(algorithm): \(estimate)")
+        }
+        let after = estimator.update(IMUSample(timestampNanoseconds: t, acceleration: SIMD3(0, Self.g, 0), angularRate: .zero))
+        #expect(abs(after.y + 1) < 0.01, "\(algorithm) converges from the first unclipped sample: \(after)")
+        estimator.reset()
+        #expect(estimator.update(IMUSample(timestampNanoseconds: t + 5_000_000, acceleration: SIMD3(0, 2 * Self.g, Self.g),
+                                           angularRate: SIMD3(9, 0, 0), saturation: [.gyroscopeX, .accelerometerY])) == .zero,
+                "\(algorithm): after reset() there is no estimate to keep")
+    }
+
     /// An accelerometer pinned at its limit (a knock, vibration beyond ±2 g) is not gravity: the
     /// estimate keeps what it had.
     @Test(arguments: FusionAlgorithm.allCases)
