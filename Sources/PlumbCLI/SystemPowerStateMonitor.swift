@@ -17,7 +17,7 @@ final class SystemPowerStateMonitor: PowerStateMonitor {
 
     /// The running system: sysfs under "/" and the system bus.
     convenience init() {
-        let reader = PowerProfilesReader()
+        let reader = PowerProfilesReader(clock: SystemClock())
         self.init(monitor: SysfsPowerMonitor(), activeProfile: { () throws(PowerProfilesError) in try reader.activeProfile() })
     }
 
@@ -36,6 +36,7 @@ final class SystemPowerStateMonitor: PowerStateMonitor {
 
     func readPowerState() throws(PowerMonitorError) -> PowerState {
         var live: String?
+        var problems: [String] = []
         if let activeProfile {
             do throws(PowerProfilesError) {
                 switch try activeProfile() {
@@ -44,7 +45,9 @@ final class SystemPowerStateMonitor: PowerStateMonitor {
                 case .noBus: live = nil
                 }
             } catch {
-                throw PowerMonitorError(path: "\(error.bus) \(error.service.name)", message: error.description)
+                // The daemon misbehaves: its saved profile stands in, and battery, heat,
+                // throttling and blanking are still followed.
+                problems.append("\(error.bus) \(error.service.name): \(error.description)")
             }
         }
         do {
@@ -54,7 +57,7 @@ final class SystemPowerStateMonitor: PowerStateMonitor {
                 r.reasons.append("power-profiles-daemon ActiveProfile power-saver")
             }
             return PowerState(powerSaver: r.powerSaver, lowBattery: r.lowBattery, hot: r.hot, throttled: r.throttled,
-                              displayBlanked: r.displayBlanked, reasons: r.reasons)
+                              displayBlanked: r.displayBlanked, reasons: r.reasons, problems: problems)
         } catch {
             throw PowerMonitorError(path: error.path, message: error.message)
         }

@@ -1,5 +1,6 @@
 import CSDBus
 import Glibc
+import PlumbHAL
 import Synchronization
 
 /// Reads power-profiles-daemon's live `ActiveProfile` over D-Bus, for the notifier's low-energy
@@ -15,7 +16,10 @@ import Synchronization
 /// a daemon that is not running is reported as ``Answer/noDaemon`` and never started by it.
 ///
 /// One connection is kept and reopened after a failure. Each read waits at most
-/// ``timeoutMicroseconds``, since it runs on the sensor's thread between FIFO drains.
+/// ``timeoutMicroseconds`` (100 ms: a local Get takes well under a millisecond), since it runs
+/// on the sensor's thread between FIFO drains; a daemon that did not answer in time is not asked
+/// again for ``quietNanoseconds`` (given a clock), so a hung daemon costs one timeout a
+/// while, not one per power poll.
 public final class PowerProfilesReader: Sendable {
     /// What a read found.
     public enum Answer: Sendable, Equatable {
@@ -50,6 +54,11 @@ public final class PowerProfilesReader: Sendable {
     public let address: String?
     public let services: [Service]
     public let timeoutMicroseconds: UInt64
+    /// How long a daemon that did not answer is left alone; reads meanwhile answer ``Answer/noBus``
+    /// (the saved state stands in). Needs ``clock``.
+    public let quietNanoseconds: UInt64
+    public let clock: (any MonotonicClock)?
+    private let quietUntil = Mutex<UInt64?>(nil)
 
     private final class Connection: @unchecked Sendable {
         let handle: OpaquePointer
@@ -58,10 +67,13 @@ public final class PowerProfilesReader: Sendable {
     }
     private let connection = Mutex<Connection?>(nil)
 
-    public init(address: String? = nil, services: [Service] = [.upower, .hadess], timeoutMicroseconds: UInt64 = 250_000) {
+    public init(address: String? = nil, services: [Service] = [.upower, .hadess], timeoutMicroseconds: UInt64 = 100_000,
+                clock: (any MonotonicClock)? = nil, quietNanoseconds: UInt64 = 30_000_000_000) {
         self.address = address
         self.services = services
         self.timeoutMicroseconds = timeoutMicroseconds
+        self.clock = clock
+        self.quietNanoseconds = quietNanoseconds
     }
 
     /// The bus's name in messages.
@@ -71,6 +83,22 @@ public final class PowerProfilesReader: Sendable {
     /// refuses the read, the daemon does not answer in time, the property is not a string); a
     /// missing bus or daemon is an ``Answer``, not an error.
     public func activeProfile() throws(PowerProfilesError) -> Answer {
+        if let clock, let until = quietUntil.withLock({ $0 }) {
+            if clock.nowNanoseconds < until { return .noBus }
+            quietUntil.withLock { $0 = nil }
+        }
+        do {
+            return try ask()
+        } catch {
+            if error.kind == .noReply, let clock {
+                let until = clock.nowNanoseconds &+ quietNanoseconds
+                quietUntil.withLock { $0 = until }
+            }
+            throw error
+        }
+    }
+
+    private func ask() throws(PowerProfilesError) -> Answer {
         try connection.withLock { (slot: inout Connection?) throws(PowerProfilesError) -> Answer in
             if slot == nil {
                 var bus: OpaquePointer?

@@ -19,11 +19,14 @@ public struct PowerState: Sendable, Equatable {
     public var displayBlanked: Bool
     /// Why each flag is set, for logs ("platform_profile low-power", "thermal_zone0 82.1 °C").
     public var reasons: [String]
+    /// Sources that could not be asked this time, for logs (power-profiles-daemon not answering):
+    /// the flags above come from the others, so one failing source does not hide the rest.
+    public var problems: [String]
 
     public init(powerSaver: Bool = false, lowBattery: Bool = false, hot: Bool = false, throttled: Bool = false,
-                displayBlanked: Bool = false, reasons: [String] = []) {
+                displayBlanked: Bool = false, reasons: [String] = [], problems: [String] = []) {
         self.powerSaver = powerSaver; self.lowBattery = lowBattery; self.hot = hot; self.throttled = throttled
-        self.displayBlanked = displayBlanked; self.reasons = reasons
+        self.displayBlanked = displayBlanked; self.reasons = reasons; self.problems = problems
     }
 
     /// True when any condition asks for the low-energy mode (the display is not one of them:

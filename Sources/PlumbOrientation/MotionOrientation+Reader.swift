@@ -159,6 +159,7 @@ extension MotionOrientation {
                 do throws(PowerMonitorError) {
                     let power = try monitor.readPowerState()
                     owner.state.withLock { $0.power = power }
+                    if let problem = power.problems.first { owner.record(error: "power monitor: \(problem)") }
                 } catch {
                     owner.record(error: "power monitor: \(error)")
                 }

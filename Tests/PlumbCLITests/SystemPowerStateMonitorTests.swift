@@ -47,15 +47,18 @@ struct SystemPowerStateMonitorTests {
         #expect(try !state(saved: "balanced", live: .noBus).powerSaver)
     }
 
-    @Test func aRefusedReadIsAnErrorNamingTheBusAndService() throws {
-        let root = try tree(saved: nil)
+    @Test func aRefusedReadIsReportedAndTheOtherSourcesStillCount() throws {
+        let root = try tree(saved: "power-saver")
         defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/sys/class/thermal/thermal_zone0", withIntermediateDirectories: true)
+        try "90000\n".write(toFile: root + "/sys/class/thermal/thermal_zone0/temp", atomically: true, encoding: .utf8)
         let refusal = PowerProfilesError(.denied, service: .hadess, bus: "the system bus", detail: "org.freedesktop.DBus.Error.AccessDenied: no")
         let monitor = SystemPowerStateMonitor(monitor: SysfsPowerMonitor(settings: .init(root: root)),
                                               activeProfile: { () throws(PowerProfilesError) in throw refusal })
-        #expect(throws: PowerMonitorError(path: "the system bus net.hadess.PowerProfiles", message: refusal.description)) {
-            _ = try monitor.readPowerState()
-        }
+        let s = try monitor.readPowerState()
+        #expect(s.hot, "heat is still followed while the daemon refuses")
+        #expect(s.powerSaver, "the saved profile stands in for the live one")
+        #expect(s.problems == ["the system bus net.hadess.PowerProfiles: \(refusal.description)"])
     }
 
     @Test func aTreeOtherThanTheRunningSystemNeverAsksTheBus() {

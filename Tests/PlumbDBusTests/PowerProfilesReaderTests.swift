@@ -1,4 +1,5 @@
 import Foundation
+import PlumbHAL
 import Testing
 @testable import PlumbDBus
 
@@ -57,9 +58,16 @@ final class FakePowerProfiles {
         }
     }
 
+    /// One line of the fake's output, waiting at most 10 s for it (a hung fake fails the test
+    /// instead of hanging the run).
     private func readLine() throws -> String {
         var line = Data()
+        let fd = output.fileHandleForReading.fileDescriptor
+        let deadline = Date().addingTimeInterval(10)
         while !line.contains(UInt8(ascii: "\n")) {
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let left = Int32(max(0, deadline.timeIntervalSinceNow) * 1000)
+            guard poll(&ready, 1, left) > 0 else { throw TimedOut(what: "a line from the fake power-profiles daemon") }
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             line.append(chunk)
@@ -130,6 +138,23 @@ struct PowerProfilesReaderTests {
         let reader = PowerProfilesReader(address: bus.address)
         #expect(try reader.activeProfile() == .profile("balanced"))
         #expect(try daemon.ask("autostart") == "autostart no")
+    }
+
+    @Test func aDaemonThatDoesNotAnswerInTimeIsLeftAloneForAWhile() throws {
+        let bus = try PrivateBus(policy: false, extraPolicy: Self.daemonPolicy)
+        let daemon = try FakePowerProfiles(address: bus.address, names: "hadess", profile: "power-saver")
+        let clock = VirtualClock()
+        let reader = PowerProfilesReader(address: bus.address, services: [.hadess], clock: clock, quietNanoseconds: 30_000_000_000)
+        try daemon.send("hang")
+        #expect(throws: PowerProfilesError.self) { _ = try reader.activeProfile() }
+        do { _ = try reader.activeProfile() } catch { Issue.record("asked again within the quiet time: \(error)") }
+        #expect(try reader.activeProfile() == .noBus, "not asked: the saved state stands in")
+        clock.advance(by: 30_000_000_000)
+        try daemon.send("set balanced")
+        // The hung reply may still be in flight on the connection; the next read asks afresh.
+        var answer = try? reader.activeProfile()
+        if answer != .profile("balanced") { answer = try? reader.activeProfile() }
+        #expect(answer == .profile("balanced"), "asked again after the quiet time")
     }
 
     @Test func noBusIsReportedAsSuch() throws {

@@ -60,7 +60,9 @@ import PlumbSimulation
     /// What the user reads when WHO_AM_I itself comes back as a stuck bus gives it.
     @Test func identityErrorSaysWhatAllOnesOrZerosMean() {
         let ones = IMUError.unexpectedIdentity(whoAmI: 0xFF, address: I2CAddress(0x68), bus: "/dev/i2c-1", expected: [0x68]).description
-        #expect(ones == "0xff at 0x68 on /dev/i2c-1 is not a known IMU (expected one of 0x68); every bit read as 1, as when nothing drives SDA (the sensor unpowered, resetting, or its SDA disconnected): check the sensor's power and SDA")
+        #expect(ones == "0xff at 0x68 on /dev/i2c-1 is not a known IMU (expected one of 0x68); either another chip answers at 0x68 (a DS1307/DS3231 real-time clock on many Pi add-on boards uses 0x68), or every bit read as 1, as when nothing drives SDA (the sensor unpowered, resetting, or its SDA disconnected): check the sensor's power and SDA")
+        let elsewhere = IMUError.unexpectedIdentity(whoAmI: 0x00, address: I2CAddress(0x6a), bus: "/dev/i2c-1", expected: [0x6c]).description
+        #expect(elsewhere.contains("either another chip answers at 0x6a, or every bit read as 0"))
         let zeros = IMUError.unexpectedIdentity(whoAmI: 0x00, address: I2CAddress(0x68), bus: "/dev/i2c-1", expected: [0x68]).description
         #expect(zeros.hasSuffix("every bit read as 0, as when SDA is held low (a device stuck mid-transfer, or a short to ground): power-cycle the sensor and check SDA"))
     }

@@ -191,6 +191,10 @@ final class SensorPipeline: DaemonPipeline {
             }
             return
         }
+        if let problem = state.problems.first, !powerErrorReported {
+            powerErrorReported = true
+            events.append(DaemonEvent(level: .warning, message: "part of the power state is unknown (\(problem)); following the rest"))
+        }
         guard state.wantsLowEnergy != lowEnergy else { return }
         lowEnergy = state.wantsLowEnergy
         let next = lowEnergy ? energy.lowEnergy : energy.normal

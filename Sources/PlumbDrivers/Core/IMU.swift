@@ -129,7 +129,12 @@ public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unexpectedIdentity(let who, let address, let bus, let expected):
             let list = expected.map { "0x" + hex($0) }.joined(separator: ", ")
             let found = "0x\(hex(who)) at \(address) on \(bus) is not a known IMU (expected one of \(list))"
-            return IMUError.stuckBusHint([who]).map { "\(found); \($0)" } ?? found
+            // One byte is weak evidence: a chip that is not an IMU may answer 0x00 or 0xFF at
+            // that register (the DS1307/DS3231 real-time clocks of many Pi add-on boards sit at
+            // 0x68 too), so the hint names that as well.
+            guard let hint = IMUError.stuckBusHint([who]) else { return found }
+            let other = address == I2CAddress(0x68) ? " (a DS1307/DS3231 real-time clock on many Pi add-on boards uses 0x68)" : ""
+            return "\(found); either another chip answers at \(address)\(other), or \(hint)"
         case .unsupported(let s): return s
         case .timeout(let what): return "timed out waiting for \(what)"
         case .invalidConfiguration(let s): return s

@@ -8,11 +8,13 @@ Prints "ready" once the names are owned, then reads commands from stdin, one per
   set PROFILE   ActiveProfile becomes PROFILE (PropertiesChanged is emitted)
   deny          Get answers org.freedesktop.DBus.Error.AccessDenied
   integer       Get answers an integer instead of a string
+  hang          Get answers only after 1 s (a daemon that does not answer in time)
   autostart     prints "autostart yes" or "autostart no": whether the last Get asked the bus to
                 start the service (no NO_AUTO_START flag), or "autostart none" before any Get
   quit          exits (the names go away)
 """
 import sys
+import time
 import dbus
 import dbus.service
 from dbus.mainloop.glib import DBusGMainLoop
@@ -42,6 +44,8 @@ class Profiles(dbus.service.Object):
             raise dbus.DBusException("no such property", name="org.freedesktop.DBus.Error.UnknownProperty")
         if state["mode"] == "deny":
             raise Denied("not allowed")
+        if state["mode"] == "hang":
+            time.sleep(1)
         if state["mode"] == "integer":
             return dbus.Int32(3, variant_level=1)
         return dbus.String(state["profile"], variant_level=1)
@@ -72,7 +76,7 @@ def main():
             state["profile"], state["mode"] = argument, "ok"
             for o in objects:
                 o.PropertiesChanged(o.interface, {"ActiveProfile": argument}, [])
-        elif word in ("deny", "integer"):
+        elif word in ("deny", "integer", "hang"):
             state["mode"] = word
         elif word == "autostart":
             print("autostart " + state["autostart"], flush=True)
