@@ -22,16 +22,12 @@ final class ShiftedLine: InterruptLine {
 }
 
 @Suite struct EdgeClockTests {
-    static let ramp = MotionProfile(name: "ramp") { t in
-        MotionState(angularRate: .zero, specificForce: SIMD3(10 * (t.truncatingRemainder(dividingBy: 2)) - 10, 0, 9.8), attitude: nil)
-    }
-
     /// Edge timestamps that jump back by 1 or 1.9 s, or on by 1 s or 1 h, mid-stream: the MPU's sample times must stay on
     /// the reader's clock (edges that fit no sample are ignored), and edges waiting for a later
     /// drain must not pile up.
     @Test(arguments: [-1_900_000_000, -1_000_000_000, 1_000_000_000, 3_600_000_000_000] as [Int64])
     func mpuSampleTimesSurviveAnEdgeClockJump(offset: Int64) throws {
-        let rig = MPURig("mpu6050", profile: Self.ramp)
+        let rig = MPURig("mpu6050", profile: RampTiming.profile)
         let line = ShiftedLine(rig.line, from: 2_000_000_000, offset: offset)
         let stream = IMUStream(imu: rig.driver, line: line, clock: rig.clock)
         try stream.start(IMUConfiguration(outputDataRate: 500, accelerometerRange: 2, fifoWatermark: 16))
@@ -42,13 +38,7 @@ final class ShiftedLine: InterruptLine {
             gaps += stream.step(into: &samples)
             mostPending = max(mostPending, rig.driver.pendingEdges.count)
         }
-        var worst = 0.0
-        for s in samples.dropFirst(200) {
-            let t = rig.sensor.profileTime(s.timestampNanoseconds)
-            let phase = t.truncatingRemainder(dividingBy: 2)
-            guard phase > 0.01, phase < 1.99 else { continue }
-            worst = max(worst, abs((s.acceleration.x + 10) / 10 - phase))
-        }
+        let worst = RampTiming.worstError(samples.dropFirst(200), on: rig.sensor)
         #expect(worst < 1e-3, "offset \(offset): worst timing error \(worst * 1e3) ms")
         #expect(zip(samples, samples.dropFirst()).allSatisfy { $1.timestampNanoseconds - $0.timestampNanoseconds > 1_000_000 },
                 "offset \(offset): samples crowded together")

@@ -41,3 +41,23 @@ func constantMotion(rate: SIMD3<Double>, force: SIMD3<Double>) -> MotionProfile 
 }
 
 func maxAbs(_ v: SIMD3<Double>) -> Double { max(abs(v.x), abs(v.y), abs(v.z)) }
+
+/// Timing by the samples themselves: specific force x ramps 10 m/s² per second over 2 s, so each
+/// sample's x tells when it was taken.
+enum RampTiming {
+    static let profile = MotionProfile(name: "ramp") { t in
+        MotionState(angularRate: .zero, specificForce: SIMD3(10 * (t.truncatingRemainder(dividingBy: 2)) - 10, 0, 9.8), attitude: nil)
+    }
+
+    /// The largest difference, in seconds, between when each sample says it was taken and its
+    /// timestamp on `sensor`'s profile clock (samples within 10 ms of the ramp's jump are skipped).
+    static func worstError<S: Sequence>(_ samples: S, on sensor: SimulatedSensor) -> Double where S.Element == IMUSample {
+        var worst = 0.0
+        for s in samples {
+            let phase = sensor.profileTime(s.timestampNanoseconds).truncatingRemainder(dividingBy: 2)
+            guard phase > 0.01, phase < 1.99 else { continue }
+            worst = max(worst, abs((s.acceleration.x + 10) / 10 - phase))
+        }
+        return worst
+    }
+}

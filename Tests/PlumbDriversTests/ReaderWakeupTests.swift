@@ -47,22 +47,13 @@ import PlumbSimulation
     /// An MPU collects the edges queued while it slept and times its samples by them: storm edges
     /// must not be taken for sample instants. The ramp makes each sample say when it was taken.
     @Test func mpuSampleTimesIgnoreStormEdges() throws {
-        let profile = MotionProfile(name: "ramp") { t in
-            MotionState(angularRate: .zero, specificForce: SIMD3(10 * (t.truncatingRemainder(dividingBy: 2)) - 10, 0, 9.8), attitude: nil)
-        }
-        let rig = MPURig("mpu6050", profile: profile)
+        let rig = MPURig("mpu6050", profile: RampTiming.profile)
         rig.line.storms = [SimulatedInterruptLine.Storm(window: 1_500_000_000...3_500_000_000, periodNanoseconds: 290_000)]
         let stream = IMUStream(imu: rig.driver, line: rig.line, clock: rig.clock)
         try stream.start(IMUConfiguration(outputDataRate: 500, accelerometerRange: 2, fifoWatermark: 16))
         var samples: [IMUSample] = []
         while rig.clock.nowNanoseconds < 4_500_000_000 { _ = stream.step(into: &samples) }
-        var worst = 0.0
-        for s in samples.dropFirst(200) {
-            let t = rig.sensor.profileTime(s.timestampNanoseconds)
-            let phase = t.truncatingRemainder(dividingBy: 2)
-            guard phase > 0.01, phase < 1.99 else { continue }
-            worst = max(worst, abs((s.acceleration.x + 10) / 10 - phase))
-        }
+        let worst = RampTiming.worstError(samples.dropFirst(200), on: rig.sensor)
         #expect(worst < 400e-6, "worst timing error \(worst * 1e6) µs") // a fifth of the 2 ms period
         #expect(stream.mode == .interrupts)
     }

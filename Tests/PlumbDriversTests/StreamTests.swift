@@ -78,23 +78,13 @@ func runStream(_ rig: MPURig, profile: MotionProfile, config: IMUConfiguration, 
 
     @Test func sampleTimesFollowTheChipsRealClock() throws {
         // Specific force x ramps 10 m/s² per second, so each sample says when it was taken.
-        let profile = MotionProfile(name: "ramp") { t in
-            MotionState(angularRate: .zero, specificForce: SIMD3(10 * (t.truncatingRemainder(dividingBy: 2)) - 10, 0, 9.8), attitude: nil)
-        }
-        let rig = MPURig("mpu6050", profile: profile) { $0.clockError = 0.015 }
+        let rig = MPURig("mpu6050", profile: RampTiming.profile) { $0.clockError = 0.015 }
         let stream = IMUStream(imu: rig.driver, line: rig.line, clock: rig.clock)
         try stream.start(IMUConfiguration(outputDataRate: 500, accelerometerRange: 2, fifoWatermark: 16))
         var samples: [IMUSample] = []
         while rig.clock.nowNanoseconds < 4_000_000_000 { _ = stream.step(into: &samples) }
         let settled = samples.dropFirst(200)
-        var worst = 0.0
-        for s in settled {
-            let t = rig.sensor.profileTime(s.timestampNanoseconds)
-            let phase = t.truncatingRemainder(dividingBy: 2)
-            guard phase > 0.01, phase < 1.99 else { continue }
-            let inferred = (s.acceleration.x + 10) / 10 // seconds into the ramp
-            worst = max(worst, abs(inferred - phase))
-        }
+        let worst = RampTiming.worstError(settled, on: rig.sensor)
         #expect(worst < 150e-6) // the accelerometer LSB is 60 µs of ramp
         let span = Double(settled.last!.timestampNanoseconds - settled.first!.timestampNanoseconds) / Double(settled.count - 1)
         #expect(abs(span / (2e6 / 1.015) - 1) < 1e-4)
