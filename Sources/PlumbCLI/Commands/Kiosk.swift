@@ -251,11 +251,12 @@ final class SystemActionRunner: RotationActionRunner {
                 throw CLIError.failure("cannot write \(path)",
                                        fix: "Run as root, and check that the kernel has framebuffer console rotation (CONFIG_FRAMEBUFFER_CONSOLE_ROTATION).")
             }
-            defer { try? handle.close() }
-            do {
-                try handle.write(contentsOf: Data((contents + "\n").utf8))
-            } catch {
-                throw CLIError.failure("cannot write \(path): \(error.localizedDescription)")
+            // Closed on both paths; the first error (write, else close) is the one reported.
+            var failure: (any Error)?
+            do { try handle.write(contentsOf: Data((contents + "\n").utf8)) } catch { failure = error }
+            do { try handle.close() } catch { failure = failure ?? error }
+            if let failure {
+                throw CLIError.failure("cannot write \(path): \(failure.localizedDescription)")
             }
         }
     }

@@ -125,7 +125,11 @@ enum LED {
         let names = mode == .faces ? TiltIndicator.faceNames : TiltIndicator.arrowNames
         var last: [Bool]?
         var count = 0
-        defer { for output in outputs { try? output.set(false) } }
+        defer {
+            for output in outputs {
+                do { try output.set(false) } catch { context.err.line("plumb led: could not turn an LED off: \(error.message)") }
+            }
+        }
         while frames.map({ count < $0 }) ?? true {
             guard let gravity = try source.nextGravity() else { break }
             do {
