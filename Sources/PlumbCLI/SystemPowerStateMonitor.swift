@@ -35,15 +35,12 @@ final class SystemPowerStateMonitor: PowerStateMonitor {
     }
 
     func readPowerState() throws(PowerMonitorError) -> PowerState {
-        var live: String?
+        // A tree that is not the running system, or no bus: the daemon's saved profile stands in.
+        var answer = PowerProfilesReader.Answer.noBus
         var problems: [String] = []
         if let activeProfile {
             do throws(PowerProfilesError) {
-                switch try activeProfile() {
-                case .profile(let name): live = name
-                case .noDaemon: live = ""
-                case .noBus: live = nil
-                }
+                answer = try activeProfile()
             } catch {
                 // The daemon misbehaves: its saved profile stands in, and battery, heat,
                 // throttling and blanking are still followed.
@@ -51,8 +48,8 @@ final class SystemPowerStateMonitor: PowerStateMonitor {
             }
         }
         do {
-            var r = try monitor.read(includingSavedProfile: live == nil)
-            if live == "power-saver" {
+            var r = try monitor.read(includingSavedProfile: answer == .noBus)
+            if answer == .profile("power-saver") {
                 r.powerSaver = true
                 r.reasons.append("power-profiles-daemon ActiveProfile power-saver")
             }

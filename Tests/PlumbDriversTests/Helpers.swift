@@ -61,3 +61,13 @@ enum RampTiming {
         return worst
     }
 }
+
+extension IMUStream {
+    /// Steps the stream for `seconds` of `clock`'s time, appending samples; returns the gaps.
+    func run(seconds: Double, clock: VirtualClock, into samples: inout [IMUSample]) -> [StreamGap] {
+        var gaps: [StreamGap] = []
+        let end = clock.nowNanoseconds + UInt64(seconds * 1e9)
+        while clock.nowNanoseconds < end { gaps += step(into: &samples) }
+        return gaps
+    }
+}

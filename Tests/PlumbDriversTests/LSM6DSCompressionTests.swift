@@ -174,10 +174,7 @@ import PlumbSimulation
         let stream = IMUStream(imu: rig.imu, line: rig.line, clock: rig.clock)
         _ = try stream.start(IMUConfiguration(outputDataRate: 833, accelerometerRange: 2, fifoWatermark: 16))
         var samples: [IMUSample] = [], gaps: [StreamGap] = []
-        let run = { (seconds: Double) in
-            let end = rig.clock.nowNanoseconds + UInt64(seconds * 1e9)
-            while rig.clock.nowNanoseconds < end { gaps += stream.step(into: &samples) }
-        }
+        let run = { (seconds: Double) in gaps += stream.run(seconds: seconds, clock: rig.clock, into: &samples) }
         run(1)
         #expect(gaps.isEmpty)
         // 512 words hold at most ~730 compressed samples (0.9 s): stall for 3 s.
@@ -204,10 +201,7 @@ import PlumbSimulation
         _ = try stream.start(IMUConfiguration(outputDataRate: 833, accelerometerRange: 2, fifoWatermark: 16))
         #expect(rig.imu.isCompressingFIFO == compressed)
         var samples: [IMUSample] = [], gaps: [StreamGap] = []
-        let run = { (seconds: Double) in
-            let end = rig.clock.nowNanoseconds + UInt64(seconds * 1e9)
-            while rig.clock.nowNanoseconds < end { gaps += stream.step(into: &samples) }
-        }
+        let run = { (seconds: Double) in gaps += stream.run(seconds: seconds, clock: rig.clock, into: &samples) }
         run(1)
         #expect(gaps.isEmpty)
         var corrupted = 0

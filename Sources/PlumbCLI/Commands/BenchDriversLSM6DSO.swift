@@ -107,6 +107,12 @@ enum LSM6DSOBench {
                           seconds: Double(sensor.clock.nowNanoseconds - start) / 1e9)
     }
 
+    /// A tagged FIFO timestamp word: tag, the 32-bit counter little-endian, two spare bytes.
+    static func timestampWord(_ ticks: UInt32, slot: UInt8) -> [UInt8] {
+        [LSM6DS.TaggedFIFO.tagByte(.timestamp, slot: slot), UInt8(truncatingIfNeeded: ticks), UInt8(truncatingIfNeeded: ticks >> 8),
+         UInt8(truncatingIfNeeded: ticks >> 16), UInt8(truncatingIfNeeded: ticks >> 24), 0, 0]
+    }
+
     /// Decode + timestamp assembly per sample for both FIFO formats, and a plain byte pass over the
     /// tagged bytes as the reference.
     static func decode(samples n: Int = 8192, repeats: Int = 40) -> DecodeFigures {
@@ -115,11 +121,7 @@ enum LSM6DSOBench {
         tagged.reserveCapacity(n * 15)
         for i in 0..<n {
             let slot = UInt8(i & 3)
-            if i % 32 == 0 {
-                let ts = UInt32(i) * 48
-                tagged += [LSM6DS.TaggedFIFO.tagByte(.timestamp, slot: slot), UInt8(truncatingIfNeeded: ts), UInt8(truncatingIfNeeded: ts >> 8),
-                           UInt8(truncatingIfNeeded: ts >> 16), UInt8(truncatingIfNeeded: ts >> 24), 0, 0]
-            }
+            if i % 32 == 0 { tagged += timestampWord(UInt32(i) * 48, slot: slot) }
             let v = SIMD3<Int16>(Int16(truncatingIfNeeded: i), -300, 16000)
             tagged += [LSM6DS.TaggedFIFO.tagByte(.gyroscope, slot: slot)] + LSM6DS.bytes(of: v)
             tagged += [LSM6DS.TaggedFIFO.tagByte(.accelerometer, slot: slot)] + LSM6DS.bytes(of: v)
@@ -131,11 +133,7 @@ enum LSM6DSOBench {
         compressed.reserveCapacity(n * 5)
         for tick in 0..<n {
             let counter = UInt8(tick & 3)
-            if tick % 32 == 0 {
-                let ts = UInt32(tick) * 48
-                compressed += [LSM6DS.TaggedFIFO.tagByte(.timestamp, slot: counter), UInt8(truncatingIfNeeded: ts), UInt8(truncatingIfNeeded: ts >> 8),
-                               UInt8(truncatingIfNeeded: ts >> 16), UInt8(truncatingIfNeeded: ts >> 24), 0, 0]
-            }
+            if tick % 32 == 0 { compressed += timestampWord(UInt32(tick) * 48, slot: counter) }
             if tick == 2 {
                 for tag in [LSM6DS.TaggedFIFO.Tag.gyroscopeT2, .accelerometerT2] {
                     compressed += [LSM6DS.TaggedFIFO.tagByte(tag, slot: counter)] + LSM6DS.bytes(of: SIMD3(100, -300, 16000))
