@@ -1,14 +1,17 @@
 import Foundation
+import PlumbDrivers
 import PlumbFusion
 
 /// Reads IMU samples from a CSV file by header names, streaming: one buffer of at most a few
 /// megabytes whatever the file's size.
 ///
-/// Columns used: `t_s` (s), `gyr_x`, `gyr_y`, `gyr_z` (rad/s), `acc_x`, `acc_y`, `acc_z` (m/s²), in
-/// any order; other columns are ignored. Numbers are parsed by the C library's `strtod`, so
-/// `nan` and `inf` are read as such (the filters skip those samples and count them).
+/// The rows are read by ``RecordingCSV``, the parser every reader of recordings shares: columns
+/// `t_s` (s), `gyr_x`, `gyr_y`, `gyr_z` (rad/s), `acc_x`, `acc_y`, `acc_z` (m/s²), in any order,
+/// other columns ignored; decimal numbers only; `nan` marks a missing reading (the filters skip
+/// those samples and count them). Unlike a replay, `t_s` may step backwards: counted, and the
+/// gyroscope is not integrated across the step.
 struct IMUCSVReader {
-    static let requiredColumns = ["t_s", "gyr_x", "gyr_y", "gyr_z", "acc_x", "acc_y", "acc_z"]
+    static let requiredColumns = RecordingCSV.columns
 
     struct Sample {
         var timestamp: Double
@@ -18,11 +21,8 @@ struct IMUCSVReader {
 
     let path: String
     private let handle: FileHandle
-    /// Field index of each required column, in `requiredColumns` order.
-    private var columns: [Int] = []
-    /// For each field index: its position in `requiredColumns`, or −1.
-    private var columnOfField: [Int] = []
-    private var fieldCount = 0
+    /// Set once by `init` (optional only so that `init` can read the file before it).
+    private var parsedHeader: RecordingCSV.Header?
     private var buffer: [UInt8] = []
     private var position = 0
     private var endOfFile = false
@@ -59,27 +59,16 @@ struct IMUCSVReader {
             throw .failure("\(path) line 1: the lines end in a carriage return alone (classic Mac OS), so the whole file reads as one line.",
                            fix: "Convert the line ends to LF, e.g. tr '\\r' '\\n' < \(path) > fixed.csv")
         }
-        header = String(decoding: buffer[headerLine], as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        fieldCount = header.count
-        for name in Self.requiredColumns {
-            guard let index = header.firstIndex(of: name) else {
-                if header.count == 1, let separator = [";", "\t"].first(where: { header[0].contains($0) }) {
-                    throw .failure("\(path) line 1: the columns are separated by \(separator == ";" ? "semicolons" : "tabs"), not commas.",
-                                   fix: "Write the file with commas between the columns \(Self.requiredColumns.joined(separator: ",")).")
-                }
-                throw .failure("\(path) line 1: no column '\(name)' in the header (\(header.joined(separator: ","))).",
-                               fix: "Name the columns \(Self.requiredColumns.joined(separator: ", ")); gyroscope in rad/s, accelerometer in m/s².")
-            }
-            columns.append(index)
+        do { parsedHeader = try RecordingCSV.Header(buffer[headerLine], file: path) } catch {
+            throw .failure(error.description + ".", fix: error.fix)
         }
-        columnOfField = (0..<fieldCount).map { columns.firstIndex(of: $0) ?? -1 }
+        header = parsedHeader?.names ?? []
     }
 
     /// The next sample, or `nil` at the end of the file. Blank lines are skipped.
     mutating func next() throws(CLIError) -> Sample? {
         while let range = try nextLine() {
-            if range.isEmpty { continue }
+            if range.isEmpty || (buffer[range.lowerBound] <= UInt8(ascii: " ") && isBlank(range)) { continue }
             let sample = try parse(range)
             if sample.timestamp < lastTimestamp {
                 backwardSteps += 1
@@ -96,60 +85,23 @@ struct IMUCSVReader {
         out.append(contentsOf: buffer[timestampRange])
     }
 
-    private mutating func parse(_ range: Range<Int>) throws(CLIError) -> Sample {
-        // Field boundaries: the line ends in '\n' in the buffer, which stops strtod.
-        var values = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-        var field = 0
-        var start = range.lowerBound
-        var index = range.lowerBound
-        while index <= range.upperBound {
-            let byte = index < range.upperBound ? buffer[index] : UInt8(ascii: ",")
-            if byte == UInt8(ascii: ",") {
-                let column = field < columnOfField.count ? columnOfField[field] : -1
-                if column >= 0 {
-                    let value = try number(from: start..<index, column: column)
-                    switch column {
-                    case 0: values.0 = value
-                    case 1: values.1 = value
-                    case 2: values.2 = value
-                    case 3: values.3 = value
-                    case 4: values.4 = value
-                    case 5: values.5 = value
-                    default: values.6 = value
-                    }
-                    if column == 0 { timestampRange = start..<index }
-                }
-                field += 1
-                start = index + 1
-            }
-            index += 1
-        }
-        guard field == fieldCount else {
-            throw .failure("\(path) line \(line): \(field) fields, but the header has \(fieldCount).",
-                           fix: "Every line needs one value per header column, separated by commas.")
-        }
-        return Sample(timestamp: values.0, gyroscope: Vector3(values.1, values.2, values.3),
-                      accelerometer: Vector3(values.4, values.5, values.6))
+    private func isBlank(_ range: Range<Int>) -> Bool {
+        buffer.withUnsafeBufferPointer { RecordingCSV.isBlank(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
-    private func number(from range: Range<Int>, column: Int) throws(CLIError) -> Double {
-        var lower = range.lowerBound, upper = range.upperBound
-        while lower < upper, buffer[lower] == UInt8(ascii: " ") { lower += 1 }
-        while upper > lower, buffer[upper - 1] == UInt8(ascii: " ") { upper -= 1 }
-        if lower < upper {
-            let parsed: Double? = buffer.withUnsafeBufferPointer { bytes in
-                let base = UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self)
-                var end: UnsafeMutablePointer<CChar>?
-                let value = strtod(base + lower, &end)
-                guard let end, end == UnsafeMutablePointer(mutating: base + upper) else { return nil }
-                return value
+    private mutating func parse(_ range: Range<Int>) throws(CLIError) -> Sample {
+        guard let header = parsedHeader else { preconditionFailure("IMUCSVReader.init sets the header") }
+        let line = self.line, path = self.path
+        let row: RecordingCSV.Row
+        do {
+            row = try buffer.withUnsafeBufferPointer { bytes throws(RecordingCSVError) in
+                try header.row(UnsafeBufferPointer(rebasing: bytes[range]), lineNumber: line, file: path)
             }
-            if let parsed { return parsed }
+        } catch {
+            throw .failure(error.description + ".", fix: error.fix)
         }
-        let text = String(decoding: buffer[range], as: UTF8.self)
-        let name = Self.requiredColumns[column]
-        throw .failure("\(path) line \(line), column '\(name)' (field \(columns[column] + 1)): '\(text)' is not a number.",
-                       fix: "Write plain decimal numbers (nan is accepted and the sample skipped).")
+        timestampRange = range.lowerBound + row.timeField.lowerBound..<range.lowerBound + row.timeField.upperBound
+        return Sample(timestamp: row.time, gyroscope: row.gyroscope, accelerometer: row.accelerometer)
     }
 
     /// The byte range of the next line (without its line ending), reading more of the file as

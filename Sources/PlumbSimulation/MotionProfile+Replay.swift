@@ -1,76 +1,92 @@
+import PlumbDrivers
+
 /// Why a recording could not be replayed.
 public struct ReplayError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The recording's name, usually its file path.
     public var source: String
     /// 1-based line number, when the problem is on one line.
     public var line: Int?
+    /// 1-based byte column of the bad field, when one field is wrong.
+    public var column: Int?
     public var message: String
+    /// How to fix it.
+    public var fix: String
+
+    public init(source: String, line: Int?, column: Int? = nil, message: String, fix: String = RecordingCSV.columnsFix) {
+        self.source = source
+        self.line = line
+        self.column = column
+        self.message = message
+        self.fix = fix
+    }
 
     public var description: String {
-        let at = line.map { ":\($0)" } ?? ""
+        let at = (line.map { ":\($0)" } ?? "") + (column.map { ":\($0)" } ?? "")
         return "\(source)\(at): \(message)"
+    }
+
+    init(_ error: RecordingCSVError) {
+        self.init(source: error.file, line: error.line, column: error.column, message: error.message, fix: error.fix)
     }
 }
 
 extension MotionProfile {
     /// The columns a replayed recording must have (BROAD's format, ../shared/data/broad/README.md).
-    public static let replayColumns = ["t_s", "gyr_x", "gyr_y", "gyr_z", "acc_x", "acc_y", "acc_z"]
+    public static let replayColumns = RecordingCSV.columns
 
     /// A recording played back: angular rate and specific force interpolated linearly between
     /// rows; the attitude from `true_qw…true_qz` when present and not `nan`.
     ///
-    /// The CSV's gyroscope (rad/s) and accelerometer (m/s²) columns are taken as the truth, so
-    /// the emulator adds its own noise and bias on top of the recording's.
+    /// The file follows ``RecordingCSV``'s rules, like every reader of recordings. The CSV's
+    /// gyroscope (rad/s) and accelerometer (m/s²) columns are taken as the truth, so the emulator
+    /// adds its own noise and bias on top of the recording's. A row with a missing reading (`nan`)
+    /// is left out: the motion is interpolated across it.
     ///
     /// - Parameters:
     ///   - csv: the file's text (the caller reads the file; the simulator does no I/O).
     ///   - name: the source's name for messages, such as the path.
-    /// - Throws: ``ReplayError`` naming the line when a column is missing or a value is not a number.
+    /// - Throws: ``ReplayError`` naming the line and column when a column is missing or a value
+    ///   is not a number, or the line where time does not increase.
     public static func replay(csv: String, name: String) throws(ReplayError) -> MotionProfile {
-        // Blank lines are kept here (and skipped below) so that line numbers match the file's.
-        var lines = csv.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).makeIterator()
-        guard let header = lines.next(), !header.trimmingCharacters().isEmpty else {
+        var bytes = Array(csv.utf8)
+        return try bytes.withUnsafeMutableBufferPointer { buffer throws(ReplayError) in
+            try replay(UnsafeBufferPointer(buffer), name: name)
+        }
+    }
+
+    private static func replay(_ bytes: UnsafeBufferPointer<UInt8>, name: String) throws(ReplayError) -> MotionProfile {
+        let lines = RecordingCSV.lines(bytes)
+        guard let headerRange = lines.first, !RecordingCSV.isBlank(UnsafeBufferPointer(rebasing: bytes[headerRange])) else {
             throw ReplayError(source: name, line: nil, message: "the file is empty")
         }
-        let columns = header.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters() }
-        var index: [Int] = []
-        for c in replayColumns {
-            guard let i = columns.firstIndex(of: c) else {
-                if columns.count == 1, let separator = [";", "\t"].first(where: { columns[0].contains($0) }) {
-                    throw ReplayError(source: name, line: 1, message: "the columns are separated by \(separator == ";" ? "semicolons" : "tabs"), not commas")
-                }
-                throw ReplayError(source: name, line: 1, message: "no column '\(c)' (expected \(replayColumns.joined(separator: ",")))")
-            }
-            index.append(i)
-        }
-        let quaternion = ["true_qw", "true_qx", "true_qy", "true_qz"].map { columns.firstIndex(of: $0) }
-        let hasTruth = quaternion.allSatisfy { $0 != nil }
+        let header: RecordingCSV.Header
+        do { header = try RecordingCSV.Header(bytes[headerRange], file: name) } catch { throw ReplayError(error) }
+        let quaternion = ["true_qw", "true_qx", "true_qy", "true_qz"].map { header.index(of: $0) }
+        let truth = quaternion.allSatisfy { $0 != nil } ? quaternion.map { $0! } : nil
 
         var times: [Double] = [], rates: [SIMD3<Double>] = [], forces: [SIMD3<Double>] = [], attitudes: [Rotation?] = []
-        var lineNumber = 1
-        while let line = lines.next() {
-            lineNumber += 1
-            if line.trimmingCharacters().isEmpty { continue }
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-            func value(_ i: Int) throws(ReplayError) -> Double {
-                guard i < fields.count, let v = Double(fields[i].trimmingCharacters()) else {
-                    throw ReplayError(source: name, line: lineNumber, message: "column \(i + 1) (\(columns[i])) is missing or not a number")
-                }
-                return v
-            }
-            let t = try value(index[0])
-            guard t.isFinite else {
-                throw ReplayError(source: name, line: lineNumber, message: "t_s \(t) is not a time in seconds")
-            }
+        for (offset, range) in lines.enumerated().dropFirst() {
+            let lineNumber = offset + 1
+            let line = UnsafeBufferPointer(rebasing: bytes[range])
+            if RecordingCSV.isBlank(line) { continue }
+            let row: RecordingCSV.Row
+            do { row = try header.row(line, lineNumber: lineNumber, file: name) } catch { throw ReplayError(error) }
+            let t = row.time
             if let last = times.last, t <= last {
-                throw ReplayError(source: name, line: lineNumber, message: "time \(t) does not increase")
+                throw ReplayError(source: name, line: lineNumber,
+                                  message: "t_s \(t) does not increase (the line before holds \(last))",
+                                  fix: "Sort the lines by t_s and remove repeated times.")
             }
+            guard row.isComplete else { continue }
             times.append(t)
-            rates.append(SIMD3(try value(index[1]), try value(index[2]), try value(index[3])))
-            forces.append(SIMD3(try value(index[4]), try value(index[5]), try value(index[6])))
-            if hasTruth {
+            rates.append(row.gyroscope)
+            forces.append(row.accelerometer)
+            if let truth {
                 // A row too short for the truth columns has no truth (like a row holding nan).
-                let q = quaternion.map { i in i! < fields.count ? Double(fields[i!].trimmingCharacters()) ?? .nan : .nan }
+                var q: [Double] = []
+                for i in truth {
+                    do { q.append(try header.value(ofField: i, in: line, lineNumber: lineNumber, file: name)) } catch { throw ReplayError(error) }
+                }
                 attitudes.append(q.contains { !$0.isFinite } ? nil : Rotation(w: q[0], x: q[1], y: q[2], z: q[3]).normalized)
             } else {
                 attitudes.append(nil)

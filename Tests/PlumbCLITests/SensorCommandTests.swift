@@ -85,7 +85,7 @@ private func run(_ arguments: [String]) -> (status: Int32, out: String, err: Str
         try "time,x\n0,1\n".write(toFile: path, atomically: true, encoding: .utf8)
         let r = run(["read", "--simulate", "--replay", path, "--count", "1"])
         #expect(r.status == 1)
-        #expect(r.err == "Error: \(path):1: no column 't_s' (expected t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z)\nFix: the file needs the columns t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n")
+        #expect(r.err == "Error: \(path):1: no column 't_s' in the header (time,x).\nFix: The first line must name the columns t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z (any order, separated by commas; gyroscope in rad/s, accelerometer in m/s²), and every line below it holds one value per column.\n")
     }
 
     @Test func helpShowsTheOptions() {

@@ -73,13 +73,21 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
     }
 
     @Test func replayErrorsNameTheLine() {
-        #expect(throws: ReplayError(source: "x.csv", line: 1, message: "no column 'acc_z' (expected t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z)")) {
+        #expect(throws: ReplayError(source: "x.csv", line: 1, message: "no column 'acc_z' in the header (t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y)")) {
             try MotionProfile.replay(csv: "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y\n0,0,0,0,0,0\n", name: "x.csv")
         }
-        #expect(throws: ReplayError(source: "x.csv", line: 3, message: "column 2 (gyr_x) is missing or not a number")) {
+        #expect(throws: ReplayError(source: "x.csv", line: 3, column: 3, message: "gyr_x: 'oops' is not a decimal number", fix: RecordingCSV.numberFix)) {
             try MotionProfile.replay(csv: "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\n1,oops,0,0,0,0,9.8\n", name: "x.csv")
         }
 
+    }
+
+    @Test func aRowWithAMissingReadingIsInterpolatedAcrossNotPlayedAsFullScale() throws {
+        // nan in gyr_x used to reach the emulator, which read it as the full-scale rate.
+        let csv = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0.2,0,0,0,0,9.8\n0.01,nan,0,0,0,0,9.8\n0.02,0.4,0,0,0,0,9.8\n"
+        let p = try MotionProfile.replay(csv: csv, name: "x.csv")
+        #expect(abs(p.state(at: 0.01).angularRate.x - 0.3) < 1e-12)
+        #expect(p.duration == 0.02)
     }
 
     @Test func replayRowsWithoutTheTruthColumnsHaveNoTruth() throws {
@@ -91,13 +99,13 @@ private func norm(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
     }
 
     @Test func replayRejectsTimesThatAreNotNumbersAndCountsBlankLines() {
-        #expect(throws: ReplayError(source: "x.csv", line: 3, message: "t_s nan is not a time in seconds")) {
+        #expect(throws: ReplayError(source: "x.csv", line: 3, column: 1, message: "t_s: nan is not a time", fix: "Every line needs its time in seconds in t_s; delete lines without one.")) {
             try MotionProfile.replay(csv: "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\nnan,0,0,0,0,0,9.8\n1,0,0,0,0,0,9.8\n", name: "x.csv")
         }
-        #expect(throws: ReplayError(source: "x.csv", line: 3, message: "t_s inf is not a time in seconds")) {
+        #expect(throws: ReplayError(source: "x.csv", line: 3, column: 1, message: "t_s: 'inf' is infinite; no sensor reads that", fix: RecordingCSV.numberFix)) {
             try MotionProfile.replay(csv: "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\r\n0,0,0,0,0,0,9.8\r\ninf,0,0,0,0,0,9.8\r\n", name: "x.csv")
         }
-        #expect(throws: ReplayError(source: "x.csv", line: 5, message: "column 1 (t_s) is missing or not a number")) {
+        #expect(throws: ReplayError(source: "x.csv", line: 5, column: 1, message: "t_s: 'abc' is not a decimal number", fix: RecordingCSV.numberFix)) {
             try MotionProfile.replay(csv: "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n\n0,0,0,0,0,0,9.8\n\nabc\n", name: "x.csv")
         }
     }

@@ -11,8 +11,8 @@ enum Fuse {
         acc_x, acc_y, acc_z (m/s²), in any order (other columns are ignored), and writes one row per
         sample: t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z. The quaternion is the sensor frame
         relative to a z-up earth frame; gravity is the unit vector toward the earth in the sensor
-        frame. Samples with NaN or infinite values are skipped (their rows repeat the last state);
-        with a real-time filter, rows before the first usable accelerometer sample are nan.
+        frame. Values are decimal numbers; nan marks a missing reading, and that sample is skipped
+        (its row repeats the last state). With a real-time filter, rows before the first usable accelerometer sample are nan.
 
         The real-time filters (plumb, madgwick, complementary) stream the file in constant memory,
         however large it is. plumb-offline is acausal: it estimates every sample from the whole
@@ -50,7 +50,7 @@ enum Fuse {
         }
         try sink.finish()
         if result.skipped > 0 {
-            context.err.line("warning: \(input): skipped \(result.skipped) of \(result.samples) samples with a NaN or infinite value.")
+            context.err.line("warning: \(input): skipped \(result.skipped) of \(result.samples) samples with a missing (nan) reading.")
         }
         if let line = reader.firstBackwardLine {
             context.err.line("warning: \(input) line \(line): t_s goes backwards (\(reader.backwardSteps) time\(reader.backwardSteps == 1 ? "" : "s") in all); the gyroscope is not integrated across such a step.")

@@ -65,7 +65,7 @@ enum SensorOptions {
                                fix: "Give the path of a CSV file with the columns \(MotionProfile.replayColumns.joined(separator: ", ")).")
             }
             do { profile = try MotionProfile.replay(csv: text, name: path) } catch {
-                throw .failure(error.description, fix: "the file needs the columns \(MotionProfile.replayColumns.joined(separator: ","))")
+                throw .failure(error.description + ".", fix: error.fix)
             }
         } else {
             let name = args.string("profile") ?? defaultProfile

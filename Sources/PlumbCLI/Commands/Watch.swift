@@ -143,9 +143,9 @@ enum Watch {
                                    fix: "Give the path of a CSV file with the columns t_s, gyr_x, gyr_y, gyr_z, acc_x, acc_y, acc_z.")
         }
         do {
-            return try IMURecording.parseCSV([UInt8](data), name: path)
+            return try IMURecording.parse(csv: [UInt8](data), name: path)
         } catch {
-            throw CLIError.failure(error.description, fix: "give a CSV with the columns t_s, gyr_x, gyr_y, gyr_z, acc_x, acc_y, acc_z")
+            throw CLIError.failure(error.description + ".", fix: error.fix)
         }
     }
 

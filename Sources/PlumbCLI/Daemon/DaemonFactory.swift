@@ -130,8 +130,8 @@ struct DaemonFactory {
                                        fix: "Give --replay the path of a CSV file with the columns t_s, gyr_x, gyr_y, gyr_z, acc_x, acc_y, acc_z.")
             }
             let recording: IMURecording
-            do { recording = try IMURecording.parseCSV(bytes, name: path) } catch {
-                throw CLIError.failure(error.description, fix: nil)
+            do { recording = try IMURecording.parse(csv: bytes, name: path) } catch {
+                throw CLIError.failure(error.description, fix: error.fix)
             }
             return (RecordingSource(recording: recording, name: "recording \(path)"), realClock)
         case .simulated:
