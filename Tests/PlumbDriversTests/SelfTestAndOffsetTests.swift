@@ -150,9 +150,39 @@ import PlumbSimulation
         #expect(throws: IMUError.self) { try Mounting(alignment: "x,x,z") }
         #expect(throws: IMUError.self) { try Mounting(alignment: "y,x,z") } // left-handed
         #expect(throws: IMUError.self) { try Mounting(matrix: [[1, 0], [0, 1]]) }
-        let general = try Mounting(matrix: [[0.5, 0, 0], [0, 2, 0], [0, 0, 1]])
+        // A rotation that is not an alignment: 45° about z, entries rounded to 4 digits.
+        let general = try Mounting(matrix: [[0.7071, -0.7071, 0], [0.7071, 0.7071, 0], [0, 0, 1]])
         #expect(general.alignmentName == nil)
-        #expect(general.apply(SIMD3(2, 2, 2)) == SIMD3(1, 4, 2))
+        #expect(abs(general.apply(SIMD3(1, 0, 0)).y - 0.7071) < 1e-12)
+    }
+
+    /// Only rotations are mountings: a singular, scaling, skewed or mirrored matrix used to be
+    /// accepted from a calibration file and silently lost an axis or turned rotations around.
+    @Test("a matrix that is not a rotation is refused, naming the rows", arguments: [
+        ([[1.0, 0, 0], [1, 0, 0], [0, 0, 1]], "rows 1 and 2 point along the same axis (the matrix is singular: it would lose an axis)"),
+        ([[1.0, 0, 0], [0, 0, 0], [0, 0, 1]], "row 2 is all zeros (the matrix is singular: it would lose an axis)"),
+        ([[0.5, 0, 0], [0, 2, 0], [0, 0, 1]], "row 1 has length 0.5, not 1; row 2 has length 2, not 1"),
+        ([[1.0, 0, 0], [0.5, 0.866, 0], [0, 0, 1]], "rows 1 and 2 are 60° apart, not 90°"),
+        ([[0.0, 1, 0], [1, 0, 0], [0, 0, 1]], "it is a mirror image (determinant -1); negate one row, for example row 3 to [0,0,-1]"),
+    ])
+    func notARotation(rows: [[Double]], problem: String) {
+        #expect(Mounting.rotationProblem(rows) == problem)
+        do {
+            _ = try Mounting(matrix: rows)
+            Issue.record("accepted \(rows)")
+        } catch {
+            #expect(error.description.contains("is not a rotation: \(problem). Each row is one device axis in sensor axes"))
+        }
+    }
+
+    @Test func aCalibrationFileWithASingularMountingNamesTheKey() {
+        let json = #"{"gyroscopeBias":[0,0,0],"accelerometerOffset":[0,0,0],"accelerometerScale":[1,1,1],"mounting":{"rows":[[1,0,0],[0,1,0],[0,1,0]]}}"#
+        do {
+            _ = try Calibration.load(json: Data(json.utf8), source: "c.json")
+            Issue.record("accepted a singular mounting")
+        } catch {
+            #expect(error.description.contains("c.json is not a Plumb calibration: mounting.rows: the mounting matrix [[1,0,0],[0,1,0],[0,1,0]] is not a rotation: rows 2 and 3 point along the same axis"))
+        }
     }
 
     @Test func calibrationRoundTripsThroughJSON() throws {

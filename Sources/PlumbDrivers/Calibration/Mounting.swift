@@ -1,3 +1,5 @@
+import Foundation
+
 /// How the sensor sits in the device: a rotation from sensor axes to device axes.
 ///
 /// Either one of the 24 axis alignments (each device axis is ± one sensor axis, right-handed),
@@ -26,7 +28,7 @@ public struct Mounting: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         let rows = try decoder.container(keyedBy: CodingKeys.self).decode([[Double]].self, forKey: .rows)
         do { try self.init(matrix: rows) } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: [CodingKeys.rows], debugDescription: error.description))
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath + [CodingKeys.rows], debugDescription: error.description))
         }
     }
 
@@ -37,15 +39,87 @@ public struct Mounting: Sendable, Equatable, Codable {
 
     public static func == (a: Mounting, b: Mounting) -> Bool { a.rows == b.rows }
 
-    /// A mounting from any 3×3 matrix (row-major).
+    /// A mounting from a 3×3 rotation matrix (row-major), as the kernel's device-tree
+    /// `mount-matrix` or iio-sensor-proxy's `ACCEL_MOUNT_MATRIX` write it.
     ///
-    /// - Throws: ``IMUError/invalidConfiguration(_:)`` unless there are 3 rows of 3 finite numbers.
+    /// Row *i* is device axis *i* written in sensor axes, so the rows must be unit vectors at
+    /// right angles to each other, right-handed: a rotation (the kernel's iio core exposes the
+    /// mounting as "a rotation matrix", commit dfc57732ad38; its MPU-6050 ABI calls it "a 3x3
+    /// unitary matrix", Documentation/ABI/testing/sysfs-bus-iio-mpu6050). A matrix that also
+    /// scaled would distort the angular rate, a singular one would lose an axis, and a mirror
+    /// image (determinant −1) would turn every rotation the wrong way; scale factors belong in
+    /// ``Calibration/accelerometerScale``. Rounded entries such as 0.7071 are fine: each entry of
+    /// `M·Mᵀ` may differ from the identity's by ``orthonormalityTolerance``.
+    ///
+    /// - Throws: ``IMUError/invalidConfiguration(_:)`` unless there are 3 rows of 3 finite numbers
+    ///   forming a rotation; the message names the rows that are wrong and how to fix them.
     public init(matrix: [[Double]]) throws(IMUError) {
         guard matrix.count == 3, matrix.allSatisfy({ $0.count == 3 && $0.allSatisfy(\.isFinite) }) else {
             throw .invalidConfiguration("a mounting matrix needs 3 rows of 3 numbers")
         }
+        if let problem = Mounting.rotationProblem(matrix) {
+            throw .invalidConfiguration("the mounting matrix \(Mounting.describe(matrix)) is not a rotation: \(problem). "
+                + "Each row is one device axis in sensor axes: rows of length 1 at right angles, right-handed (row 3 = row 1 × row 2), "
+                + "such as [[0,-1,0],[1,0,0],[0,0,1]] for -y,x,z; scale factors belong in accelerometerScale")
+        }
         rows = matrix
         simd = Mounting.simdRows(matrix)
+    }
+
+    /// How far each entry of `M·Mᵀ` may be from the identity's: 0.01, which admits entries
+    /// rounded to two decimals (0.71 for √½) and refuses a row 1 % too long or rows 0.6° from
+    /// perpendicular.
+    public static let orthonormalityTolerance = 0.01
+
+    /// What keeps `m` from being a rotation, naming the rows, or `nil` for a rotation.
+    static func rotationProblem(_ m: [[Double]]) -> String? {
+        let r = simdRows(m)
+        let rows = [r.0, r.1, r.2]
+        func dot(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { (a * b).sum() }
+        func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
+            SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
+        }
+        var problems: [String] = []
+        for i in 0..<3 where rows[i] == .zero {
+            problems.append("row \(i + 1) is all zeros")
+        }
+        for i in 0..<3 {
+            for j in (i + 1)..<3 where rows[i] != .zero && rows[j] != .zero {
+                if (cross(rows[i], rows[j]) * cross(rows[i], rows[j])).sum().squareRoot() < 1e-9 * (dot(rows[i], rows[i]) * dot(rows[j], rows[j])).squareRoot() {
+                    problems.append("rows \(i + 1) and \(j + 1) point along the same axis")
+                }
+            }
+        }
+        if !problems.isEmpty { return problems.joined(separator: "; ") + " (the matrix is singular: it would lose an axis)" }
+        for i in 0..<3 {
+            let length = dot(rows[i], rows[i]).squareRoot()
+            if abs(length * length - 1) > orthonormalityTolerance {
+                problems.append("row \(i + 1) has length \(rounded(length)), not 1")
+            }
+        }
+        for i in 0..<3 {
+            for j in (i + 1)..<3 where abs(dot(rows[i], rows[j])) > orthonormalityTolerance {
+                let cosine = dot(rows[i], rows[j]) / (dot(rows[i], rows[i]) * dot(rows[j], rows[j])).squareRoot()
+                problems.append("rows \(i + 1) and \(j + 1) are \(rounded(acos(max(-1, min(1, cosine))) * 180 / .pi, scale: 10))° apart, not 90°")
+            }
+        }
+        if !problems.isEmpty { return problems.joined(separator: "; ") }
+        if determinant(m) < 0 {
+            let negated = m[2].map { $0 == 0 ? 0 : -$0 }
+            return "it is a mirror image (determinant \(rounded(determinant(m)))); negate one row, for example row 3 to \(describe([negated]).dropFirst().dropLast())"
+        }
+        return nil
+    }
+
+    private static func rounded(_ x: Double) -> String { rounded(x, scale: 1000) }
+
+    private static func rounded(_ x: Double, scale: Double) -> String {
+        let r = (x * scale).rounded() / scale
+        return r == r.rounded() ? String(Int(r)) : String(r)
+    }
+
+    private static func describe(_ m: [[Double]]) -> String {
+        "[" + m.map { "[" + $0.map(rounded).joined(separator: ",") + "]" }.joined(separator: ",") + "]"
     }
 
     /// One of the 24 alignments by name ("x,y,z", "-y,x,z", …).
