@@ -42,6 +42,30 @@ public struct FramebufferGeometry: Sendable, Equatable {
         self.memoryLength = memoryLength ?? self.bytesPerRow * self.virtualHeight
     }
 
+    /// What makes the geometry unusable for drawing, or `nil`: no pixels, a virtual height
+    /// shorter than the screen, rows shorter than `width` pixels, or less memory than one screen.
+    /// A driver without a mode (a display not connected at boot) reports such values; drawing
+    /// with them would write outside the mapping.
+    public var problem: String? {
+        var problems: [String] = []
+        if width <= 0 || height <= 0 { problems.append("a \(width)x\(height) screen") }
+        if bitsPerPixel <= 0 { problems.append("\(bitsPerPixel) bits per pixel") }
+        if height > 0, virtualHeight < height { problems.append("a virtual height of \(virtualHeight), less than the height \(height)") }
+        let rowBytes = (width * bitsPerPixel + 7) / 8
+        if width > 0, bitsPerPixel > 0, bytesPerRow < rowBytes {
+            problems.append("rows of \(bytesPerRow) bytes, shorter than \(width) pixels at \(bitsPerPixel) bits per pixel (\(rowBytes) bytes)")
+        }
+        if problems.isEmpty, memoryLength < bytesPerRow * height {
+            problems.append("\(memoryLength) bytes of memory, less than one screen (\(bytesPerRow * height) bytes)")
+        }
+        return problems.isEmpty ? nil : problems.joined(separator: ", ")
+    }
+
+    /// The values fbdev reported, for messages: "0x0 (virtual height 0), 32 bits per pixel, 0 bytes per row, 0 bytes of memory".
+    public var summary: String {
+        "\(width)x\(height) (virtual height \(virtualHeight)), \(bitsPerPixel) bits per pixel, \(bytesPerRow) bytes per row, \(memoryLength) bytes of memory"
+    }
+
     /// True when two whole screens fit in the panning area, so frames can flip between them.
     public var canPageFlip: Bool { virtualHeight >= 2 * height && memoryLength >= 2 * height * bytesPerRow }
 }
@@ -165,6 +189,16 @@ public final class Framebuffer {
             blue: .init(offset: Int(variable.blue.offset), length: Int(variable.blue.length)),
             alpha: .init(offset: Int(variable.transp.offset), length: Int(variable.transp.length)),
             memoryLength: Int(fixed.smem_len))
+        if let problem = geometry.problem {
+            if let original { var o = original; _ = FBSys.setVariableInfo(fd, &o) }
+            FBSys.close(fd)
+            throw FramebufferError(
+                path: path,
+                message: "\(path) (\"\(geometry.name)\") reports a mode Plumb cannot draw on: \(problem) (FBIOGET_VSCREENINFO/FSCREENINFO: \(geometry.summary))",
+                fix: "The driver has no usable mode, which is what a display not connected and on at boot gives. Connect it and reboot, "
+                    + "or set a mode: 'fbset -fb \(path) -xres 800 -yres 480 -depth 32' (or video=HDMI-A-1:800x480 on the kernel command line); "
+                    + "'fbset -fb \(path) -i' shows what the driver reports.")
+        }
         let length = geometry.memoryLength > 0 ? geometry.memoryLength : geometry.bytesPerRow * geometry.virtualHeight
         var error: Int32 = 0
         guard let mapping = FBSys.mapShared(fd, length: length, error: &error) else {
@@ -200,9 +234,13 @@ public final class Framebuffer {
     /// (created or resized to that). Page flipping, when the virtual height allows it, only
     /// records which page is visible (``visiblePage``): there is no display to pan.
     public init(file path: String, geometry: FramebufferGeometry) throws(FramebufferError) {
-        precondition(geometry.width > 0 && geometry.height > 0 && geometry.virtualHeight >= geometry.height, "bad geometry")
-        precondition(geometry.bytesPerRow >= geometry.width * geometry.bitsPerPixel / 8, "row too short")
         let length = geometry.bytesPerRow * geometry.virtualHeight
+        var checked = geometry
+        checked.memoryLength = length
+        if let problem = checked.problem {
+            throw FramebufferError(path: path, message: "cannot make a framebuffer file \(path) with \(problem) (\(checked.summary))",
+                                   fix: "Give a width and height of at least 1, a virtual height of at least the height, and rows of at least width × bits per pixel / 8 bytes.")
+        }
         let fd = FBSys.open(path, O_RDWR | O_CREAT)
         guard fd >= 0 else {
             throw FramebufferError(path: path, errno: -fd, message: "cannot open \(path): \(FBSys.describe(-fd))")

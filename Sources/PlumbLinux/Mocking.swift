@@ -1,4 +1,5 @@
 import Synchronization
+import CPlumbLinux
 
 /// Records, fails or answers PlumbLinux's system calls in a debug build, so tests can drive the
 /// I2C path selection, retries and error mapping without a kernel (swift-system's
@@ -39,6 +40,11 @@ final class MockingDriver: Sendable {
         case gpioRead(max: Int32)
         case gpioGetValue
         case gpioSetValue(Bool)
+        case framebufferVariableInfo(fd: Int32)
+        case framebufferSetVariableInfo(fd: Int32, width: Int, height: Int, virtualHeight: Int, bitsPerPixel: Int)
+        case framebufferFixedInfo(fd: Int32)
+        case framebufferPan(fd: Int32, yOffset: Int)
+        case mapShared(fd: Int32, length: Int)
     }
 
     /// One `struct i2c_msg` of an I2C_RDWR call: for a write, the bytes sent.
@@ -65,6 +71,10 @@ final class MockingDriver: Sendable {
         case text(String)
         /// Succeed with these names (listDirectory).
         case names([String])
+        /// Succeed, filling the `fb_var_screeninfo` (FBIOGET_VSCREENINFO, FBIOPUT_VSCREENINFO).
+        case variableScreenInfo(fb_var_screeninfo)
+        /// Succeed, filling the `fb_fix_screeninfo` (FBIOGET_FSCREENINFO).
+        case fixedScreenInfo(fb_fix_screeninfo)
 
         /// The C-style result: the value, or a negative errno.
         var result: Int32 {
@@ -73,7 +83,7 @@ final class MockingDriver: Sendable {
             case .value(let v): return Int32(truncatingIfNeeded: v)
             case .bytes(let b): return Int32(b.count)
             case .reads(let r): return Int32(r.count)
-            case .passThrough, .text, .names: return 0
+            case .passThrough, .text, .names, .variableScreenInfo, .fixedScreenInfo: return 0
             }
         }
     }

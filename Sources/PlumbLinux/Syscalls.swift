@@ -249,7 +249,7 @@ enum Sys {
 
     /// The mocking layer's reply for `call`, or nil to make the real call (always nil in release).
     @inline(__always)
-    private static func mocked(_ call: @autoclosure () -> MockingDriver.Call) -> MockingDriver.Reply? {
+    static func mocked(_ call: @autoclosure () -> MockingDriver.Call) -> MockingDriver.Reply? {
         #if DEBUG
         guard let driver = MockingDriver.current else { return nil }
         let reply = driver.handle(call())

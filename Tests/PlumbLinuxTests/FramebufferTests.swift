@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Testing
 @testable import PlumbLinux
+import CPlumbLinux
 
 private func temporaryDirectory() throws -> String {
     let path = NSTemporaryDirectory() + "plumb-fb-" + UUID().uuidString
@@ -113,5 +114,92 @@ private let senseHAT = FramebufferGeometry(
         var buffer = [UInt8](repeating: 0, count: 64)
         let n = read(fds[0], &buffer, 64)
         #expect(String(decoding: buffer[0..<max(0, n)], as: UTF8.self) == "second;first;")
+    }
+}
+
+/// A driver whose mode is broken (a display not connected at boot, a buggy driver) reports values
+/// fbdev allows but nothing can draw on: each is a typed error naming the device and what it
+/// reported, not a trap. The fbdev ioctls are answered by the mocking layer.
+@Suite struct FramebufferModeTests {
+    /// vfb's 320×240 XRGB8888 mode with two pages, as the VM test sees it.
+    static func mode(width: UInt32 = 320, height: UInt32 = 240, virtualHeight: UInt32 = 480,
+                     lineLength: UInt32 = 1280, memory: UInt32 = 1 << 20) -> (fb_var_screeninfo, fb_fix_screeninfo) {
+        var variable = fb_var_screeninfo()
+        variable.xres = width; variable.yres = height
+        variable.xres_virtual = width; variable.yres_virtual = virtualHeight
+        variable.bits_per_pixel = 32
+        variable.red = fb_bitfield(offset: 16, length: 8, msb_right: 0)
+        variable.green = fb_bitfield(offset: 8, length: 8, msb_right: 0)
+        variable.blue = fb_bitfield(offset: 0, length: 8, msb_right: 0)
+        var fixed = fb_fix_screeninfo()
+        withUnsafeMutableBytes(of: &fixed.id) { raw in
+            for (i, byte) in "vfb".utf8.enumerated() { raw[i] = byte }
+        }
+        fixed.line_length = lineLength
+        fixed.smem_len = memory
+        return (variable, fixed)
+    }
+
+    static func open(_ info: (fb_var_screeninfo, fb_fix_screeninfo)) -> (Result<Framebuffer, FramebufferError>, [MockingDriver.Call]) {
+        let driver = MockingDriver { call in
+            switch call {
+            case .open: .value(9)
+            case .framebufferVariableInfo: .variableScreenInfo(info.0)
+            case .framebufferFixedInfo: .fixedScreenInfo(info.1)
+            case .framebufferSetVariableInfo: .fail(errno: EINVAL)
+            case .mapShared: .fail(errno: ENOMEM)
+            default: .value(0)
+            }
+        }
+        let result = driver.withMocking { () -> Result<Framebuffer, FramebufferError> in
+            do throws(FramebufferError) { return .success(try Framebuffer(device: "/dev/fb1")) } catch { return .failure(error) }
+        }
+        return (result, driver.calls)
+    }
+
+    @Test("an unusable mode is an error naming the device and what it reported", arguments: [
+        (mode(width: 0, height: 0, virtualHeight: 0, lineLength: 0, memory: 0),
+         "a 0x0 screen (FBIOGET_VSCREENINFO/FSCREENINFO: 0x0 (virtual height 0), 32 bits per pixel, 0 bytes per row, 0 bytes of memory)"),
+        (mode(virtualHeight: 200),
+         "a virtual height of 200, less than the height 240 (FBIOGET_VSCREENINFO/FSCREENINFO: 320x240 (virtual height 200), 32 bits per pixel, 1280 bytes per row, 1048576 bytes of memory)"),
+        (mode(lineLength: 640),
+         "rows of 640 bytes, shorter than 320 pixels at 32 bits per pixel (1280 bytes) (FBIOGET_VSCREENINFO/FSCREENINFO: 320x240 (virtual height 480), 32 bits per pixel, 640 bytes per row, 1048576 bytes of memory)"),
+        (mode(memory: 4096),
+         "4096 bytes of memory, less than one screen (307200 bytes) (FBIOGET_VSCREENINFO/FSCREENINFO: 320x240 (virtual height 480), 32 bits per pixel, 1280 bytes per row, 4096 bytes of memory)"),
+    ])
+    func unusableMode(info: (fb_var_screeninfo, fb_fix_screeninfo), reported: String) {
+        let (result, calls) = Self.open(info)
+        guard case .failure(let error) = result else {
+            Issue.record("a broken mode was accepted")
+            return
+        }
+        #expect(error.path == "/dev/fb1")
+        #expect(error.message == "/dev/fb1 (\"vfb\") reports a mode Plumb cannot draw on: " + reported)
+        #expect(error.fix?.contains("fbset -fb /dev/fb1 -i") == true)
+        // Nothing was mapped, and the device was closed.
+        #expect(!calls.contains { if case .mapShared = $0 { true } else { false } })
+        #expect(calls.last == .close(fd: 9))
+    }
+
+    @Test func aUsableModeGetsAsFarAsMapping() {
+        // The mapping is refused by the mock: proof the geometry passed the checks.
+        let (result, calls) = Self.open(Self.mode())
+        guard case .failure(let error) = result else { Issue.record("mapped a mocked device"); return }
+        #expect(error.message == "cannot map 1048576 bytes of /dev/fb1: \(String(cString: strerror(ENOMEM)))")
+        #expect(calls.contains(.mapShared(fd: 9, length: 1 << 20)))
+    }
+
+    @Test func aFileBackedFramebufferWithABadGeometryIsAnErrorNotATrap() throws {
+        var geometry = senseHAT
+        geometry.virtualHeight = 4
+        #expect(throws: FramebufferError.self) { try Framebuffer(file: "/nonexistent/fb", geometry: geometry) }
+        geometry = senseHAT
+        geometry.width = 0
+        do {
+            _ = try Framebuffer(file: "/nonexistent/fb", geometry: geometry)
+            Issue.record("accepted a 0-pixel-wide framebuffer file")
+        } catch {
+            #expect(error.message.hasPrefix("cannot make a framebuffer file /nonexistent/fb with a 0x8 screen"))
+        }
     }
 }
