@@ -54,9 +54,9 @@ public struct I2CAdapter: Sendable, Equatable {
                     adapter.unavailableReason = "I2C_FUNCS on \(node) failed: \(Sys.describe(errno: -r))"
                 }
             } else if -fd == Errno.ENOENT {
-                adapter.unavailableReason = "no \(node): load i2c-dev (`modprobe i2c-dev`)"
+                adapter.unavailableReason = "no \(node): load i2c-dev (`sudo modprobe i2c-dev`; on a Raspberry Pi, dtparam=i2c_arm=on in /boot/firmware/config.txt loads it)"
             } else if -fd == Errno.EACCES || -fd == Errno.EPERM {
-                adapter.unavailableReason = "permission denied on \(node): add the user to group i2c or run as root"
+                adapter.unavailableReason = "permission denied on \(node): add the user to group i2c (`sudo usermod -aG i2c $USER`, then log in again) or run as root"
             } else {
                 adapter.unavailableReason = "cannot open \(node): \(Sys.describe(errno: -fd))"
             }

@@ -360,7 +360,7 @@ public final class LinuxI2CBus: I2CBus {
         case Errno.ENOENT:
             return "no \(path): enable I2C (dtparam=i2c_arm=on in config.txt) and load i2c-dev (`modprobe i2c-dev`)"
         case Errno.EACCES, Errno.EPERM:
-            return "permission denied on \(path): add the user to group i2c (`usermod -aG i2c $USER`) or run as root"
+            return "permission denied on \(path): add the user to group i2c (`sudo usermod -aG i2c $USER`, then log in again) or run as root"
         default:
             return "cannot open \(path): \(Sys.describe(errno: errno)) (errno \(errno))"
         }

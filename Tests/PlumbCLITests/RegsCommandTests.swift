@@ -95,7 +95,7 @@ private let dsoWarning = "warning: WHO_AM_I 0x6c is also LSM6DSO32 (--part lsm6d
         #expect(run(["regs", "get", "--simulate", "--chip", "icm20689", "--part", "mpu6050", "WHO_AM_I"])
                 == (0, "WHO_AM_I 0x75 = 0x98  WHO_AM_I=152\n", "warning: WHO_AM_I 0x98 (ICM-20689) but driving it as MPU-6050 as requested\n"))
         #expect(run(["regs", "dump", "--simulate", "--address", "0x69"])
-                == (1, "", "Error: no IMU answers at 0x69 on simulated bus\nFix: check that the sensor is powered and on this bus: 'plumb probe' lists every bus\n"))
+                == (1, "", "Error: no IMU answers at 0x69 on simulated bus, but MPU-6050 answers at 0x68\nFix: Give --address 0x68, or leave --address out: the address is found by probing.\n"))
     }
 
     @Test func resetWithForceStartsTheReset() {
@@ -131,7 +131,7 @@ private let dsoWarning = "warning: WHO_AM_I 0x6c is also LSM6DSO32 (--part lsm6d
               <REG>                   A datasheet name (ACCEL_CONFIG) or an address (0x1C).
 
             OPTIONS:
-              --bus <PATH>            The I2C bus, such as /dev/i2c-1 (default: the first bus with an IMU).
+              --bus <PATH>            The I2C bus, such as /dev/i2c-1 or just 1 (default: the first bus with an IMU).
               --address <ADDR>        The chip's address, such as 0x68 (default: found by probing).
               --part <NAME>           Decode as this part whatever its WHO_AM_I says (\(parts)).
               --format <FORMAT>       text or json. Default text.

@@ -24,7 +24,7 @@ import PlumbHAL
         #expect(adapters.map(\.name) == ["SMBus stub driver", "bcm2835 (i2c@7e804000)", "Synopsys DesignWare I2C adapter"])
         #expect(adapters[1].devicePath == "\(root)/dev/i2c-1")
         #expect(adapters.allSatisfy { $0.functionality == nil })
-        #expect(adapters[0].unavailableReason == "no \(root)/dev/i2c-0: load i2c-dev (`modprobe i2c-dev`)")
+        #expect(adapters[0].unavailableReason == "no \(root)/dev/i2c-0: load i2c-dev (`sudo modprobe i2c-dev`; on a Raspberry Pi, dtparam=i2c_arm=on in /boot/firmware/config.txt loads it)")
     }
 
     @Test func decodesFunctionalityFromEachNode() throws {

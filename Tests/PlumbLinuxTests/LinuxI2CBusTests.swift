@@ -245,7 +245,7 @@ private let fd = FakeKernel.fd
 
     @Test(arguments: [
         (Errno.ENOENT, "no /dev/i2c-1: enable I2C (dtparam=i2c_arm=on in config.txt) and load i2c-dev (`modprobe i2c-dev`)"),
-        (Errno.EACCES, "permission denied on /dev/i2c-1: add the user to group i2c (`usermod -aG i2c $USER`) or run as root"),
+        (Errno.EACCES, "permission denied on /dev/i2c-1: add the user to group i2c (`sudo usermod -aG i2c $USER`, then log in again) or run as root"),
     ])
     func openFailuresSayWhatToDo(errno: Int32, message: String) {
         let kernel = FakeKernel(functionality: FakeKernel.stubFunctionality)

@@ -17,7 +17,7 @@ enum LiveSensor {
         .option("config", value: "FILE", help: "The configuration naming the IMU (live sensor; default as for plumb run)."),
         BoardSupport.boardOption,
         BoardSupport.boardsDirectoryOption,
-        .option("bus", value: "PATH", help: "The live IMU's I2C bus, such as /dev/i2c-1 (default: the configuration's, else the board's)."),
+        .option("bus", value: "PATH", help: "The live IMU's I2C bus, such as /dev/i2c-1 or just 1 (default: the configuration's, else the board's)."),
         .option("address", value: "ADDR", help: "The live IMU's address, such as 0x68 (default: the configuration's, else the board's)."),
     ]
 
@@ -45,16 +45,18 @@ enum LiveSensor {
     static func find(_ args: ParsedArguments, context: CommandContext,
                      alternatives: String = "--simulate or --replay FILE.csv") throws(CLIError) -> Found {
         // The options first: a usage error needs no configuration.
-        let bus = args.string("bus")
-        if let bus, !bus.hasPrefix("/dev/i2c-") {
-            throw .usage("The value '\(bus)' is invalid for '--bus': expected a path such as /dev/i2c-1.")
-        }
+        let bus = try args.string("bus").map(I2CHelp.busPath)
         let address = try SensorOptions.address(args, context: context)
         let path = args.string("config") ?? Configuration.defaultPath
         let catalog = try BoardSupport.catalog(args, context: context)
         var configuration: Configuration
-        do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
-            throw .failure(error.description, fix: "Run 'plumb config check \(path)', or use \(alternatives).")
+        if args.string("config") == nil, !FileManager.default.fileExists(atPath: path) {
+            // Not installed yet: the detected board's bus, address and data-ready line, as 'plumb read' probes without one.
+            configuration = Configuration()
+        } else {
+            do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
+                throw .failure(error.description, fix: "Run 'plumb config check \(path)', or use \(alternatives).")
+            }
         }
         if let bus { configuration.imu.bus = bus }
         if let address { configuration.imu.address = address }
@@ -69,8 +71,7 @@ enum LiveSensor {
     /// Opens the sensor (not started yet), with the configured calibration applied.
     static func open(_ found: Found, context: CommandContext) throws(CLIError) -> any MotionSampleSource {
         guard FileManager.default.fileExists(atPath: found.busPath) else {
-            throw .failure("there is no I2C bus \(found.busPath)",
-                           fix: "Enable I2C (dtparam=i2c_arm=on in config.txt, then reboot), list the buses with 'i2cdetect -l' and give --bus, or use --simulate.")
+            throw I2CHelp.openFailure(I2CError(errno: Errno.ENOENT, bus: found.busPath, address: nil))
         }
         let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
         do {
@@ -106,11 +107,9 @@ enum LiveSensor {
         }
         if let bus, bus.kind == .noAcknowledge {
             return .failure("nothing answers at \(found.address) on \(found.busPath)",
-                            fix: "Check the wiring (3.3 V, GND, SDA, SCL) and the address (AD0/SDO pin); 'plumb probe' lists what answers.")
+                            fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")
         }
-        if let bus, bus.kind == .cannotOpen {
-            return .failure(bus.description, fix: "Run as root or add the user to the i2c group (sudo adduser $USER i2c).")
-        }
+        if let bus, bus.kind == .cannotOpen { return I2CHelp.openFailure(bus) }
         return .failure("the IMU at \(found.address) on \(found.busPath): \(error)", fix: "Check it with 'plumb probe' and 'plumb read'.")
     }
 

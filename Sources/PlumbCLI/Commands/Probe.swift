@@ -45,9 +45,7 @@ enum Probe {
         if !args.has("simulate") {
             for name in ["chip", "faults"] where args.string(name) != nil { throw CLIError.usage("'--\(name)' needs '--simulate'.") }
         }
-        if args.string("bus")?.isEmpty == true {
-            throw CLIError.usage("The value '' is invalid for '--bus': expected a device such as /dev/i2c-1.")
-        }
+        let busPath = try args.string("bus").map(I2CHelp.busPath)
         var adapters: [Adapter] = []
         if args.has("simulate") {
             if args.string("bus") != nil { throw CLIError.usage("'--bus' names hardware; it cannot be combined with '--simulate'.") }
@@ -55,20 +53,20 @@ enum Probe {
             adapters.append(try probe(bus: sensor.bus, name: "emulated \(sensor.model.part)", functionality: ["I2C"]))
         } else {
             var list: [I2CAdapter] = []
-            do { list = try I2CAdapter.list() } catch {
+            do throws(I2CError) { list = try I2CAdapter.list() } catch {
                 // With --bus the node is opened directly below; without it there is nothing to probe.
-                if args.string("bus") == nil {
-                    throw CLIError.failure("\(error)", fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in /boot/firmware/config.txt) and load i2c-dev")
+                if busPath == nil {
+                    throw CLIError.failure(I2CHelp.noAdapters(error), fix: I2CHelp.enableFix)
                 }
             }
-            if let path = args.string("bus") {
+            if let path = busPath {
                 list = list.filter { $0.devicePath == path }
                 if list.isEmpty {
                     list = [I2CAdapter(number: -1, name: "", devicePath: path, functionality: nil)]
                 }
             }
             if list.isEmpty {
-                throw CLIError.failure("no I2C adapter found", fix: "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in /boot/firmware/config.txt) and load i2c-dev")
+                throw CLIError.failure("this machine has no I2C bus (/sys/class/i2c-adapter is empty)", fix: I2CHelp.enableFix)
             }
             for a in list {
                 let functionality = a.functionality?.decoded ?? []
@@ -80,7 +78,14 @@ enum Probe {
                     let bus = try LinuxI2CBus(path: a.devicePath)
                     adapters.append(try probe(bus: bus, name: a.name, functionality: bus.functionality.decoded))
                 } catch let error as I2CError {
-                    adapters.append(Adapter(path: a.devicePath, name: a.name, functionality: functionality, error: error.description, devices: []))
+                    // The one-line reason and its fix, as the other commands give them.
+                    let reason: String
+                    if case .failure(let message, let fix) = I2CHelp.openFailure(error, buses: list.map(\.devicePath)) {
+                        reason = message + (fix.map { ". " + $0 } ?? "")
+                    } else {
+                        reason = error.description
+                    }
+                    adapters.append(Adapter(path: a.devicePath, name: a.name, functionality: functionality, error: reason, devices: []))
                 }
             }
         }
@@ -95,7 +100,7 @@ enum Probe {
             for a in adapters { context.out.write(text(a)) }
         }
         if adapters.allSatisfy({ $0.error != nil }) {
-            throw CLIError.failure("no I2C bus could be probed", fix: "see the error under each bus above")
+            throw CLIError.failure("no I2C bus could be probed", fix: "See the error under each bus above.")
         }
     }
 

@@ -16,7 +16,7 @@ enum Regs {
 
     /// The options every `regs` subcommand takes.
     static let commonOptions: [OptionSpec] = [
-        .option("bus", value: "PATH", help: "The I2C bus, such as /dev/i2c-1 (default: the first bus with an IMU)."),
+        .option("bus", value: "PATH", help: "The I2C bus, such as /dev/i2c-1 or just 1 (default: the first bus with an IMU)."),
         .option("address", value: "ADDR", help: "The chip's address, such as 0x68 (default: found by probing)."),
         .option("part", value: "NAME", help: "Decode as this part whatever its WHO_AM_I says (\(IMUFamilies.partKeys.joined(separator: ", ")))."),
         .option("format", value: "FORMAT", help: "text or json. Default text."),
@@ -61,14 +61,14 @@ enum Regs {
                 let bus = try LinuxI2CBus(path: path, clock: clock)
                 return try target(bus: bus, address: address, part: part, clock: clock, simulation: nil, context: context)
             } catch let error as I2CError {
-                lastError = .failure(error.description, fix: nil)
+                lastError = I2CHelp.openFailure(error)
             } catch let error as CLIError {
                 lastError = error
             } catch {
                 lastError = .failure("\(error)", fix: nil)
             }
         }
-        throw lastError ?? .failure("no IMU found", fix: "run 'plumb probe' to see what answers on each bus")
+        throw lastError ?? .failure("no IMU found", fix: "Run 'plumb probe' to see what answers on each bus.")
     }
 
     private static func target(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,

@@ -10,7 +10,7 @@ import PlumbSimulation
 /// `--chip`, `--profile` or `--replay`, `--faults`, `--seed`).
 enum SensorOptions {
     static let specs: [OptionSpec] = [
-        .option("bus", value: "PATH", help: "The I2C bus, such as /dev/i2c-1 (default: the first bus with an IMU)."),
+        .option("bus", value: "PATH", help: "The I2C bus, such as /dev/i2c-1 or just 1 (default: the first bus with an IMU)."),
         .option("address", value: "ADDR", help: "The chip's address, such as 0x68 (default: found by probing)."),
         .option("part", value: "NAME", help: "Drive the chip as this part whatever its WHO_AM_I says (\(IMUFamilies.partKeys.joined(separator: ", ")))."),
         .option("interrupt", value: "[CHIP:]LINE", help: "The data-ready GPIO line, by offset or name, such as gpiochip0:17 (default: poll)."),
@@ -101,10 +101,11 @@ enum SensorOptions {
         let clock = SystemClock()
         let candidates = try candidateBuses(args)
         var lastError: CLIError?
+        var silent: [String] = []
         for path in candidates {
             let bus: LinuxI2CBus
             do { bus = try LinuxI2CBus(path: path, clock: clock) } catch {
-                lastError = .failure(error.description, fix: nil)
+                lastError = I2CHelp.openFailure(error)
                 continue
             }
             do {
@@ -114,10 +115,16 @@ enum SensorOptions {
                 if let spec = args.string("interrupt") { line = try interruptLine(spec) }
                 return Opened(imu: imu, identity: identity, line: line, clock: clock, simulation: nil)
             } catch {
-                lastError = error
+                if error == silence(path, at: address) { silent.append(path) } else { lastError = error }
             }
         }
-        throw lastError ?? .failure("no IMU found", fix: "run 'plumb probe' to see what answers on each bus")
+        // A bus that could not be opened, or a chip that answered wrongly, says more than silence.
+        if let lastError { throw lastError }
+        if silent.count == 1 { throw silence(silent[0], at: address) }
+        if silent.count > 1 {
+            throw silence(silent.joined(separator: ", "), at: address)
+        }
+        throw .failure("no IMU found", fix: "Run 'plumb probe' to see what answers on each bus.")
     }
 
     /// `--address`: "0x68", "68h", "0b1101000" or decimal "104". A decimal that reads as one of
@@ -136,16 +143,12 @@ enum SensorOptions {
 
     /// The buses to search: `--bus`, or every I2C adapter the kernel lists.
     static func candidateBuses(_ args: ParsedArguments) throws(CLIError) -> [String] {
-        if let path = args.string("bus") {
-            guard !path.isEmpty else { throw .usage("The value '' is invalid for '--bus': expected a device such as /dev/i2c-1.") }
-            return [path]
-        }
-        let fix = "enable I2C (on a Raspberry Pi: dtparam=i2c_arm=on in config.txt) and load i2c-dev"
+        if let text = args.string("bus") { return [try I2CHelp.busPath(text)] }
         let candidates: [String]
         do { candidates = try I2CAdapter.list().map(\.devicePath) } catch {
-            throw .failure(error.description, fix: fix)
+            throw .failure(I2CHelp.noAdapters(error), fix: I2CHelp.enableFix)
         }
-        if candidates.isEmpty { throw .failure("no I2C adapter found", fix: fix) }
+        if candidates.isEmpty { throw .failure("this machine has no I2C bus (/sys/class/i2c-adapter is empty)", fix: I2CHelp.enableFix) }
         return candidates
     }
 
@@ -163,7 +166,12 @@ enum SensorOptions {
                     throw .failure("\(unknown.address) on \(bus.path) answers WHO_AM_I 0x\(hex(unknown.whoAmI)), which is no known IMU",
                                    fix: "if it is a clone of a supported part, pass --part NAME (\(IMUFamilies.partKeys.joined(separator: ", ")))")
                 }
-                throw .failure("no IMU answers \(at.map { "at \($0) " } ?? "")on \(bus.path)", fix: "check that the sensor is powered and on this bus: 'plumb probe' lists every bus")
+                if let at, let elsewhere = known.isEmpty ? findings.first(where: { $0.family != nil }) : nil {
+                    throw .failure("no IMU answers at \(at) on \(bus.path), but \(elsewhere.part ?? "an IMU") answers at \(elsewhere.address)",
+                                   fix: "Give --address \(elsewhere.address), or leave --address out: the address is found by probing.")
+                }
+                if findings.isEmpty { throw silence(bus.path, at: at) }
+                throw .failure("no IMU answers \(at.map { "at \($0) " } ?? "")on \(bus.path)", fix: "Check that the sensor is powered and on this bus: 'plumb probe' lists every bus.")
             }
             at = first.address
             if family == nil { family = IMUFamilies.all.first { $0.name == first.family } }
@@ -192,5 +200,13 @@ enum SensorOptions {
         } catch {
             throw .failure(error.description, fix: "check the chip and line with 'gpioinfo'; the data-ready pin must be free")
         }
+    }
+}
+
+extension SensorOptions {
+    /// The buses opened but no chip acknowledged at the IMU addresses (or at `at`).
+    static func silence(_ buses: String, at: I2CAddress?) -> CLIError {
+        .failure("no IMU answers on \(buses) (nothing acknowledged at \(at.map { "\($0)" } ?? "0x68, 0x69, 0x6a or 0x6b"))",
+                 fix: I2CHelp.wiringFix)
     }
 }

@@ -1,0 +1,58 @@
+import Foundation
+import PlumbHAL
+import PlumbLinux
+
+/// What the commands that open an I2C bus say when it goes wrong, in the order a beginner meets
+/// it: I2C not enabled, the wrong bus, no permission, nothing wired, the wrong address. One place,
+/// so `probe`, `read`, `calibrate`, `regs` and the live commands give the same fix.
+enum I2CHelp {
+    /// I2C is off (no /sys/class/i2c-adapter entries or no /dev/i2c-N nodes).
+    static let enableFix = "Enable I2C: on a Raspberry Pi run 'sudo raspi-config nonint do_i2c 0' (or add dtparam=i2c_arm=on to /boot/firmware/config.txt) and reboot; then 'ls /dev/i2c-1' must succeed. Elsewhere load i2c-dev: 'sudo modprobe i2c-dev'."
+
+    /// The user may not open /dev/i2c-N.
+    static let permissionFix = "Add yourself to the i2c group: 'sudo usermod -aG i2c $USER', then log out and in again (or run with sudo)."
+
+    /// Nothing acknowledges at the IMU addresses.
+    static let wiringFix = "Check the wiring with the power off: VCC to 3.3 V (pin 1), GND (pin 6), SDA to pin 3, SCL to pin 5; then 'i2cdetect -y 1' should show 68 (MPU-6050) or 6a/6b (LSM6DS)."
+
+    /// `--bus`: "/dev/i2c-1", "i2c-1" or "1".
+    static func busPath(_ text: String) throws(CLIError) -> String {
+        let trimmed = text.trimmingCharacters()
+        if trimmed.hasPrefix("/") { return trimmed }
+        let number = trimmed.hasPrefix("i2c-") ? String(trimmed.dropFirst(4)) : trimmed
+        guard !number.isEmpty, number.allSatisfy(\.isASCII), let n = Int(number), n >= 0 else {
+            throw .usage("The value '\(text)' is invalid for '--bus': expected a device such as /dev/i2c-1 (or just 1).")
+        }
+        return "/dev/i2c-\(n)"
+    }
+
+    /// `/sys/class/i2c-adapter` could not be listed: I2C is not in the kernel or not enabled.
+    static func noAdapters(_ error: I2CError) -> String {
+        error.errno == Errno.ENOENT ? "this machine has no I2C bus (no \(error.bus))" : "cannot list the I2C buses: \(error.description)"
+    }
+
+    /// The I2C buses this machine has, as /dev paths; empty when I2C is off.
+    static func existingBuses() -> [String] {
+        do { return try I2CAdapter.list().map(\.devicePath).filter { FileManager.default.fileExists(atPath: $0) } } catch {
+            return []
+        }
+    }
+
+    /// A bus that could not be opened: the message and the fix for its errno.
+    static func openFailure(_ error: I2CError, buses: @autoclosure () -> [String] = existingBuses()) -> CLIError {
+        let path = error.bus
+        switch error.errno {
+        case Errno.ENOENT:
+            let others = buses().filter { $0 != path }
+            if others.isEmpty {
+                return .failure("there is no I2C bus \(path): I2C is not enabled", fix: enableFix)
+            }
+            return .failure("there is no I2C bus \(path); this machine has \(others.joined(separator: ", "))",
+                            fix: "Give --bus one of those: on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1. 'plumb probe' shows what answers on each.")
+        case Errno.EACCES, Errno.EPERM:
+            return .failure("permission denied on \(path)", fix: permissionFix)
+        default:
+            return .failure(error.description, fix: nil)
+        }
+    }
+}
