@@ -119,8 +119,12 @@ final class GPIODRequest {
         switch result.status {
         case PLUMB_GPIO_CHIP_NOT_FOUND:
             let spec = selector.chip ?? ""
+            // The forms the C shim tries, without repeating one ("gpiochip0" is not also /dev/gpiochipgpiochip0).
+            var tried = spec.hasPrefix("/") ? ["a path"] : ["/dev/\(spec)"]
+            if UInt32(spec) != nil { tried.append("/dev/gpiochip\(spec)") }
+            tried.append("a label")
             return GPIOError(.chipNotFound, errno: e,
-                             message: "no GPIO chip \"\(spec)\" (tried it as a path, /dev/\(spec), /dev/gpiochip\(spec) and as a label): \(reason); list chips with `gpiodetect`")
+                             message: "no GPIO chip \"\(spec)\" (tried \(tried.joined(separator: ", "))): \(reason); list chips with `gpiodetect`")
         case PLUMB_GPIO_LINE_NOT_FOUND:
             let chipText = chip.isEmpty ? "no GPIO chip" : "\(chip) [\(label)]"
             switch selector.line {

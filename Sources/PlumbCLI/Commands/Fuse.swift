@@ -19,7 +19,7 @@ enum Fuse {
         recording, past and future (an offline gyroscope bias, then PlumbFilter passes backwards
         and forwards in time whose inclinations are averaged). No live sensor allows that, but for
         a recorded file it is the most accurate. It holds the recording in memory, readings as
-        Float32: 64 bytes per sample while estimating (about 230 MB for an hour at 1 kHz). Its
+        Float32: 88 bytes per sample while estimating (about 320 MB for an hour at 1 kHz). Its
         t_s column is the shortest decimal that reads back as the same number (the real-time
         filters copy the field as written).
         """,

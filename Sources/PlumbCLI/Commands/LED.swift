@@ -109,7 +109,20 @@ enum LED {
                 }
             }
         } catch let error as GPIOError {
-            throw CLIError.failure(error.message, fix: error.kind == .permissionDenied ? "Run as root or add the user to the gpio group." : nil)
+            let fix: String? = switch error.kind {
+            case .permissionDenied where backend == "sysfs":
+                "Install the udev rules that make the LED files group-writable ('sudo scripts/install'), or run with sudo."
+            case .permissionDenied:
+                "Add yourself to the gpio group: 'sudo usermod -aG gpio $USER', then log out and in again (or run with sudo)."
+            case .lineNotFound where backend == "sysfs":
+                "Give --leds names from 'ls /sys/class/leds' (a Raspberry Pi has ACT and PWR; older kernels call them led0 and led1)."
+            case .chipNotFound:
+                "Give --chip a chip 'gpiodetect' lists, by name (gpiochip0) or label (pinctrl-bcm2711, pinctrl-rp1 on a Pi 5)."
+            case .lineNotFound:
+                "Give --lines offsets or names that 'gpioinfo' shows for the chip."
+            default: nil
+            }
+            throw CLIError.failure(error.message, fix: fix)
         }
         let needed = mode == .faces ? 6 : 4
         guard (1...needed).contains(outputs.count) else {

@@ -61,7 +61,10 @@ public enum ImageFile {
     public static func load(_ path: String) throws(ImageError) -> RGBAImage {
         let data: Data
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ImageError(.unreadable, path: path, detail: "no such file")
+        }
+        if isDirectory.boolValue {
             throw ImageError(.unreadable, path: path, detail: "it is a directory, not a file")
         }
         do {
