@@ -123,7 +123,10 @@ enum Probe {
         if !a.functionality.isEmpty { head += "  [\(a.functionality.joined(separator: ", "))]" }
         lines.append(head)
         if let error = a.error { lines.append("  error: \(error)") }
-        if a.error == nil, a.devices.isEmpty { lines.append("  no IMU answers") }
+        if a.error == nil, a.devices.isEmpty {
+            let number = a.path.hasPrefix("/dev/i2c-") ? String(a.path.dropFirst("/dev/i2c-".count)) : "N"
+            lines.append("  no IMU answers at 0x68, 0x69, 0x6a or 0x6b (check the wiring and power; 'i2cdetect -y \(number)' shows every address that answers)")
+        }
         for d in a.devices {
             let what = d.part.map { "\($0) (\(d.key ?? ""))" } ?? "unknown chip"
             lines.append("  \(d.address)  WHO_AM_I \(d.whoAmI)  \(what)")
