@@ -26,6 +26,10 @@ struct IMUCSVReader {
     private var buffer: [UInt8] = []
     private var position = 0
     private var endOfFile = false
+    /// LF, or CR for a file whose first chunk holds no LF (classic Mac OS line ends, as
+    /// ``RecordingCSV/lines(_:)`` reads them).
+    private var lineEnd = UInt8(ascii: "\n")
+    private var lineEndChosen = false
     /// The 1-based line number of the line last returned.
     private(set) var line = 0
     /// The header's column names.
@@ -55,10 +59,6 @@ struct IMUCSVReader {
             throw .failure("\(path): the file is empty.", fix: "The first line must be a header naming the columns \(Self.requiredColumns.joined(separator: ",")).")
         }
         if buffer[headerLine].starts(with: [0xEF, 0xBB, 0xBF]) { headerLine = headerLine.lowerBound + 3..<headerLine.upperBound }
-        if buffer[headerLine].contains(UInt8(ascii: "\r")) {
-            throw .failure("\(path) line 1: the lines end in a carriage return alone (classic Mac OS), so the whole file reads as one line.",
-                           fix: "Convert the line ends to LF, e.g. tr '\\r' '\\n' < \(path) > fixed.csv")
-        }
         do { parsedHeader = try RecordingCSV.Header(buffer[headerLine], file: path) } catch {
             throw .failure(error.description + ".", fix: error.fix)
         }
@@ -105,12 +105,16 @@ struct IMUCSVReader {
     }
 
     /// The byte range of the next line (without its line ending), reading more of the file as
-    /// needed; the line is followed by '\n' in `buffer`.
+    /// needed.
     private mutating func nextLine() throws(CLIError) -> Range<Int>? {
         while true {
-            if let newline = buffer[position...].firstIndex(of: UInt8(ascii: "\n")) {
+            if !lineEndChosen, !buffer.isEmpty || endOfFile {
+                lineEndChosen = true
+                if !buffer.contains(UInt8(ascii: "\n")), buffer.contains(UInt8(ascii: "\r")) { lineEnd = UInt8(ascii: "\r") }
+            }
+            if lineEndChosen, let newline = buffer[position...].firstIndex(of: lineEnd) {
                 var end = newline
-                if end > position, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                if lineEnd == UInt8(ascii: "\n"), end > position, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
                 let range = position..<end
                 position = newline + 1
                 line += 1
@@ -118,7 +122,7 @@ struct IMUCSVReader {
             }
             if endOfFile {
                 guard position < buffer.count else { return nil }
-                buffer.append(UInt8(ascii: "\n"))   // the last line had no line ending
+                buffer.append(lineEnd)   // the last line had no line ending
                 continue
             }
             // Drop what was consumed, then read more.
