@@ -14,6 +14,12 @@
 ///   Hexadecimal (`0x10`), `inf`, `infinity`, empty fields and numbers past ±1.8e308 are refused.
 /// - `nan` (any case) marks a missing reading in a gyroscope or accelerometer column: readers
 ///   skip that sample. `t_s` must be a number.
+/// - Lines end in LF, CR LF, or CR alone (classic Mac OS); blank lines are skipped but counted, so
+///   line numbers in messages are the file's.
+///
+/// What each reader then asks of `t_s` is its own: `plumb fuse` takes steps backwards (counted,
+/// and the gyroscope is not integrated across them); a recording played as a sensor
+/// (`IMURecording`) needs it ≥ 0 and never decreasing; the simulator's replay needs it increasing.
 public enum RecordingCSV {
     /// The required columns, in the order of ``Row``'s values.
     public static let columns = ["t_s", "gyr_x", "gyr_y", "gyr_z", "acc_x", "acc_y", "acc_z"]
