@@ -24,7 +24,8 @@ import PlumbDrivers
 ///   the SELF_TEST registers' codes, times (1 + ``selfTestDeviation``);
 /// - the chip's oscillator runs ``clockError`` off nominal, so drivers must estimate the period.
 ///
-/// Faults: ``powerOnReset()`` (a brown-out), ``scheduledResets`` (the same at set times).
+/// Faults: ``powerOnReset()`` (a brown-out), ``scheduledResets`` (the same at set times),
+/// ``overflowFlagStuck`` (a FIFO_OFLOW_INT bit that always reads 1, as on some MPU-6050s).
 public final class MPU6050Emulator: RegisterTarget {
     public let variant: MPU6050.Variant
     public private(set) var registers: RegisterFile
@@ -46,6 +47,12 @@ public final class MPU6050Emulator: RegisterTarget {
     /// A WHO_AM_I value to answer instead of the variant's (a clone). Takes effect at the next
     /// power-on or reset.
     public var identityOverride: UInt8?
+    /// A part whose INT_STATUS.FIFO_OFLOW_INT always reads 1, whatever the FIFO does. Linux
+    /// commit 6e82ae6b8d11 ("iio: imu: inv_mpu6050: fix no data on MPU6050", by InvenSense):
+    /// "Some chips have a fifo overflow bit issue where the bit is always set. The result is that
+    /// every data is dropped"; since then `inv_mpu_ring.c` judges overflow by FIFO_COUNT alone.
+    /// Default false.
+    public var overflowFlagStuck = false
     /// The data-ready pin. The line holds the chip; the chip holds the line weakly.
     public weak var interruptLine: SimulatedInterruptLine?
 
@@ -330,7 +337,7 @@ public final class MPU6050Emulator: RegisterTarget {
         case MPU6050.Register.fifoCountH + 1:
             return countLowLatch
         case MPU6050.Register.intStatus:
-            let value = registers[address]
+            let value = registers[address] | (overflowFlagStuck ? MPU6050.Bits.fifoOverflow : 0)
             clearInterruptStatus()
             return value
         default:

@@ -17,8 +17,9 @@ import PlumbHAL
 ///
 /// Streaming reads whole FIFO records (accelerometer and gyroscope, 12 bytes; ICM-20602 adds
 /// the temperature it requires) in one burst per drain; the temperature is read from TEMP_OUT at
-/// most once a second otherwise. Overflow (INT_STATUS.FIFO_OFLOW or a full FIFO) resets the
-/// FIFO and reports a ``StreamGap``, never a misaligned sample. Sample times come from the
+/// most once a second otherwise. Overflow (FIFO_COUNT within three records of full, as Linux
+/// `inv_mpu_ring.c` judges it; never INT_STATUS.FIFO_OFLOW_INT, stuck at 1 on some chips) resets
+/// the FIFO and reports a ``StreamGap``, never a misaligned sample. Sample times come from the
 /// data-ready edges through a ``SampleClock``.
 ///
 /// Datasheet: MPU-6000/MPU-6050 Product Specification rev 3.4 and Register Map rev 4.2;
