@@ -14,7 +14,8 @@ import PlumbDrivers
 /// - samples at 1 kHz / (1 + SMPLRT_DIV) (8 kHz / (1 + SMPLRT_DIV) with DLPF_CFG 0 or 7), from
 ///   the ``MotionProfile`` through the ``SensorErrorModel``, quantised at the ranges in
 ///   GYRO_CONFIG / ACCEL_CONFIG and clipped at ±32767, plus the offset registers;
-/// - a FIFO of the variant's size with records in register order (accel, temp, gyro x/y/z as
+/// - a FIFO of the variant's size (on the ICM-20689, of the size ACCEL_CONFIG_2.FIFO_SIZE
+///   selects: 512 bytes after reset) with records in register order (accel, temp, gyro x/y/z as
 ///   FIFO_EN selects); when full, the MPU-6050 overwrites its oldest bytes (alignment lost)
 ///   and the MPU-6500 generation with CONFIG.FIFO_MODE = 1 drops the new record; either way
 ///   INT_STATUS.FIFO_OFLOW_INT is set;
@@ -273,13 +274,13 @@ public final class MPU6050Emulator: RegisterTarget {
         size += 2 * (enable & MPU6050.Bits.fifoGyro).nonzeroBitCount
         guard size > 0 else { return }
         let capacity = fifo.count
-        if fifoCount + size > capacity {
+        if fifoCount + size > fifoCapacity {
             counters.fifoOverflows += 1
             registers[MPU6050.Register.intStatus] |= MPU6050.Bits.fifoOverflow
             if registers[MPU6050.Register.intEnable] & MPU6050.Bits.fifoOverflow != 0 { assertInterrupt(at: now) }
             let stopWhenFull = variant.generation != .mpu6050 && registers[MPU6050.Register.config] & MPU6050.Bits.fifoModeStopWhenFull != 0
             if stopWhenFull { return }
-            let drop = fifoCount + size - capacity
+            let drop = fifoCount + size - fifoCapacity
             fifoHead = (fifoHead + drop) % capacity
             fifoCount -= drop
         }
@@ -292,6 +293,15 @@ public final class MPU6050Emulator: RegisterTarget {
         if enable & 0x40 != 0 { put(0x43); put(0x44) }
         if enable & 0x20 != 0 { put(0x45); put(0x46) }
         if enable & 0x10 != 0 { put(0x47); put(0x48) }
+    }
+
+    /// The FIFO's size in bytes now: the variant's, or on a part that selects it (ICM-20689,
+    /// ``MPU6050/Variant/fifoSizeSelect``) 512 << ACCEL_CONFIG_2.FIFO_SIZE (bits 7:6): 512 bytes
+    /// until the host selects more (IAM-20680HT register map, the same field; Linux
+    /// `inv_mpu6050_set_lpf_regs` writes 0xC0 for the ICM-20689).
+    public var fifoCapacity: Int {
+        guard variant.fifoSizeSelect != 0 else { return fifo.count }
+        return min(fifo.count, 512 << Int(registers[MPU6050.Register.accelConfig2] >> 6 & 0x03))
     }
 
     // MARK: Interrupt pin

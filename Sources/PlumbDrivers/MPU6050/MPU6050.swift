@@ -145,7 +145,8 @@ public final class MPU6050: IMU {
         try writeRegister(Register.powerManagement2, s.powerManagement2)
         var block: [UInt8] = [Register.sampleRateDivider, s.sampleRateDivider, s.config(for: v.generation),
                               s.gyroscopeRangeCode << 3, s.accelerometerRangeCode << 3]
-        if v.generation != .mpu6050 { block.append(s.lowPassCode) } // ACCEL_CONFIG_2: same filter code, as the kernel
+        // ACCEL_CONFIG_2: the same filter code, as the kernel, and the FIFO size where the part selects it.
+        if v.generation != .mpu6050 { block.append(s.lowPassCode | v.fifoSizeSelect) }
         try write(block)
         try writeRegister(Register.intPinConfig, s.interruptPinConfig)
         try writeRegister(Register.intEnable, 0)
@@ -189,7 +190,7 @@ public final class MPU6050: IMU {
         let count = v.generation == .mpu6050 ? 4 : 5
         let block = try readRegisters(Register.sampleRateDivider, count: count)
         var expected: [UInt8] = [s.sampleRateDivider, s.config(for: v.generation), s.gyroscopeRangeCode << 3, s.accelerometerRangeCode << 3]
-        if count == 5 { expected.append(s.lowPassCode) }
+        if count == 5 { expected.append(s.lowPassCode | v.fifoSizeSelect) }
         guard block == expected else { return false }
         let pin = try readRegisters(Register.intPinConfig, count: 2)
         guard pin[0] == s.interruptPinConfig, pin[1] == (isStreaming ? Bits.dataReady | Bits.fifoOverflow : 0) else { return false }

@@ -3,12 +3,13 @@ import PlumbHAL
 @testable import PlumbDrivers
 import PlumbSimulation
 
-/// FIFO overflow on the MPU family as the Linux driver handles it (`inv_mpu_ring.c`
-/// `inv_mpu6050_read_fifo`, since commit 6e82ae6b8d11 "iio: imu: inv_mpu6050: fix no data on
-/// MPU6050"): overflow is judged by FIFO_COUNT, never by INT_STATUS.FIFO_OFLOW_INT, which "some
-/// chips" keep set; and the FIFO is reset once only three records of room are left, because
-/// records keep arriving between the count read and the data read.
-@Suite struct MPU6050OverflowReferenceTests {
+/// FIFO facts of the MPU family taken from the Linux driver `inv_mpu6050`, each pinned here:
+/// overflow judged by FIFO_COUNT, never by INT_STATUS.FIFO_OFLOW_INT, which "some chips" keep set
+/// (`inv_mpu_ring.c` `inv_mpu6050_read_fifo`, since commit 6e82ae6b8d11 "iio: imu: inv_mpu6050:
+/// fix no data on MPU6050"); the FIFO reset once only three records of room are left, because
+/// records keep arriving between the count read and the data read; and the ICM-20689's 4 KB FIFO
+/// selected in ACCEL_CONFIG_2 (`inv_mpu6050_set_lpf_regs`).
+@Suite struct MPU6050FIFOReferenceTests {
     let config = IMUConfiguration(outputDataRate: 1000, accelerometerRange: 4, gyroscopeRange: 500, fifoWatermark: 16)
 
     /// A part whose FIFO_OFLOW_INT always reads 1 still streams every sample, with no gap.
@@ -63,5 +64,25 @@ import PlumbSimulation
         #expect(result.sampleCount == 0 && samples.isEmpty)
         #expect(result.gaps.map(\.reason) == [.fifoOverflow])
         #expect(rig.chip.fifoLevel < record, "the FIFO was reset")
+    }
+
+    /// The ICM-20689's FIFO is 4 KB only once ACCEL_CONFIG_2.FIFO_SIZE (bits 7:6) = 3; after
+    /// reset it is 512 bytes. The Linux driver ORs 0xC0 (`INV_ICM20689_BITS_FIFO_SIZE_MAX`) into
+    /// ACCEL_CONFIG_2 ("set FIFO size to maximum value"). A reader stalled 200 ms at 1 kHz
+    /// (2.4 KB of records) loses nothing. (Before the fix the chip overflowed at 512 bytes, and
+    /// the driver, counting on 4 KB, never noticed: samples silently lost.)
+    @Test func icm20689SelectsItsFourKilobyteFIFO() throws {
+        let profile = MotionProfile.slowRotation()
+        let rig = MPURig("icm20689", profile: profile, errorModel: nil)
+        rig.bus.faults = [.init(.always, effect: .stuck, window: 2_000_000_000...2_200_000_000)]
+        var check = TruthCheck(rig: rig, profile: profile, config: config)
+        var gaps: [StreamGap] = []
+        try runStream(rig, profile: profile, config: config, seconds: 3, check: &check, gaps: &gaps)
+        #expect(rig.chip.registers[MPU6050.Register.accelConfig2] & 0xC0 == 0xC0)
+        #expect(rig.chip.fifoCapacity == 4096)
+        #expect(rig.chip.counters.fifoOverflows == 0)
+        #expect(!gaps.contains { $0.reason == .fifoOverflow })
+        #expect(check.failures.isEmpty)
+        #expect(try rig.driver.verifyConfiguration())
     }
 }
