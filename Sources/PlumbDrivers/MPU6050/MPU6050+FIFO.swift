@@ -93,9 +93,12 @@ extension MPU6050 {
     /// (`inv_mpu6050_read_fifo`), for the records that arrive between the count and the burst.
     static let overflowMarginRecords = 3
 
-    /// Empties the FIFO (USER_CTRL.FIFO_RESET with the FIFO enabled again) and starts a new
-    /// record count and sample-time anchor.
+    /// Empties the FIFO and starts a new record count and sample-time anchor. USER_CTRL.FIFO_EN is
+    /// cleared in a write of its own before FIFO_RESET, since the register map says the reset takes
+    /// effect while FIFO_EN is 0 (MPU-6000/6050 Register Map rev 4.2, Register 106 USER_CTRL), the order Linux
+    /// `inv_reset_fifo` uses; then the FIFO is enabled again.
     func resetFIFO() throws(IMUError) {
+        try writeRegister(Register.userControl, 0)
         try writeRegister(Register.userControl, Bits.userFIFOReset)
         try writeRegister(Register.userControl, Bits.userFIFOEnable)
         restartFIFORun()

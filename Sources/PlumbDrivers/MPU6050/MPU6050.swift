@@ -165,11 +165,16 @@ public final class MPU6050: IMU {
         restartFIFORun()
         try writeRegister(Register.intEnable, 0)
         try writeRegister(Register.fifoEnable, 0)
+        try writeRegister(Register.userControl, 0)
         try writeRegister(Register.userControl, Bits.userFIFOReset)
         try writeRegister(Register.fifoEnable, s.fifoEnable)
         try writeRegister(Register.userControl, Bits.userFIFOEnable)
         _ = try readRegister(Register.intStatus) // clears a latched interrupt left from before
-        try writeRegister(Register.intEnable, Bits.dataReady | Bits.fifoOverflow)
+        // DATA_RDY only, as Linux `inv_mpu6050_set_enable`: FIFO_OFLOW_INT is stuck at 1 on some
+        // MPU-6050s (kernel commit 6e82ae6b8d11), and with a latched pin (INT_PIN_CFG.LATCH_INT_EN)
+        // an enabled stuck source could hold the line high, so no data-ready edge would come again.
+        // Overflow is judged from FIFO_COUNT instead (see `drainFIFO`).
+        try writeRegister(Register.intEnable, Bits.dataReady)
         restartFIFORun()
         isStreaming = true
     }
@@ -193,7 +198,7 @@ public final class MPU6050: IMU {
         if count == 5 { expected.append(s.lowPassCode | v.fifoSizeSelect) }
         guard block == expected else { return false }
         let pin = try readRegisters(Register.intPinConfig, count: 2)
-        guard pin[0] == s.interruptPinConfig, pin[1] == (isStreaming ? Bits.dataReady | Bits.fifoOverflow : 0) else { return false }
+        guard pin[0] == s.interruptPinConfig, pin[1] == (isStreaming ? Bits.dataReady : 0) else { return false }
         let power = try readRegisters(Register.userControl, count: 3)
         let userExpected: UInt8 = isStreaming ? Bits.userFIFOEnable : 0
         guard power[0] & ~UInt8(0x0F) == userExpected, power[1] == Bits.clockPLL || (!isStreaming && power[1] == Bits.sleep | Bits.clockPLL),
