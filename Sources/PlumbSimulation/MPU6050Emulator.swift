@@ -14,7 +14,8 @@ import PlumbDrivers
 /// - samples at 1 kHz / (1 + SMPLRT_DIV) (8 kHz / (1 + SMPLRT_DIV) with DLPF_CFG 0 or 7), from
 ///   the ``MotionProfile`` through the ``SensorErrorModel``, quantised at the ranges in
 ///   GYRO_CONFIG / ACCEL_CONFIG and clipped at ±32767, plus the offset registers;
-/// - a FIFO of the variant's size with records in register order (accel, temp, gyro x/y/z as
+/// - a FIFO of the variant's size (on the ICM-20689, of the size ACCEL_CONFIG_2.FIFO_SIZE
+///   selects: 512 bytes after reset) with records in register order (accel, temp, gyro x/y/z as
 ///   FIFO_EN selects); when full, the MPU-6050 overwrites its oldest bytes (alignment lost)
 ///   and the MPU-6500 generation with CONFIG.FIFO_MODE = 1 drops the new record; either way
 ///   INT_STATUS.FIFO_OFLOW_INT is set;
@@ -24,7 +25,8 @@ import PlumbDrivers
 ///   the SELF_TEST registers' codes, times (1 + ``selfTestDeviation``);
 /// - the chip's oscillator runs ``clockError`` off nominal, so drivers must estimate the period.
 ///
-/// Faults: ``powerOnReset()`` (a brown-out), ``scheduledResets`` (the same at set times).
+/// Faults: ``powerOnReset()`` (a brown-out), ``scheduledResets`` (the same at set times),
+/// ``overflowFlagStuck`` (a FIFO_OFLOW_INT bit that always reads 1, as on some MPU-6050s).
 public final class MPU6050Emulator: RegisterTarget {
     public let variant: MPU6050.Variant
     public private(set) var registers: RegisterFile
@@ -46,6 +48,12 @@ public final class MPU6050Emulator: RegisterTarget {
     /// A WHO_AM_I value to answer instead of the variant's (a clone). Takes effect at the next
     /// power-on or reset.
     public var identityOverride: UInt8?
+    /// A part whose INT_STATUS.FIFO_OFLOW_INT always reads 1, whatever the FIFO does. Linux
+    /// commit 6e82ae6b8d11 ("iio: imu: inv_mpu6050: fix no data on MPU6050", by InvenSense):
+    /// "Some chips have a fifo overflow bit issue where the bit is always set. The result is that
+    /// every data is dropped"; since then `inv_mpu_ring.c` judges overflow by FIFO_COUNT alone.
+    /// Default false.
+    public var overflowFlagStuck = false
     /// The data-ready pin. The line holds the chip; the chip holds the line weakly.
     public weak var interruptLine: SimulatedInterruptLine?
 
@@ -266,13 +274,13 @@ public final class MPU6050Emulator: RegisterTarget {
         size += 2 * (enable & MPU6050.Bits.fifoGyro).nonzeroBitCount
         guard size > 0 else { return }
         let capacity = fifo.count
-        if fifoCount + size > capacity {
+        if fifoCount + size > fifoCapacity {
             counters.fifoOverflows += 1
             registers[MPU6050.Register.intStatus] |= MPU6050.Bits.fifoOverflow
             if registers[MPU6050.Register.intEnable] & MPU6050.Bits.fifoOverflow != 0 { assertInterrupt(at: now) }
             let stopWhenFull = variant.generation != .mpu6050 && registers[MPU6050.Register.config] & MPU6050.Bits.fifoModeStopWhenFull != 0
             if stopWhenFull { return }
-            let drop = fifoCount + size - capacity
+            let drop = fifoCount + size - fifoCapacity
             fifoHead = (fifoHead + drop) % capacity
             fifoCount -= drop
         }
@@ -285,6 +293,15 @@ public final class MPU6050Emulator: RegisterTarget {
         if enable & 0x40 != 0 { put(0x43); put(0x44) }
         if enable & 0x20 != 0 { put(0x45); put(0x46) }
         if enable & 0x10 != 0 { put(0x47); put(0x48) }
+    }
+
+    /// The FIFO's size in bytes now: the variant's, or on a part that selects it (ICM-20689,
+    /// ``MPU6050/Variant/fifoSizeSelect``) 512 << ACCEL_CONFIG_2.FIFO_SIZE (bits 7:6): 512 bytes
+    /// until the host selects more (IAM-20680HT register map, the same field; Linux
+    /// `inv_mpu6050_set_lpf_regs` writes 0xC0 for the ICM-20689).
+    public var fifoCapacity: Int {
+        guard variant.fifoSizeSelect != 0 else { return fifo.count }
+        return min(fifo.count, 512 << Int(registers[MPU6050.Register.accelConfig2] >> 6 & 0x03))
     }
 
     // MARK: Interrupt pin
@@ -330,7 +347,7 @@ public final class MPU6050Emulator: RegisterTarget {
         case MPU6050.Register.fifoCountH + 1:
             return countLowLatch
         case MPU6050.Register.intStatus:
-            let value = registers[address]
+            let value = registers[address] | (overflowFlagStuck ? MPU6050.Bits.fifoOverflow : 0)
             clearInterruptStatus()
             return value
         default:

@@ -97,6 +97,37 @@ import PlumbSimulation
         #expect(d.takeLostSlots() == 3)
     }
 
+    /// Every uncompressed tag of a compressed stream in its slot, as ST's `fifo_utility.c`
+    /// (`st_fifo_decompress`) and Arduino_LSM6DSOX `LSM6DSOXFIFO.cpp` (`decodeWord`) place them:
+    /// NC_T_2 at T − 2, NC_T_1 at T − 1, NC at T (T = the word's TAG_CNT slot); a 2xC word's
+    /// bytes 0–2 are the T − 2 difference to the sensor's previous sample, bytes 3–5 the T − 1
+    /// difference to that. Tag bytes with TAG_PARITY, written out by hand.
+    @Test func everyUncompressedTagLandsInItsSlot() {
+        let bytes: [UInt8] = [
+            0x21, 0xE8, 0x03, 0x00, 0x00, 0x00, 0x00,   // timestamp 1000, TAG_CNT 0
+            0x35, 0x0A, 0x00, 0x14, 0x00, 0x1E, 0x00,   // accel NC_T_2 (0x06), TAG_CNT 2: slot 0 (10, 20, 30)
+            0x3C, 0x0B, 0x00, 0x15, 0x00, 0x1F, 0x00,   // accel NC_T_1 (0x07), TAG_CNT 2: slot 1 (11, 21, 31)
+            0x14, 0x0C, 0x00, 0x16, 0x00, 0x20, 0x00,   // accel NC (0x02), TAG_CNT 2: slot 2 (12, 22, 32)
+            0x42, 0x01, 0x01, 0x01, 0xFE, 0x00, 0x05,   // accel 2xC (0x08), TAG_CNT 1 (slot 5): slots 3, 4
+            0x12, 0xFF, 0xFF, 0xFE, 0xFF, 0x2C, 0x01,   // accel NC (0x02), TAG_CNT 1: slot 5 (−1, −2, 300)
+            0x24, 0xD0, 0x07, 0x00, 0x00, 0x00, 0x00,   // timestamp 2000, TAG_CNT 2 (slot 6)
+        ]
+        for i in stride(from: 0, to: bytes.count, by: 7) { #expect(F.hasValidParity(bytes[i])) }
+        var d = F.Decompressor(gyroscopeEnabled: false)
+        var words: [LSM6DS.FIFOWord] = []
+        d.decode(bytes, range: 0..<bytes.count, into: &words)
+        #expect(words == [
+            .init(slot: 0, entry: .timestamp(1000)),
+            .init(slot: 0, entry: .accelerometer(SIMD3(10, 20, 30))),
+            .init(slot: 1, entry: .accelerometer(SIMD3(11, 21, 31))),
+            .init(slot: 2, entry: .accelerometer(SIMD3(12, 22, 32))),
+            .init(slot: 3, entry: .accelerometer(SIMD3(13, 23, 33))),
+            .init(slot: 0, entry: .accelerometer(SIMD3(11, 23, 38))),
+            .init(slot: 1, entry: .accelerometer(SIMD3(-1, -2, 300))),
+        ])
+        #expect(d.lostSlots == 0 && d.skippedSamples == 0)
+    }
+
     /// The chip's order of a slot's words does not matter: a timestamp written after the sensor
     /// words of its slot still anchors that slot.
     @Test func aTimestampAfterItsSlotsSensorWordsStillAnchorsIt() {

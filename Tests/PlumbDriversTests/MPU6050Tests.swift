@@ -137,7 +137,7 @@ private let allKeys = MPU6050.variants.map(\.key)
         #expect(r[0x1B] == 0x08)  // FS_SEL 1: ±500 °/s
         #expect(r[0x1C] == 0x08)  // AFS_SEL 1: ±4 g
         #expect(r[0x37] == 0xF0)  // active low, open drain, latched, clear on any read
-        #expect(r[0x38] == 0x11)  // DATA_RDY_EN | FIFO_OFLOW_EN
+        #expect(r[0x38] == 0x01)  // DATA_RDY_EN only, as Linux: FIFO_OFLOW_INT is stuck at 1 on some parts
         #expect(r[0x23] == 0x78)  // FIFO: accel + gyro x/y/z
         #expect(r[0x6A] == 0x40)  // USER_CTRL.FIFO_EN
         #expect(r[0x6B] == 0x01)  // awake, PLL

@@ -25,8 +25,11 @@
 /// arduino-libraries/Arduino_LSM6DSOX `src/LSM6DSOXFIFO.cpp` (`decodeWord`, `extend5bits`) agree
 /// on the tags and byte layouts. One disagreement: the user manual's text lists a 2xC word's
 /// differences in the other order (D1, for T − 1, then D2, for T − 2), while `fifo_utility.c`
-/// applies bytes 0–2 to the T − 2 sample first; the code follows `fifo_utility.c` (ST's working
-/// decoder), untested against a real chip.
+/// applies bytes 0–2 to the T − 2 sample first, and so does Arduino_LSM6DSOX `decodeWord`
+/// (written independently: bytes 0–2 added to the T − 3 sample give T − 2, bytes 3–5 then give
+/// T − 1); the code follows the two decoders, untested against a real chip. Both also take T
+/// from the word's own TAG_CNT and check TAG_PARITY as even parity over the whole tag byte. The
+/// Zephyr `lsm6dsv16x_decoder.c` read for comparison skips compressed tags (no third opinion).
 extension LSM6DS.TaggedFIFO {
     /// The 6 data bytes of a 2xC word: 8-bit differences for T − 2, then T − 1.
     ///

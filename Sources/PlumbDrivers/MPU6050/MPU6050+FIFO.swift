@@ -8,9 +8,16 @@ extension MPU6050 {
     /// FIFO_R_W, chunked only when the adapter is SMBus-only. Every 1 s it also reads TEMP_OUT
     /// unless the records carry the temperature.
     ///
-    /// - Overflow (FIFO_OFLOW_INT, or no room for another record): the FIFO is reset and a
-    ///   `.fifoOverflow` gap is reported; its content is dropped, because on the MPU-6050 a full
-    ///   FIFO overwrites its oldest bytes and loses record alignment (Register Map rev 4.2 §4.17).
+    /// - Overflow, judged by FIFO_COUNT alone as Linux `inv_mpu_ring.c` does: a FIFO with room
+    ///   for fewer than three more records is reset and a `.fifoOverflow` gap reported; its content
+    ///   is dropped, because on the MPU-6050 a full FIFO overwrites its oldest bytes and loses
+    ///   record alignment (Register Map rev 4.2 §4.17), and records keep arriving between the
+    ///   count and the burst ("Reset if there is only 3 data set free remaining to mitigate
+    ///   possible delay between reading fifo count and fifo data"). INT_STATUS.FIFO_OFLOW_INT is
+    ///   not used: "Some chips have a fifo overflow bit issue where the bit is always set. The
+    ///   result is that every data is dropped" (Linux commit 6e82ae6b8d11, "iio: imu:
+    ///   inv_mpu6050: fix no data on MPU6050"). A real overflow leaves the FIFO full, which the
+    ///   count shows.
     /// - A failed burst may have popped part of the FIFO, so the FIFO is reset and a `.busError`
     ///   gap reported: a sample is never decoded from a misaligned record. A burst that reads as
     ///   all 0x00 or all 0xFF (the bus, not the chip) is a `.busError` gap too.
@@ -23,7 +30,8 @@ extension MPU6050 {
         pendingEdges.append(contentsOf: edges)
 
         let statusTime = clock.nowNanoseconds
-        let status = try readRegister(Register.intStatus)
+        // Read for its side effect only: it acknowledges a latched interrupt (see the overflow note).
+        _ = try readRegister(Register.intStatus)
         let countTime = clock.nowNanoseconds
         let countBytes = try readRegisters(Register.fifoCountH, count: 2)
         let count = Int(countBytes[0] & 0x1F) << 8 | Int(countBytes[1])
@@ -38,7 +46,7 @@ extension MPU6050 {
             throw .implausibleRead("FIFO_COUNT (0x72)", bytes: countBytes, address: address, bus: bus.path,
                                    "\(count) bytes waiting in a FIFO of \(v.fifoSize)")
         }
-        if status & Bits.fifoOverflow != 0 || count + record > v.fifoSize {
+        if count >= v.fifoSize - Self.overflowMarginRecords * record {
             let lost = max(min(count, v.fifoSize) / record, 1)
             let gap = StreamGap(reason: .fifoOverflow, afterNanoseconds: lastSampleTime, detectedNanoseconds: countTime,
                                 lostSamples: lost)
@@ -81,9 +89,16 @@ extension MPU6050 {
         return DrainResult(sampleCount: records)
     }
 
-    /// Empties the FIFO (USER_CTRL.FIFO_RESET with the FIFO enabled again) and starts a new
-    /// record count and sample-time anchor.
+    /// Records of room below which the FIFO counts as overflowed: 3, as Linux `inv_mpu_ring.c`
+    /// (`inv_mpu6050_read_fifo`), for the records that arrive between the count and the burst.
+    static let overflowMarginRecords = 3
+
+    /// Empties the FIFO and starts a new record count and sample-time anchor. USER_CTRL.FIFO_EN is
+    /// cleared in a write of its own before FIFO_RESET, since the register map says the reset takes
+    /// effect while FIFO_EN is 0 (MPU-6000/6050 Register Map rev 4.2, Register 106 USER_CTRL), the order Linux
+    /// `inv_reset_fifo` uses; then the FIFO is enabled again.
     func resetFIFO() throws(IMUError) {
+        try writeRegister(Register.userControl, 0)
         try writeRegister(Register.userControl, Bits.userFIFOReset)
         try writeRegister(Register.userControl, Bits.userFIFOEnable)
         restartFIFORun()

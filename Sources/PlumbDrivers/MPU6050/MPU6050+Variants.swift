@@ -26,8 +26,14 @@ extension MPU6050 {
         /// WHO_AM_I (0x75).
         public var whoAmI: UInt8
         public var generation: Generation
-        /// FIFO size in bytes (`hw_info.fifo_size`).
+        /// FIFO size in bytes (`hw_info.fifo_size`), with ``fifoSizeSelect`` written.
         public var fifoSize: Int
+        /// ACCEL_CONFIG_2 (0x1D) FIFO_SIZE bits 7:6 the part needs for ``fifoSize``; 0 on parts
+        /// without the field. The ICM-20689 has a 512-byte FIFO until FIFO_SIZE = 3 selects 4 KB
+        /// (00 = 512 B, 01 = 1 KB, 10 = 2 KB, 11 = 4 KB: the IAM-20680HT register map, the same
+        /// field); the Linux driver ORs `INV_ICM20689_BITS_FIFO_SIZE_MAX` (0xC0) into ACCEL_CONFIG_2
+        /// for it ("set FIFO size to maximum value", `inv_mpu6050_set_lpf_regs`).
+        public var fifoSizeSelect: UInt8
         /// Temperature sensitivity, LSB per °C.
         public var temperatureSensitivity: Double
         /// Temperature at raw value 0, °C.
@@ -69,13 +75,14 @@ extension MPU6050 {
         row("mpu6515", "MPU-6515", 0x74, .mpu6500, fifo: 512, temp: 333.87, 21, signalPathReset: true, startup: (30, 70)),
         row("icm20602", "ICM-20602", 0x12, .icm, fifo: 1008, temp: 326.8, 25, signalPathReset: false, startup: (20, 100), tempInFIFO: true),
         row("icm20608", "ICM-20608", 0xAF, .icm, fifo: 512, temp: 326.8, 25, signalPathReset: false, startup: (30, 70)),
-        row("icm20689", "ICM-20689", 0x98, .icm, fifo: 4096, temp: 326.8, 25, signalPathReset: false, startup: (30, 70)),
+        row("icm20689", "ICM-20689", 0x98, .icm, fifo: 4096, temp: 326.8, 25, signalPathReset: false, startup: (30, 70), fifoSizeSelect: 0xC0),
     ]
 
     private static func row(_ key: String, _ part: String, _ who: UInt8, _ generation: Generation, fifo: Int,
                             temp sensitivity: Double, _ offset: Double, signalPathReset: Bool,
-                            startup: (Int, Int), tempInFIFO: Bool = false) -> Variant {
+                            startup: (Int, Int), tempInFIFO: Bool = false, fifoSizeSelect: UInt8 = 0) -> Variant {
         Variant(key: key, part: part, compatible: "invensense,\(key)", whoAmI: who, generation: generation, fifoSize: fifo,
+                fifoSizeSelect: fifoSizeSelect,
                 temperatureSensitivity: sensitivity, temperatureOffset: offset, signalPathResetAfterReset: signalPathReset,
                 temperatureInFIFORequired: tempInFIFO, accelerometerStartupMilliseconds: startup.0, gyroscopeStartupMilliseconds: startup.1)
     }

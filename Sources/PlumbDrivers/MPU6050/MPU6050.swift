@@ -17,8 +17,9 @@ import PlumbHAL
 ///
 /// Streaming reads whole FIFO records (accelerometer and gyroscope, 12 bytes; ICM-20602 adds
 /// the temperature it requires) in one burst per drain; the temperature is read from TEMP_OUT at
-/// most once a second otherwise. Overflow (INT_STATUS.FIFO_OFLOW or a full FIFO) resets the
-/// FIFO and reports a ``StreamGap``, never a misaligned sample. Sample times come from the
+/// most once a second otherwise. Overflow (FIFO_COUNT within three records of full, as Linux
+/// `inv_mpu_ring.c` judges it; never INT_STATUS.FIFO_OFLOW_INT, stuck at 1 on some chips) resets
+/// the FIFO and reports a ``StreamGap``, never a misaligned sample. Sample times come from the
 /// data-ready edges through a ``SampleClock``.
 ///
 /// Datasheet: MPU-6000/MPU-6050 Product Specification rev 3.4 and Register Map rev 4.2;
@@ -144,7 +145,8 @@ public final class MPU6050: IMU {
         try writeRegister(Register.powerManagement2, s.powerManagement2)
         var block: [UInt8] = [Register.sampleRateDivider, s.sampleRateDivider, s.config(for: v.generation),
                               s.gyroscopeRangeCode << 3, s.accelerometerRangeCode << 3]
-        if v.generation != .mpu6050 { block.append(s.lowPassCode) } // ACCEL_CONFIG_2: same filter code, as the kernel
+        // ACCEL_CONFIG_2: the same filter code, as the kernel, and the FIFO size where the part selects it.
+        if v.generation != .mpu6050 { block.append(s.lowPassCode | v.fifoSizeSelect) }
         try write(block)
         try writeRegister(Register.intPinConfig, s.interruptPinConfig)
         try writeRegister(Register.intEnable, 0)
@@ -163,11 +165,16 @@ public final class MPU6050: IMU {
         restartFIFORun()
         try writeRegister(Register.intEnable, 0)
         try writeRegister(Register.fifoEnable, 0)
+        try writeRegister(Register.userControl, 0)
         try writeRegister(Register.userControl, Bits.userFIFOReset)
         try writeRegister(Register.fifoEnable, s.fifoEnable)
         try writeRegister(Register.userControl, Bits.userFIFOEnable)
         _ = try readRegister(Register.intStatus) // clears a latched interrupt left from before
-        try writeRegister(Register.intEnable, Bits.dataReady | Bits.fifoOverflow)
+        // DATA_RDY only, as Linux `inv_mpu6050_set_enable`: FIFO_OFLOW_INT is stuck at 1 on some
+        // MPU-6050s (kernel commit 6e82ae6b8d11), and with a latched pin (INT_PIN_CFG.LATCH_INT_EN)
+        // an enabled stuck source could hold the line high, so no data-ready edge would come again.
+        // Overflow is judged from FIFO_COUNT instead (see `drainFIFO`).
+        try writeRegister(Register.intEnable, Bits.dataReady)
         restartFIFORun()
         isStreaming = true
     }
@@ -188,10 +195,10 @@ public final class MPU6050: IMU {
         let count = v.generation == .mpu6050 ? 4 : 5
         let block = try readRegisters(Register.sampleRateDivider, count: count)
         var expected: [UInt8] = [s.sampleRateDivider, s.config(for: v.generation), s.gyroscopeRangeCode << 3, s.accelerometerRangeCode << 3]
-        if count == 5 { expected.append(s.lowPassCode) }
+        if count == 5 { expected.append(s.lowPassCode | v.fifoSizeSelect) }
         guard block == expected else { return false }
         let pin = try readRegisters(Register.intPinConfig, count: 2)
-        guard pin[0] == s.interruptPinConfig, pin[1] == (isStreaming ? Bits.dataReady | Bits.fifoOverflow : 0) else { return false }
+        guard pin[0] == s.interruptPinConfig, pin[1] == (isStreaming ? Bits.dataReady : 0) else { return false }
         let power = try readRegisters(Register.userControl, count: 3)
         let userExpected: UInt8 = isStreaming ? Bits.userFIFOEnable : 0
         guard power[0] & ~UInt8(0x0F) == userExpected, power[1] == Bits.clockPLL || (!isStreaming && power[1] == Bits.sleep | Bits.clockPLL),
