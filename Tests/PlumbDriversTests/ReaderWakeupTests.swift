@@ -215,6 +215,23 @@ final class FutureStampingIMU: IMU {
         #expect(hum.mode == .interrupts)
     }
 
+    /// An MPU-6050 at 500 Hz woken by its FIFO timer (watermark 16) times its samples by the
+    /// edges queued meanwhile: a slow storm's edges (a few per wake-up, each one plausible) must
+    /// not move the timeline. They did by up to 0.87 s, for good, when each matched edge became
+    /// the anchor (two strays in a row walked the chip's own edges onto the wrong records).
+    @Test(arguments: ["storm@2s+3s/50Hz", "storm@2s+3s/150Hz", "storm@2s+3s/400Hz"])
+    func mpuSampleTimesHoldThroughASlowStorm(faults: String) throws {
+        let config = IMUConfiguration(outputDataRate: 500, accelerometerRange: 2, gyroscopeRange: 500, fifoWatermark: 16)
+        let clean = try run("mpu6050", config: config, faults: "", seconds: 8)
+        let hum = try run("mpu6050", config: config, faults: faults, seconds: 8)
+        let worst = RampTiming.worstError(hum.samples.dropFirst(200), on: hum.sensor)
+        let baseline = RampTiming.worstError(clean.samples.dropFirst(200), on: clean.sensor)
+        // The baseline is the ramp's noise and the filter's delay; 1 ms is half a period.
+        #expect(worst <= baseline + 1e-3, "\(faults): worst \(worst * 1e3) ms, \(baseline * 1e3) ms without the storm")
+        #expect(hum.gaps.isEmpty, "\(hum.gaps)")
+        #expect(abs(hum.samples.count - clean.samples.count) <= 20)
+    }
+
     /// The chip's own edges with an occasional stray one (one per four real wake-ups) are not a storm.
     @Test func aFewStrayEdgesAreNotAStorm() throws {
         let config = IMUConfiguration(outputDataRate: 208, accelerometerRange: 2, fifoWatermark: 16)
