@@ -296,7 +296,12 @@ public final class IMUStream {
                 // A slow storm's edges look plausible while polling: try edges again only after
                 // the storm's wait, and say they are back once that holds (``trackStorm``).
                 if edgefulSteps >= 2, !inStorm || clock.nowNanoseconds &- stormSince >= stormRetry {
-                    if inStorm { stormProbation = 0 } else { notice("interrupts from \(line.name) are back") }
+                    if inStorm {
+                        stormProbation = 0
+                    } else {
+                        stormProbation = nil
+                        notice("interrupts from \(line.name) are back")
+                    }
                     inStorm = false
                     switchMode(to: .interrupts)
                 }
