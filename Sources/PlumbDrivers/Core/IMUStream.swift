@@ -184,19 +184,21 @@ public final class IMUStream {
             statistics.drains += 1
             consecutiveFailures = 0
             gaps += result.gaps
-            if result.sampleCount > 0 {
-                lastSampleTime = samples.last?.timestampNanoseconds
+            // Samples the driver holds back until it can time them are data all the same.
+            let found = result.sampleCount + result.heldSamples
+            if result.sampleCount > 0 { lastSampleTime = samples.last?.timestampNanoseconds }
+            if found > 0 {
                 lastDataTime = clock.nowNanoseconds
                 stallReported = false
             }
             lastDrainHadData = result.sampleCount > 0
-            trackEdges(edges: edges, hadData: result.sampleCount > 0)
+            trackEdges(edges: edges, hadData: found > 0)
             // An edge that woke the reader must find new data: a watermark's worth (half, for
             // the words that arrive late or were read with the previous batch), or on a chip
             // waited on per sample, a sample.
             if !edges.isEmpty, wokenByEdges {
                 let expected = imu.interruptSignal == .watermark ? max(1, watermark / 2) : 1
-                if result.sampleCount < expected { suspicious = true }
+                if found < expected { suspicious = true }
             }
             trackStorm(suspicious: suspicious, edges: edges.count)
         } catch {

@@ -132,6 +132,7 @@ extension LSM6DS {
         }
         taggedCorruption = false
         result.sampleCount = samples.count - before
+        result.heldSamples = a.takeNewlyHeld()
         return result
     }
 
