@@ -47,9 +47,12 @@ public struct DrainResult: Sendable, Equatable {
     public var sampleCount: Int
     /// Gaps found while draining (overflow, a lost read).
     public var gaps: [StreamGap]
+    /// Samples read in this drain but held back until they can be timed (the LSM6DSO after a
+    /// read that may have lost slots unseen); a later drain appends them. Data all the same.
+    public var heldSamples: Int
 
-    public init(sampleCount: Int = 0, gaps: [StreamGap] = []) {
-        self.sampleCount = sampleCount; self.gaps = gaps
+    public init(sampleCount: Int = 0, gaps: [StreamGap] = [], heldSamples: Int = 0) {
+        self.sampleCount = sampleCount; self.gaps = gaps; self.heldSamples = heldSamples
     }
 }
 
