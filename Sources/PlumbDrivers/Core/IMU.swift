@@ -47,9 +47,12 @@ public struct DrainResult: Sendable, Equatable {
     public var sampleCount: Int
     /// Gaps found while draining (overflow, a lost read).
     public var gaps: [StreamGap]
+    /// Samples the chip delivered but the driver dropped because they were taken while the
+    /// sensors' filters settled after start-up (not a loss: the stream begins after them).
+    public var settlingDiscards: Int
 
-    public init(sampleCount: Int = 0, gaps: [StreamGap] = []) {
-        self.sampleCount = sampleCount; self.gaps = gaps
+    public init(sampleCount: Int = 0, gaps: [StreamGap] = [], settlingDiscards: Int = 0) {
+        self.sampleCount = sampleCount; self.gaps = gaps; self.settlingDiscards = settlingDiscards
     }
 }
 

@@ -168,15 +168,18 @@ public final class IMUStream {
             statistics.drains += 1
             consecutiveFailures = 0
             gaps += result.gaps
-            if result.sampleCount > 0 {
-                lastSampleTime = samples.last?.timestampNanoseconds
+            // Samples dropped while the filters settled after start-up came from the chip too:
+            // they show the data flowing and explain the edge that announced them.
+            let delivered = result.sampleCount + result.settlingDiscards
+            if result.sampleCount > 0 { lastSampleTime = samples.last?.timestampNanoseconds }
+            if delivered > 0 {
                 lastDataTime = clock.nowNanoseconds
                 stallReported = false
             }
             lastDrainHadData = result.sampleCount > 0
-            trackEdges(edges: edges, hadData: result.sampleCount > 0)
+            trackEdges(edges: edges, hadData: delivered > 0)
             // A watermark edge means a watermark's worth is waiting.
-            if imu.interruptSignal == .watermark, !edges.isEmpty, result.sampleCount < max(1, watermark / 2) { suspicious = true }
+            if imu.interruptSignal == .watermark, !edges.isEmpty, delivered < max(1, watermark / 2) { suspicious = true }
             trackStorm(suspicious: suspicious, edges: edges.count)
         } catch {
             samples.removeSubrange(before...)

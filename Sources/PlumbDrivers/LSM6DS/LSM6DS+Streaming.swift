@@ -38,12 +38,16 @@ extension LSM6DS {
         try writeRegister(Register.fifoModeControl, p.fifoModeControl | FIFOMode.continuous.rawValue)
 
         let timebase = Timebase(bits: v.timestampBits, frequencyFine: fine, originNanoseconds: origin)
-        let a = SampleAssembler(
+        var a = SampleAssembler(
             accelerometerScale: p.accelerometerRange.milliGPerLSB * 1e-3 * LSM6DS.standardGravity,
             gyroscopeScale: p.gyroscopeRange.milliDPSPerLSB * 1e-3 * .pi / 180,
             gyroscopeEnabled: p.effective.gyroscopeEnabled,
             temperatureLSBPerDegree: v.temperatureLSBPerDegree, timebase: timebase,
             nominalPeriodTicks: 1e9 / p.dataRate.hertz / timebase.tickNanoseconds)
+        // The first samples after the sensors start are the filters settling, not the signal:
+        // a count to drop (DSL generation) or the chip's own marks (DSO generation, DRDY_MASK).
+        a.settlingInstants = v.settlingInstants(rate: p.dataRate, gyroscope: p.effective.gyroscopeEnabled)
+        a.dropsMaskedSettlingWords = v.dataReadyMask != nil
         assembler = a
         pattern = v.generation.hasPatternFIFO
             ? PatternFIFO(gyroscopeDecimation: p.effective.gyroscopeEnabled ? 1 : 0, accelerometerDecimation: 1,
@@ -128,6 +132,7 @@ extension LSM6DS {
         }
         taggedCorruption = false
         result.sampleCount = samples.count - before
+        result.settlingDiscards = a.takeSettlingDrops()
         return result
     }
 
