@@ -45,6 +45,9 @@ import PlumbDrivers
 ///   TIMESTAMP2, running fast by `frequencyFine` × 0.15 % as the trim in INTERNAL_FREQ_FINE says.
 /// - The watermark (and FIFO overrun/full, data-ready) on INT1 or INT2 as routed, honouring
 ///   H_LACTIVE, driving a ``SimulatedInterruptLine`` wired to ``wiredPin``.
+/// - Accelerometer noise: the error model's density in high-performance mode; with
+///   CTRL6_C.XL_HM_MODE at 12.5–208 Hz the datasheet's normal/low-power RMS noise
+///   (``lowPowerNoiseMilliG(range:)``, LSM6DSO and LSM6DSOX).
 /// - Filter settling: the first samples after a sensor starts are wrong, or on the DSO generation
 ///   with CTRL4_C.DRDY_MASK marked (``settlingSamples(hertz:gyroscope:)``).
 /// - Self-test: CTRL5_C ST_XL / ST_G add a fixed deflection (``selfTestAccelerometerMilliG``,
@@ -354,6 +357,24 @@ public final class LSM6DSEmulator: RegisterTarget {
         return gyroscope ? [2, 5, 7, 12, 20, 36][i] : [1, 1, 1, 2, 2, 2][i]
     }
 
+    /// The accelerometer's RMS noise in mg when CTRL6_C.XL_HM_MODE takes it out of
+    /// high-performance mode (low-power at 12.5–52 Hz, normal at 104–208 Hz), or `nil` in
+    /// high-performance mode. LSM6DSO DS12140 Rev 2, Table 2 (p. 10), "Acceleration RMS noise in
+    /// normal/low-power mode": 1.8, 2.0, 2.4, 3.0 mg at ±2, 4, 8, 16 g, "independent of the ODR"
+    /// (noise RMS related to BW = ODR/2). Used for the LSM6DSO and LSM6DSOX rows only; the other
+    /// parts' tables were not opened, so they keep the high-performance noise density. An
+    /// error model without noise (``SensorErrorModel/ideal``) stays without noise.
+    func lowPowerNoiseMilliG(range: LSM6DS.AccelerometerRange) -> Double? {
+        guard variant.key == "lsm6dso" || variant.key == "lsm6dsox",
+              registers[LSM6DS.Register.control6C] & 0x10 != 0, ratesInUse.xl > 0, ratesInUse.xl <= 208 * 1.01 else { return nil }
+        switch range.g {
+        case 2: return 1.8
+        case 4: return 2.0
+        case 8: return 2.4
+        default: return 3.0
+        }
+    }
+
     /// The raw output of a sensor with `settling` samples still to go of `total`.
     private func settlingOutput(_ raw: SIMD3<Int16>, left: Int, total: Int) -> SIMD3<Int16> {
         if variant.generation == .dso, registers[0x13] & 0x08 != 0 { return SIMD3(repeating: 0x7FFE) }
@@ -378,6 +399,15 @@ public final class LSM6DSEmulator: RegisterTarget {
             let fs = registers[LSM6DS.Register.control1XL] >> 2 & 0x03
             let range = variant.accelerometerRanges.first { $0.code == fs } ?? variant.accelerometerRanges[0]
             var mg = measured.specificForce / LSM6DS.standardGravity * 1000
+            if let rms = lowPowerNoiseMilliG(range: range) {
+                // Normal/low-power mode: the datasheet's RMS noise replaces the high-performance
+                // density's (added in quadrature on top of what the error model drew).
+                let drawn = errorModel.accelerometerNoise(bandwidth: ratesInUse.xl / 2) / LSM6DS.standardGravity * 1000
+                let extra = (max(0, rms * rms - drawn * drawn)).squareRoot()
+                if extra > 0, errorModel.accelerometerNoiseDensity > 0 {
+                    mg += SIMD3(random.gaussian(), random.gaussian(), random.gaussian()) * extra
+                }
+            }
             switch c5 & 0x03 { case 1: mg += selfTestAccelerometerMilliG; case 2: mg -= selfTestAccelerometerMilliG; default: break }
             let lsb = mg / range.milliGPerLSB
             xlRaw = SIMD3(quantise(lsb.x), quantise(lsb.y), quantise(lsb.z))

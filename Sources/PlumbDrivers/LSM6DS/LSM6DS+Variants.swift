@@ -204,7 +204,11 @@ extension LSM6DS {
         /// INTERNAL_FREQ_FINE (0x63), the factory trim of the 25 µs tick; DSO generation only.
         public var frequencyFineAddress: UInt8? { generation == .dso ? 0x63 : nil }
 
-        /// CTRL9_XL (0x18) bit 1, I3C_DISABLE; DSO generation only.
+        /// CTRL9_XL (0x18) bit 1, I3C_DISABLE; DSO generation only (ST-C `lsm6dso_ctrl9_xl_t`,
+        /// `lsm6dso32_ctrl9_xl_t`, `lsm6dsr_ctrl9_xl_t`). On the ISM330DHCX, which has no I3C, ST's
+        /// industrial parts call the same bit DEVICE_CONF and ST-C sets it to 1 after every reset
+        /// ("Start device configuration", `ism330dhcx_device_conf_set`; the stored
+        /// `ism330dhcx_reg.h` versions disagree on its name), so setting it is right there too.
         public var i3cDisable: RegisterField? {
             generation == .dso ? RegisterField(address: 0x18, mask: 0x02) : nil
         }
@@ -215,7 +219,10 @@ extension LSM6DS {
         }
 
         /// Pulsed data-ready (bit 7 of 0x0B: DRDY_PULSE_CFG_G on the DSL group, COUNTER_BDR_REG1
-        /// on the DSO generation); `nil` on LSM6DS3, which has no pulsed mode.
+        /// on the DSO generation); `nil` on LSM6DS3, whose 0x0B is ORIENT_CFG_G (ST-C
+        /// `lsm6ds3_orient_cfg_g_t`). The bit shapes the data-ready signals (DRDY_XL, DRDY_G)
+        /// only; the FIFO threshold the driver routes to the pin follows the FIFO level
+        /// (FIFO_WTM_IA) whatever it says, as LIR shapes only the embedded-function events.
         public var dataReadyPulsed: RegisterField? {
             generation == .ds3 ? nil : RegisterField(address: 0x0B, mask: 0x80)
         }
