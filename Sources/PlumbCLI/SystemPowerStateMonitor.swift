@@ -34,6 +34,16 @@ final class SystemPowerStateMonitor: PowerStateMonitor {
         return SystemPowerStateMonitor(monitor: SysfsPowerMonitor(settings: .init(root: root)))
     }
 
+    /// What the sensor's thread reads for `--power-root ROOT`, polled every `pollInterval`
+    /// seconds: the running system's monitor ("/") on a poller thread of its own, since asking the
+    /// daemon and reading sysfs may block (``BackgroundPowerStateMonitor``); another tree (tests,
+    /// a copy of a board's files) read directly, in step with a simulation's virtual time.
+    static func polled(root: String = "/", pollInterval: Double) -> any PowerStateMonitor {
+        let monitor = forRoot(root)
+        guard root == "/" else { return monitor }
+        return BackgroundPowerStateMonitor(monitor, pollInterval: pollInterval)
+    }
+
     func readPowerState() throws(PowerMonitorError) -> PowerState {
         // A tree that is not the running system, or no bus: the daemon's saved profile stands in.
         var answer = PowerProfilesReader.Answer.noBus

@@ -16,10 +16,10 @@ import Synchronization
 /// a daemon that is not running is reported as ``Answer/noDaemon`` and never started by it.
 ///
 /// One connection is kept and reopened after a failure. Each read waits at most
-/// ``timeoutMicroseconds`` (100 ms: a local Get takes well under a millisecond), since it runs
-/// on the sensor's thread between FIFO drains; a daemon that did not answer in time is not asked
-/// again for ``quietNanoseconds`` (given a clock), so a hung daemon costs one timeout a
-/// while, not one per power poll.
+/// ``timeoutMicroseconds`` (100 ms: a local Get takes well under a millisecond); a daemon that
+/// did not answer in time is not asked again for ``quietNanoseconds`` (given a clock), so a hung
+/// daemon costs one timeout a while, not one per power poll. The CLI reads it on a poller thread
+/// (PlumbOrientation's `BackgroundPowerStateMonitor`), never on the sensor's thread.
 public final class PowerProfilesReader: Sendable {
     /// What a read found.
     public enum Answer: Sendable, Equatable {

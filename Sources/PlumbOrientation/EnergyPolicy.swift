@@ -36,9 +36,23 @@ public struct PowerState: Sendable, Equatable {
 
 /// Reads the system's ``PowerState``. `SysfsPowerMonitor` in PlumbLinux reads sysfs; tests and
 /// other platforms provide their own.
+///
+/// The notifier and `plumb run` read the monitor on the sensor's thread: one that may block (a
+/// daemon over D-Bus, a slow file system) belongs in a ``BackgroundPowerStateMonitor``.
 public protocol PowerStateMonitor: AnyObject, Sendable {
     /// Reads the current state. Absent files mean "condition absent", not an error.
     func readPowerState() throws(PowerMonitorError) -> PowerState
+    /// A sensor session is about to start reading the monitor (a monitor with a thread of its
+    /// own starts reading, so the first read need not wait). Default: nothing.
+    func prepare()
+    /// The sensor session that read the monitor ended (a monitor with a thread of its own ends
+    /// it). Default: nothing.
+    func sessionEnded()
+}
+
+extension PowerStateMonitor {
+    public func prepare() {}
+    public func sessionEnded() {}
 }
 
 /// A power or thermal file exists but could not be read or understood.

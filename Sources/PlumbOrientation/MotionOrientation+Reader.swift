@@ -112,6 +112,10 @@ extension MotionOrientation {
                 shutDownSource()
                 // Leave only if nobody asked to run again while the source was stopping, so two
                 // readers never hold the sensor at once.
+                // The session ends: a monitor's poller thread ends with it (before the reader
+                // leaves, so a session started meanwhile keeps its own).
+                let ending = owner.state.withLock { s in s.shouldRun ? nil : s.monitor }
+                ending?.sessionEnded()
                 let leave = owner.state.withLock { s -> Bool in
                     if s.shouldRun { return false }
                     s.readerRunning = false

@@ -14,6 +14,7 @@ import PlumbHAL
 /// | `lost=P` | each interrupt edge is lost with probability P |
 /// | `silent@T+D` | no interrupt edges from T for D seconds |
 /// | `storm@T+D` | the interrupt line fires every 20 µs from T for D seconds, whatever the chip does |
+/// | `storm@T+D/F` | the same at F pulses a second (`100Hz`, `1kHz`): a slow storm, such as a floating pin picking up mains hum |
 ///
 /// Times are seconds after the start of the simulation, with an optional `s` or `ms` suffix:
 /// `stuck@5s+200ms`.
@@ -24,8 +25,9 @@ public struct FaultPlan: Sendable, Equatable {
     public var lostEdgeProbability = 0.0
     /// Seconds after start, and duration.
     public var silentWindows: [(start: Double, duration: Double)] = []
-    /// Seconds after start, and duration: interrupt storms (an edge every ``stormPeriodNanoseconds``).
-    public var storms: [(start: Double, duration: Double)] = []
+    /// Seconds after start, duration, and the period in nanoseconds (``stormPeriodNanoseconds``
+    /// unless the item gives a rate): interrupt storms.
+    public var storms: [(start: Double, duration: Double, periodNanoseconds: UInt64)] = []
     /// 20 µs: 50 000 edges a second, far beyond any data-ready rate.
     public static let stormPeriodNanoseconds: UInt64 = 20_000
     /// Bus windows need the start time to become absolute; kept relative here.
@@ -37,6 +39,7 @@ public struct FaultPlan: Sendable, Equatable {
         a.busFaults == b.busFaults && a.resets == b.resets && a.lostEdgeProbability == b.lostEdgeProbability
             && a.silentWindows.map(\.start) == b.silentWindows.map(\.start) && a.silentWindows.map(\.duration) == b.silentWindows.map(\.duration)
             && a.storms.map(\.start) == b.storms.map(\.start) && a.storms.map(\.duration) == b.storms.map(\.duration)
+            && a.storms.map(\.periodNanoseconds) == b.storms.map(\.periodNanoseconds)
             && a.relativeBusWindows.map(\.index) == b.relativeBusWindows.map(\.index)
             && a.relativeBusWindows.map(\.start) == b.relativeBusWindows.map(\.start)
             && a.relativeBusWindows.map(\.duration) == b.relativeBusWindows.map(\.duration)
@@ -53,7 +56,7 @@ public struct FaultPlan: Sendable, Equatable {
         for raw in spec.split(separator: ",") {
             let item = raw.trimmingCharacters()
             func fail(_ why: String) -> ParseError {
-                ParseError(message: "fault '\(item)': \(why) (expected errors=P, reg=0xNN, nack@T+D, stuck@T+D, low@T+D, high@T+D, reset@T, lost=P, silent@T+D or storm@T+D)")
+                ParseError(message: "fault '\(item)': \(why) (expected errors=P, reg=0xNN, nack@T+D, stuck@T+D, low@T+D, high@T+D, reset@T, lost=P, silent@T+D or storm@T+D[/F])")
             }
             if let value = item.value(after: "errors=") {
                 guard let p = Double(value), (0...1).contains(p) else { throw fail("P must be a probability 0...1") }
@@ -71,6 +74,15 @@ public struct FaultPlan: Sendable, Equatable {
                 }
                 resets.append(t)
             } else if let (kind, value) = ["nack@", "stuck@", "low@", "high@", "silent@", "storm@"].lazy.compactMap({ k in item.value(after: k).map { (k, $0) } }).first {
+                var value = value
+                var period = Self.stormPeriodNanoseconds
+                if kind == "storm@", let slash = value.firstIndex(of: "/") {
+                    guard let hertz = FaultPlan.hertz(String(value[value.index(after: slash)...])), hertz <= 1e8 else {
+                        throw fail("F must be a rate such as 100Hz or 2kHz, at most 100 MHz")
+                    }
+                    period = UInt64((1e9 / hertz).rounded())
+                    value = String(value[..<slash])
+                }
                 let parts = value.split(separator: "+").map(String.init)
                 guard parts.count == 2, let t = FaultPlan.seconds(parts[0]), let d = FaultPlan.seconds(parts[1]), t >= 0, d > 0 else {
                     throw fail("expected a start and a duration, such as \(kind)5s+200ms, each at most \(FaultPlan.maximumSeconds) s")
@@ -78,7 +90,7 @@ public struct FaultPlan: Sendable, Equatable {
                 let effects: [String: FaultRule.Effect] = ["nack@": .noAcknowledge, "stuck@": .stuck, "low@": .reads(0x00), "high@": .reads(0xFF)]
                 switch kind {
                 case "silent@": silentWindows.append((t, d))
-                case "storm@": storms.append((t, d))
+                case "storm@": storms.append((t, d, period))
                 default:
                     relativeBusWindows.append((busFaults.count, t, d))
                     busFaults.append(FaultRule(.always, effect: effects[kind] ?? .stuck))
@@ -105,6 +117,16 @@ public struct FaultPlan: Sendable, Equatable {
         return value
     }
 
+    /// A rate in hertz ("100Hz", "2kHz", "50"), or `nil` when it is not a positive finite number.
+    static func hertz(_ text: String) -> Double? {
+        let value: Double?
+        if text.hasSuffix("kHz") { value = Double(text.dropLast(3)).map { $0 * 1000 } }
+        else if text.hasSuffix("Hz") { value = Double(text.dropLast(2)) }
+        else { value = Double(text) }
+        guard let value, value.isFinite, value > 0 else { return nil }
+        return value
+    }
+
     /// Installs the faults on a simulated sensor whose run starts now.
     public func install(on sensor: SimulatedSensor) {
         let start = sensor.clock.nowNanoseconds
@@ -116,7 +138,7 @@ public struct FaultPlan: Sendable, Equatable {
         sensor.line.lostEdgeProbability = lostEdgeProbability
         sensor.line.silentWindows += silentWindows.map { at($0.start)...at($0.start + $0.duration) }
         sensor.line.storms += storms.map {
-            SimulatedInterruptLine.Storm(window: at($0.start)...at($0.start + $0.duration), periodNanoseconds: Self.stormPeriodNanoseconds)
+            SimulatedInterruptLine.Storm(window: at($0.start)...at($0.start + $0.duration), periodNanoseconds: $0.periodNanoseconds)
         }
     }
 }

@@ -9,7 +9,9 @@ import PlumbHAL
 /// therefore takes as long as the code it exercises, not an hour.
 ///
 /// Edge semantics are those of ``InterruptLine``: only transitions are reported, rising edges
-/// unless ``edges`` says otherwise. Faults: ``lostEdgeProbability`` drops edges at random (the
+/// unless ``edges`` says otherwise. Edges are handed over in the order of their timestamps, and
+/// only once their time has come: a chip may raise an edge ahead of time (the MPU's 50 µs pulse
+/// raises its falling edge with its rising one), and storm edges raised later may fall between. Faults: ``lostEdgeProbability`` drops edges at random (the
 /// libgpiod missed-edge reports), ``silentWindows`` drops every edge in a time window (a broken
 /// wire), so a reader's watchdog can be tested; ``storms`` make the line fire on its own (a
 /// floating or noisy input), so a reader's storm guard can be.
@@ -55,10 +57,14 @@ public final class SimulatedInterruptLine: InterruptLine {
     /// The storm edges raised up to here (nanoseconds).
     private var stormRaisedThrough: UInt64?
     public private(set) var counters = Counters()
-    /// The pin's level, as last raised.
+    /// The pin's level after the latest edge raised (by timestamp, not by when it was raised).
     public private(set) var isHigh = false
+    /// The timestamp of the edge that set ``isHigh``.
+    private var levelNanoseconds: UInt64 = 0
+    /// Edges raised and not yet handed over, in timestamp order from `queueHead` once `queueSorted`.
     private var queue: [EdgeEvent] = []
     private var queueHead = 0
+    private var queueSorted = true
     private var random: SeededRandom
 
     public init(name: String = "simulated data-ready line", clock: VirtualClock, edges: EdgeSelection = .rising, seed: UInt64 = 2) {
@@ -71,7 +77,10 @@ public final class SimulatedInterruptLine: InterruptLine {
 
     /// Records a transition of the pin at `nanoseconds` (called by the emulated chip).
     public func raise(at nanoseconds: UInt64, kind: EdgeKind) {
-        isHigh = kind == .rising
+        if nanoseconds >= levelNanoseconds {
+            isHigh = kind == .rising
+            levelNanoseconds = nanoseconds
+        }
         let wanted: Bool
         switch edges {
         case .rising: wanted = kind == .rising
@@ -84,15 +93,33 @@ public final class SimulatedInterruptLine: InterruptLine {
             return
         }
         if queueHead > 0, queueHead == queue.count { queue.removeAll(keepingCapacity: true); queueHead = 0 }
+        if let last = queue.last, queueHead < queue.count, last.timestampNanoseconds > nanoseconds { queueSorted = false }
         queue.append(EdgeEvent(timestampNanoseconds: nanoseconds, kind: kind))
+    }
+
+    /// The oldest edge not yet handed over, if its time has come by `t`.
+    private func dueEdge(by t: UInt64) -> EdgeEvent? {
+        sortQueue()
+        guard queueHead < queue.count, queue[queueHead].timestampNanoseconds <= t else { return nil }
+        return queue[queueHead]
+    }
+
+    /// Puts the edges not yet handed over in timestamp order (raising order for equal times).
+    private func sortQueue() {
+        guard !queueSorted else { return }
+        queueSorted = true
+        // Indices break ties, so equal timestamps keep the order they were raised in.
+        let pending = queue[queueHead...].enumerated().sorted {
+            ($0.element.timestampNanoseconds, $0.offset) < ($1.element.timestampNanoseconds, $1.offset)
+        }
+        for (i, edge) in pending.enumerated() { queue[queueHead + i] = edge.element }
     }
 
     public func waitForEdge(timeoutNanoseconds: UInt64) throws(GPIOError) -> EdgeEvent? {
         let deadline = clock.nowNanoseconds &+ timeoutNanoseconds
         while true {
             catchUp(to: clock.nowNanoseconds)
-            if queueHead < queue.count {
-                let edge = queue[queueHead]
+            if let edge = dueEdge(by: clock.nowNanoseconds) {
                 queueHead += 1
                 counters.wakeups += 1
                 counters.edgesDelivered += 1
@@ -101,11 +128,13 @@ public final class SimulatedInterruptLine: InterruptLine {
             let now = clock.nowNanoseconds
             let chipNext = source?.nextEventNanoseconds(after: now)
             let stormNext = nextStormEdge(after: now)
-            let soonest = [chipNext, stormNext].compactMap { $0 }.min()
+            // An edge raised ahead of its time (checked above: it is later than now).
+            let raisedNext = queueHead < queue.count ? queue[queueHead].timestampNanoseconds : nil
+            let soonest = [chipNext, stormNext, raisedNext].compactMap { $0 }.min()
             guard let next = soonest, next > now, next <= deadline else {
                 clock.advance(to: deadline)
                 catchUp(to: deadline)
-                if queueHead < queue.count { continue }
+                if dueEdge(by: deadline) != nil { continue }
                 counters.wakeups += 1
                 counters.timeouts += 1
                 return nil
@@ -115,24 +144,27 @@ public final class SimulatedInterruptLine: InterruptLine {
     }
 
     public func readQueuedEdges() throws(GPIOError) -> [EdgeEvent] {
-        catchUp(to: clock.nowNanoseconds)
-        let edges = Array(queue[queueHead...])
+        let now = clock.nowNanoseconds
+        catchUp(to: now)
+        sortQueue()
+        var end = queueHead
+        while end < queue.count, queue[end].timestampNanoseconds <= now { end += 1 }
+        let edges = Array(queue[queueHead..<end])
         counters.edgesDelivered += edges.count
-        queue.removeAll(keepingCapacity: true)
-        queueHead = 0
+        queueHead = end
+        if queueHead == queue.count { queue.removeAll(keepingCapacity: true); queueHead = 0 }
         return edges
     }
 
     public func resetCounters() { counters = Counters() }
 
-    /// Brings the chip and the storms up to `t`; storm edges are merged into the queue in time order.
+    /// Brings the chip and the storms up to `t` (the queue is put in time order when it is read).
     private func catchUp(to t: UInt64) {
         source?.advance(to: t)
         guard !storms.isEmpty else { return }
         let from = stormRaisedThrough.map { $0 + 1 } ?? 0
         guard t >= from else { return }
         stormRaisedThrough = t
-        let pending = queue.count
         for storm in storms {
             let p = storm.periodNanoseconds
             let start = max(from, storm.window.lowerBound)
@@ -146,7 +178,6 @@ public final class SimulatedInterruptLine: InterruptLine {
                 k += 1
             }
         }
-        if queue.count > pending { queue[queueHead...].sort { $0.timestampNanoseconds < $1.timestampNanoseconds } }
     }
 
     /// The first storm edge after `t`, if any.

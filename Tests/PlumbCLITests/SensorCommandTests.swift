@@ -77,7 +77,7 @@ private func run(_ arguments: [String]) -> (status: Int32, out: String, err: Str
     @Test func badFaultSpecNamesTheItem() {
         let r = run(["read", "--simulate", "--faults", "errors=2"])
         #expect(r.status == 64)
-        #expect(r.err.hasPrefix("Error: fault 'errors=2': P must be a probability 0...1 (expected errors=P, reg=0xNN, nack@T+D, stuck@T+D, low@T+D, high@T+D, reset@T, lost=P, silent@T+D or storm@T+D).\n"))
+        #expect(r.err.hasPrefix("Error: fault 'errors=2': P must be a probability 0...1 (expected errors=P, reg=0xNN, nack@T+D, stuck@T+D, low@T+D, high@T+D, reset@T, lost=P, silent@T+D or storm@T+D[/F]).\n"))
     }
 
     @Test func replayNeedsTheColumns() throws {

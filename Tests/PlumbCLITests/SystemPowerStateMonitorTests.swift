@@ -65,4 +65,16 @@ struct SystemPowerStateMonitorTests {
         #expect(SystemPowerStateMonitor.forRoot("/tmp/some-tree").activeProfile == nil)
         #expect(SystemPowerStateMonitor.forRoot("/").activeProfile != nil)
     }
+
+    /// The sensor's thread never asks the daemon or sysfs of the running system itself: that
+    /// monitor is read on a poller thread. A tree of test files is read directly, in step with a
+    /// simulation's virtual time.
+    @Test func theRunningSystemIsReadOffTheSensorThread() throws {
+        let system = try #require(SystemPowerStateMonitor.polled(pollInterval: 2) as? BackgroundPowerStateMonitor)
+        #expect(system.pollInterval == 2)
+        #expect((system.monitor as? SystemPowerStateMonitor)?.activeProfile != nil)
+        #expect(system.pollerThreads == 0, "no thread before the first read")
+        let tree = SystemPowerStateMonitor.polled(root: "/tmp/some-tree", pollInterval: 2)
+        #expect((tree as? SystemPowerStateMonitor)?.activeProfile == nil)
+    }
 }

@@ -147,3 +147,97 @@ final class FutureStampingIMU: IMU {
         #expect(stream.takeNotices().first?.message.hasPrefix("no interrupt from simulated data-ready line for ") == true)
     }
 }
+
+/// A slow storm (`storm@…/F` in the simulator's faults): a floating pin picking up mains hum fires
+/// a few times between the chip's own edges, each edge plausible on its own. The reader must see
+/// that the edges find no new data, poll instead of waking for each, and come back once it passes.
+@Suite struct SlowInterruptStormTests {
+    struct Run {
+        var wakeups = 0
+        var samples: [IMUSample] = []
+        var gaps: [StreamGap] = []
+        var notices: [String] = []
+        var mode = IMUStream.Mode.polling
+        var sensor: SimulatedSensor
+    }
+
+    /// `seconds` of the ramp on `part` at `config`, with the faults `faults`.
+    func run(_ part: String, config: IMUConfiguration, faults: String, seconds: Double) throws -> Run {
+        let sensor = SimulatedSensor(model: SimulatedChips.model(part)!, profile: RampTiming.profile, seed: 5)
+        try FaultPlan(parsing: faults).install(on: sensor)
+        let imu: any IMU = part == "lsm6dso"
+            ? LSM6DS(bus: sensor.bus, address: sensor.model.address, clock: sensor.clock)
+            : try MPU6050(bus: sensor.bus, address: sensor.model.address, clock: sensor.clock)
+        let stream = IMUStream(imu: imu, line: sensor.line, clock: sensor.clock)
+        try stream.start(config)
+        var r = Run(sensor: sensor)
+        let end = sensor.clock.nowNanoseconds + UInt64(seconds * 1e9)
+        while sensor.clock.nowNanoseconds < end { r.gaps += stream.step(into: &r.samples) }
+        r.wakeups = stream.statistics.wakeups
+        r.notices = stream.takeNotices().map(\.message)
+        r.mode = stream.mode
+        return r
+    }
+
+    /// LSM6DSO at 208 Hz with a 16-sample watermark (13 edges a second) and a 50 Hz hum for 3 s:
+    /// about four spurious edges per real one, each on its own wake-up.
+    @Test func lsm6dsoPollsThroughAMainsHumStorm() throws {
+        let config = IMUConfiguration(outputDataRate: 208, accelerometerRange: 2, fifoWatermark: 16)
+        let clean = try run("lsm6dso", config: config, faults: "", seconds: 9)
+        let hum = try run("lsm6dso", config: config, faults: "storm@2s+3s/50Hz", seconds: 9)
+        // Without the guard: 150 more wake-ups (one per spurious edge) on 117.
+        #expect(Double(hum.wakeups) < 1.4 * Double(clean.wakeups), "\(hum.wakeups) wake-ups, \(clean.wakeups) without the hum")
+        #expect(hum.gaps.isEmpty, "\(hum.gaps)")
+        #expect(abs(hum.samples.count - clean.samples.count) <= 20)
+        // Timed by the chip's timestamps throughout (the error measured is the filter's delay).
+        #expect(RampTiming.worstError(hum.samples.dropFirst(50), on: hum.sensor)
+                <= RampTiming.worstError(clean.samples.dropFirst(50), on: clean.sensor) + 0.25e-3)
+        #expect(hum.notices.filter { $0.hasPrefix("interrupt storm on simulated INT line:") }.count == 1, "\(hum.notices)")
+        #expect(hum.notices.last == "interrupts from simulated INT line are back", "\(hum.notices)")
+        #expect(hum.mode == .interrupts)
+    }
+
+    /// An MPU-6050 at 200 Hz waited on per sample, with a 300 Hz hum for 3 s: one and a half
+    /// spurious edges per sample.
+    @Test func mpuWithAOneSampleWatermarkPollsThroughAHumStorm() throws {
+        let config = IMUConfiguration(outputDataRate: 200, accelerometerRange: 2, gyroscopeRange: 500, fifoWatermark: 1)
+        let clean = try run("mpu6050", config: config, faults: "", seconds: 9)
+        let hum = try run("mpu6050", config: config, faults: "storm@2s+3s/300Hz", seconds: 9)
+        // Without the guard: 900 more wake-ups on 1800.
+        #expect(Double(hum.wakeups) < 1.25 * Double(clean.wakeups), "\(hum.wakeups) wake-ups, \(clean.wakeups) without the hum")
+        #expect(hum.gaps.isEmpty, "\(hum.gaps)")
+        #expect(abs(hum.samples.count - clean.samples.count) <= 20)
+        // Polled samples are timed from the estimated period, to within a period (5 ms).
+        #expect(RampTiming.worstError(hum.samples.dropFirst(50), on: hum.sensor)
+                <= RampTiming.worstError(clean.samples.dropFirst(50), on: clean.sensor) + 7.5e-3)
+        #expect(hum.notices.filter { $0.hasPrefix("interrupt storm on simulated INT line:") }.count == 1, "\(hum.notices)")
+        #expect(hum.notices.last == "interrupts from simulated INT line are back", "\(hum.notices)")
+        #expect(hum.mode == .interrupts)
+    }
+
+    /// An MPU-6050 at 500 Hz woken by its FIFO timer (watermark 16) times its samples by the
+    /// edges queued meanwhile: a slow storm's edges (a few per wake-up, each one plausible) must
+    /// not move the timeline. They did by up to 0.87 s, for good, when each matched edge became
+    /// the anchor (two strays in a row walked the chip's own edges onto the wrong records).
+    @Test(arguments: ["storm@2s+3s/50Hz", "storm@2s+3s/150Hz", "storm@2s+3s/400Hz"])
+    func mpuSampleTimesHoldThroughASlowStorm(faults: String) throws {
+        let config = IMUConfiguration(outputDataRate: 500, accelerometerRange: 2, gyroscopeRange: 500, fifoWatermark: 16)
+        let clean = try run("mpu6050", config: config, faults: "", seconds: 8)
+        let hum = try run("mpu6050", config: config, faults: faults, seconds: 8)
+        let worst = RampTiming.worstError(hum.samples.dropFirst(200), on: hum.sensor)
+        let baseline = RampTiming.worstError(clean.samples.dropFirst(200), on: clean.sensor)
+        // The baseline is the ramp's noise and the filter's delay; 1 ms is half a period.
+        #expect(worst <= baseline + 1e-3, "\(faults): worst \(worst * 1e3) ms, \(baseline * 1e3) ms without the storm")
+        #expect(hum.gaps.isEmpty, "\(hum.gaps)")
+        #expect(abs(hum.samples.count - clean.samples.count) <= 20)
+    }
+
+    /// The chip's own edges with an occasional stray one (one per four real wake-ups) are not a storm.
+    @Test func aFewStrayEdgesAreNotAStorm() throws {
+        let config = IMUConfiguration(outputDataRate: 208, accelerometerRange: 2, fifoWatermark: 16)
+        let r = try run("lsm6dso", config: config, faults: "storm@2s+3s/3.25Hz", seconds: 6)
+        #expect(r.notices.isEmpty, "\(r.notices)")
+        #expect(r.gaps.isEmpty, "\(r.gaps)")
+        #expect(r.mode == .interrupts)
+    }
+}

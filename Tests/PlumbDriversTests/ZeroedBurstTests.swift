@@ -77,3 +77,75 @@ final class ZeroingBus: I2CBus {
         #expect(samples.count > 4 * 833 - 250, "\(label)")
     }
 }
+
+/// A watermark read (no status read: the edge said the threshold's words were there) that comes
+/// back as all zeros after the chip emptied its FIFO: the words were popped and lost, possibly a
+/// multiple of four slots, which the two-bit slot counter cannot see. The samples after it must be
+/// timed right (or dropped and counted), not timed by the slot count until the second timestamp
+/// word after it (it was 19 ms off at 833 Hz). A stray edge just after a drain reads past the end
+/// of a FIFO that holds less than the threshold, and gets zeros too: nothing is lost then.
+@Suite struct ZeroedWatermarkReadTests {
+    /// Runs 20 rounds, each ending with a watermark read that `disturb` spoils; returns the
+    /// samples, the gaps, and how many of the spoiled reads were watermark reads.
+    func run(compression: Bool, disturb: (LSM6DSRig, ZeroingBus, LSM6DS, inout [IMUSample]) throws -> Void) throws
+        -> (samples: [IMUSample], gaps: [StreamGap], watermarkReads: Int, origin: UInt64) {
+        let rig = LSM6DSRig(.lsm6dso, profile: LSM6DSFaultTests.ramp)
+        let bus = ZeroingBus(rig.bus, register: 0x78)
+        let imu = LSM6DS(bus: bus, address: I2CAddress(UInt8(0x6A)), clock: rig.clock)
+        imu.fifoCompression = compression
+        let stream = IMUStream(imu: imu, line: rig.line, clock: rig.clock)
+        try stream.start(IMUConfiguration(outputDataRate: 833, accelerometerRange: 2, fifoWatermark: 16))
+        var samples: [IMUSample] = []
+        var gaps: [StreamGap] = []
+        var watermarkReads = 0
+        for round in 0..<20 {
+            // A different phase each round against the 32-slot timestamp batch.
+            let until = rig.clock.nowNanoseconds + 150_000_000 + UInt64(round) * 1_300_000
+            while rig.clock.nowNanoseconds < until || !imu.taggedStateKnown { gaps += stream.step(into: &samples) }
+            let drains = imu.watermarkDrains
+            try disturb(rig, bus, imu, &samples)
+            while bus.count > 0 { gaps += stream.step(into: &samples) }
+            if imu.watermarkDrains > drains { watermarkReads += 1 }
+        }
+        let end = rig.clock.nowNanoseconds + 200_000_000
+        while rig.clock.nowNanoseconds < end { gaps += stream.step(into: &samples) }
+        return (samples, gaps, watermarkReads, rig.chip.profileStart)
+    }
+
+    @Test(arguments: [false, true])
+    func samplesAfterAZeroedWatermarkReadAreTimedRight(compression: Bool) throws {
+        // The next FIFO read comes back as zeros; the stream left a known state, so it is a
+        // watermark read when an edge wakes the reader in time.
+        let r = try run(compression: compression) { _, bus, _, _ in bus.count = 1 }
+        let label = "lsm6dso, compression \(compression)"
+        #expect(r.watermarkReads >= 10, "\(label): only \(r.watermarkReads) of the zeroed reads were watermark reads")
+        LSM6DSFaultTests.check(r.samples, origin: r.origin, label: label)
+        #expect(r.gaps.filter { $0.reason == .busError }.count >= r.watermarkReads, "\(label): \(r.gaps)")
+        if compression {
+            // Decoding waits for the next uncompressed word after a loss, which can take longer
+            // than the reader's stall threshold.
+            for gap in r.gaps where gap.reason != .busError && gap.reason != .stall { Issue.record("\(label): \(gap)") }
+        } else {
+            // Accelerometer only: the 16 zeroed words held 15 or 16 slots (one may have been a
+            // timestamp), counted from the timestamps; the samples after them are all kept.
+            for gap in r.gaps where gap.reason != .busError || !(14...17).contains(gap.lostSamples ?? 0) {
+                Issue.record("\(label): \(gap)")
+            }
+        }
+    }
+
+    /// A stray edge just after a drain: the watermark read runs past the end of the FIFO and gets
+    /// zeros, and nothing is lost: no gap, every sample timed right.
+    @Test(arguments: [false, true])
+    func aStrayEdgeAfterADrainLosesNothing(compression: Bool) throws {
+        let r = try run(compression: compression) { rig, _, imu, samples in
+            let edge = EdgeEvent(timestampNanoseconds: rig.clock.nowNanoseconds, kind: .rising)
+            let result = try imu.drain(into: &samples, edges: [edge])
+            #expect(result.sampleCount < 16, "the FIFO held less than the threshold")
+        }
+        let label = "lsm6dso, compression \(compression), stray edge"
+        #expect(r.watermarkReads == 20, "\(label)")
+        LSM6DSFaultTests.check(r.samples, origin: r.origin, label: label)
+        #expect(r.gaps.isEmpty, "\(label): \(r.gaps)")
+    }
+}

@@ -228,6 +228,32 @@ final class TestChip: RegisterTarget {
         #expect(rest.map(\.kind) == [.falling, .rising, .falling, .rising, .falling])
     }
 
+    /// The chip raises its pulse's falling edge 50 µs ahead; storm edges raised later fall before
+    /// it. Every edge must be handed over in time order across calls, and none before its time.
+    @Test func stormEdgesAndAheadOfTimeChipEdgesAreHandedOverInTimeOrder() throws {
+        let (line, chip, clock) = make()
+        chip.period = 10_000_000
+        line.edges = .both
+        line.storms = [.init(window: 10_010_000...10_090_000, periodNanoseconds: 40_000)]
+        var delivered: [EdgeEvent] = []
+        var early: [EdgeEvent] = []
+        func take(_ edges: [EdgeEvent]) {
+            early += edges.filter { $0.timestampNanoseconds > clock.nowNanoseconds }
+            delivered += edges
+        }
+        if let first = try line.waitForEdge(timeoutNanoseconds: 50_000_000) { take([first]) }
+        take(try line.readQueuedEdges())
+        while clock.nowNanoseconds < 10_200_000 {
+            if let edge = try line.waitForEdge(timeoutNanoseconds: 200_000) { take([edge]) }
+        }
+        clock.advance(to: 10_300_000)
+        take(try line.readQueuedEdges())
+        #expect(early.isEmpty, "handed over before their time: \(early)")
+        #expect(delivered.map(\.timestampNanoseconds) == [10_000_000, 10_010_000, 10_030_000, 10_050_000, 10_050_000, 10_070_000, 10_090_000])
+        #expect(delivered.map(\.kind) == [.rising, .rising, .falling, .falling, .rising, .falling, .rising])
+        #expect(line.isHigh, "the storm's last edge (10.09 ms) is the latest")
+    }
+
     @Test func lostEdgeProbabilityDropsAboutThatShare() throws {
         let (line, chip, _) = make(); _ = chip
         line.lostEdgeProbability = 0.1

@@ -5,7 +5,7 @@ import PlumbDrivers
 
 @Suite struct FaultPlanTests {
     @Test func parsesEveryKindAndInstallsRelativeToNow() throws {
-        let plan = try FaultPlan(parsing: "errors=0.01, reg=0x3a, reset@2s, reset@500ms, lost=0.1, silent@1s+250ms, stuck@3+0.2, nack@4s+1s, low@5s+1s, high@7s+2s, storm@6s+100ms")
+        let plan = try FaultPlan(parsing: "errors=0.01, reg=0x3a, reset@2s, reset@500ms, lost=0.1, silent@1s+250ms, stuck@3+0.2, nack@4s+1s, low@5s+1s, high@7s+2s, storm@6s+100ms, storm@8s+2s/50Hz")
         #expect(plan.resets == [0.5, 2])
         #expect(plan.lostEdgeProbability == 0.1)
         let sensor = SimulatedSensor(model: SimulatedChips.model("mpu6050")!, startNanoseconds: 10_000_000_000)
@@ -20,10 +20,11 @@ import PlumbDrivers
             FaultRule(.always, effect: .reads(0x00), window: 15_000_000_000...16_000_000_000),
             FaultRule(.always, effect: .reads(0xFF), window: 17_000_000_000...19_000_000_000),
         ])
-        #expect(sensor.line.storms == [.init(window: 16_000_000_000...16_100_000_000, periodNanoseconds: 20_000)])
+        #expect(sensor.line.storms == [.init(window: 16_000_000_000...16_100_000_000, periodNanoseconds: 20_000),
+                                       .init(window: 18_000_000_000...20_000_000_000, periodNanoseconds: 20_000_000)])
     }
 
-    @Test(arguments: ["errors=1.5", "reg=0x1ff", "reset@soon", "stuck@1s", "storm@1s", "low@1s+0s", "melt@1s", "lost=-1"])
+    @Test(arguments: ["errors=1.5", "reg=0x1ff", "reset@soon", "stuck@1s", "storm@1s", "storm@1s+1s/0Hz", "storm@1s+1s/fast", "low@1s+0s", "melt@1s", "lost=-1"])
     func refusesBadItems(spec: String) {
         #expect(throws: FaultPlan.ParseError.self) { try FaultPlan(parsing: spec) }
     }

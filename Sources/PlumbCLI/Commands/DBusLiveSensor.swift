@@ -63,7 +63,7 @@ enum DBusLiveSensor {
         motion.mounting = (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
         // Power saver, battery, heat and display blanking, as plumb run follows them: the sensor
         // pauses while the screen is off, even while a desktop holds its claim.
-        motion.powerMonitor = SystemPowerStateMonitor()
+        motion.powerMonitor = SystemPowerStateMonitor.polled(pollInterval: energy.pollInterval)
         return motion
     }
 }

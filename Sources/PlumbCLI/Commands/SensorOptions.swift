@@ -18,7 +18,7 @@ enum SensorOptions {
         .option("chip", value: "NAME", help: "The emulated part (\(SimulatedChips.all.map(\.key).joined(separator: ", "))). Default mpu6050."),
         .option("profile", value: "NAME", help: "The emulated motion: \(MotionProfile.builtInNames.joined(separator: ", ")). Default rest."),
         .option("replay", value: "FILE", help: "Replay a recording (BROAD CSV columns t_s,gyr_x..acc_z) as the emulated motion."),
-        .option("faults", value: "SPEC", help: "Emulated faults, such as errors=0.01,reset@5s,stuck@2s+300ms,high@4s+1s,lost=0.1,silent@3s+1s,storm@6s+1s."),
+        .option("faults", value: "SPEC", help: "Emulated faults, such as errors=0.01,reset@5s,stuck@2s+300ms,high@4s+1s,lost=0.1,silent@3s+1s,storm@6s+1s,storm@8s+2s/50Hz."),
         .option("seed", value: "N", help: "Seed for the emulated noise and faults. Default 1."),
         .flag("no-fifo-compression", help: "Never compress the FIFO of an LSM6DSO-generation chip (it compresses at high rates)."),
     ]

@@ -187,7 +187,7 @@ enum Watch {
     static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, wallClock: Bool = false,
                       printer: ChangePrinter) throws(CLIError) {
         if let root = printer.powerRoot {
-            motion.powerMonitor = SystemPowerStateMonitor.forRoot(root)
+            motion.powerMonitor = SystemPowerStateMonitor.polled(root: root, pollInterval: motion.energySettings.pollInterval)
             var energy = motion.energySettings
             energy.pausesWhileDisplayBlanked = !printer.noBlankPause
             motion.energySettings = energy

@@ -29,8 +29,8 @@ struct DaemonFactory {
     var ledDirectory = "/sys/class/leds"
     /// Performs kiosk rotations; `nil` runs the real commands (tests substitute a recorder).
     var rotationRunner: (any RotationActionRunner & Sendable)?
-    /// Where `lowEnergy: auto` reads the power state.
-    var powerMonitor: any PowerStateMonitor = SystemPowerStateMonitor()
+    /// Where `lowEnergy: auto` reads the power state (the running system's, on a poller thread).
+    var powerMonitor: any PowerStateMonitor = SystemPowerStateMonitor.polled(pollInterval: Double(EnergyMode.defaultPollInterval) / 1e9)
 
     /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
     static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {

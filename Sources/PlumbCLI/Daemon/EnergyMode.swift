@@ -25,7 +25,8 @@ struct EnergyMode {
     /// Accelerometer only at 12.5 Hz (MotionOrientation's low-energy default).
     var lowEnergy: IMUConfiguration = EnergySettings.defaultLowEnergy
     /// How often the monitor is read, nanoseconds (MotionOrientation's 2 s).
-    var pollInterval: UInt64 = UInt64(EnergySettings.default.pollInterval * 1e9)
+    var pollInterval: UInt64 = Self.defaultPollInterval
+    static let defaultPollInterval = UInt64(EnergySettings.default.pollInterval * 1e9)
 
     /// Whether to start in low energy.
     var startsLow: Bool { policy == .always }

@@ -86,6 +86,8 @@ final class SensorPipeline: DaemonPipeline {
         orientation.useGyroscope(!lowEnergy)
         self.orientation = orientation
         activeConfiguration = lowEnergy ? energy.lowEnergy : energy.normal
+        // A monitor with a poller thread starts reading now, before the sensor runs.
+        if case .auto(let monitor) = energy.policy { monitor.prepare() }
         do { effective = try source.start(activeConfiguration) } catch {
             throw CLIError.failure("cannot start \(source.name): \(error.description)", fix: nil)
         }
@@ -223,6 +225,7 @@ final class SensorPipeline: DaemonPipeline {
     func shutdown() throws {
         guard running else { return }
         running = false
+        if case .auto(let monitor) = energy.policy { monitor.sessionEnded() }
         var failures: [String] = []
         if sensorActive { do { try source.stop() } catch { failures.append("\(source.name): \(error.description)") } }
         for output in outputs {

@@ -13,11 +13,17 @@ import PlumbHAL
 ///   edge) the reader falls back to polling on the estimated period and says so; when edges
 ///   come back it returns to them.
 /// - **Storms.** Edges beyond what the chip can give (more than two per sample period, or per
-///   watermark on a watermark chip, in the time since the last wake-up; or watermark edges that
-///   find no watermark's worth of data) are not handed to the driver, whose sample times they
-///   would corrupt. Eight such wake-ups in a row (a floating or noisy input, the wrong line) and
-///   the reader polls, saying so, instead of waking on every edge; it returns to edges once they
-///   come at a plausible rate again.
+///   watermark on a watermark chip, in the time since the last wake-up) are not handed to the
+///   driver, whose sample times they would corrupt. A wake-up is spurious when its edges are
+///   beyond that, or when it was woken by an edge that found no new data (less than half a
+///   watermark on a watermark chip, no sample on a chip that signals each sample and is waited
+///   on per sample). Half of the last 16 edge wake-ups spurious (a floating or noisy input, the
+///   wrong line: a fast storm gives eight in a row, a slow one, such as a floating pin picking
+///   up mains hum, at least one spurious edge per real one) and the reader polls, saying so,
+///   instead of waking on every edge. It returns to edges once they come at a plausible rate
+///   again, and not before it has polled for ``Options/stormRetryNanoseconds``; a storm found
+///   again within 16 edge wake-ups of the return is the same storm (no new notice), and doubles
+///   that wait, up to 64 times.
 /// - **Recovery.** Bus errors are retried by the driver; a drain that still fails is retried
 ///   with a growing pause (1 ms doubling to 100 ms). After five failures in a row, or when the
 ///   chip's configuration reads back wrong (checked every second and whenever data stops), the
@@ -43,6 +49,9 @@ public final class IMUStream {
         public var verifyIntervalNanoseconds: UInt64 = Nanoseconds.perSecond
         /// Longest pause between failed attempts, nanoseconds. Default 100 ms.
         public var maximumBackoffNanoseconds: UInt64 = 100 * Nanoseconds.perMillisecond
+        /// The shortest time the reader polls after finding a storm before it tries edges
+        /// again, nanoseconds; doubled each time the storm is found again at once. Default 1 s.
+        public var stormRetryNanoseconds: UInt64 = Nanoseconds.perSecond
         public init() {}
     }
 
@@ -83,12 +92,18 @@ public final class IMUStream {
     private var lastDataTime: UInt64 = 0
     private var stallReported = false
     private var started = false
-    /// When the last wake-up collected its edges; consecutive wake-ups with implausible edges,
-    /// and their edges; whether the reader polls because of a storm.
+    /// When the last wake-up collected its edges; the last 16 edge wake-ups, one bit each (1:
+    /// spurious), and how many of them there are; whether the reader polls because of a storm,
+    /// since when, and for how long at least.
     private var lastCollection: UInt64 = 0
+    private var stormHistory: UInt16 = 0
     private var stormSteps = 0
-    private var stormEdges = 0
     private var inStorm = false
+    private var stormSince: UInt64 = 0
+    private var stormRetry: UInt64 = 0
+    /// Edge wake-ups since the reader returned from a storm, while a storm found again counts as
+    /// the same one; `nil` once the return held.
+    private var stormProbation: Int?
     /// A re-initialisation failed; the next step tries again instead of draining.
     private var needsReinitialise: StreamGap.Reason?
 
@@ -122,6 +137,7 @@ public final class IMUStream {
         lastDataTime = clock.nowNanoseconds
         lastCollection = clock.nowNanoseconds
         lastSampleTime = nil
+        stormRetry = options.stormRetryNanoseconds
         return self.configuration
     }
 
@@ -178,8 +194,13 @@ public final class IMUStream {
             }
             lastDrainHadData = result.sampleCount > 0
             trackEdges(edges: edges, hadData: delivered > 0)
-            // A watermark edge means a watermark's worth is waiting.
-            if imu.interruptSignal == .watermark, !edges.isEmpty, delivered < max(1, watermark / 2) { suspicious = true }
+            // An edge that woke the reader must find new data: a watermark's worth (half, for
+            // the words that arrive late or were read with the previous batch), or on a chip
+            // waited on per sample, a sample. Samples dropped while the filters settled count.
+            if !edges.isEmpty, wokenByEdges {
+                let expected = imu.interruptSignal == .watermark ? max(1, watermark / 2) : 1
+                if delivered < expected { suspicious = true }
+            }
             trackStorm(suspicious: suspicious, edges: edges.count)
         } catch {
             samples.removeSubrange(before...)
@@ -275,8 +296,10 @@ public final class IMUStream {
             }
             if mode == .polling, !edges.isEmpty {
                 edgefulSteps += 1
-                if edgefulSteps >= 2 {
-                    notice("interrupts from \(line.name) are back")
+                // A slow storm's edges look plausible while polling: try edges again only after
+                // the storm's wait, and say they are back once that holds (``trackStorm``).
+                if edgefulSteps >= 2, !inStorm || clock.nowNanoseconds &- stormSince >= stormRetry {
+                    if inStorm { stormProbation = 0 } else { notice("interrupts from \(line.name) are back") }
                     inStorm = false
                     switchMode(to: .interrupts)
                 }
@@ -309,21 +332,40 @@ public final class IMUStream {
         return 2 * Int(min(Double(nanoseconds) / interval, 1e9)) + 4
     }
 
-    /// Counts wake-ups whose edges the data does not explain; after eight in a row, polls.
+    /// True when the reader blocks on the line for each wake-up (a watermark chip, or a chip
+    /// that signals each sample with a one-sample watermark), so an edge is a wake-up.
+    private var wokenByEdges: Bool {
+        mode == .interrupts && line != nil && (imu.interruptSignal == .watermark || watermark == 1)
+    }
+
+    /// Counts the edge wake-ups whose edges the data does not explain, over the last 16; when
+    /// half of them are, polls.
     private func trackStorm(suspicious: Bool, edges: Int) {
-        guard suspicious, let line, mode == .interrupts else {
-            stormSteps = 0
-            stormEdges = 0
-            return
+        guard let line, mode == .interrupts, edges > 0 else { return }
+        stormHistory = stormHistory << 1 | (suspicious ? 1 : 0)
+        stormSteps = min(stormSteps + 1, 16)
+        if let n = stormProbation {
+            // The return from a storm holds once 16 edge wake-ups passed without finding it again.
+            if n + 1 >= 16, stormHistory.nonzeroBitCount < 8 {
+                stormProbation = nil
+                stormRetry = options.stormRetryNanoseconds
+                notice("interrupts from \(line.name) are back")
+            } else {
+                stormProbation = n + 1
+            }
         }
-        stormSteps += 1
-        stormEdges += edges
-        guard stormSteps >= 8 else { return }
-        notice("interrupt storm on \(line.name): \(stormEdges) edges in \(stormSteps) wake-ups, more than the chip's data explains; "
-            + "polling until it calms (a floating or noisy input: give the pin a pull resistor, and check that this line is the one wired to the chip's INT pin)")
+        guard stormHistory.nonzeroBitCount >= 8 else { return }
+        if stormProbation != nil {
+            // The same storm: poll again, and wait twice as long before the next try.
+            stormRetry = min(stormRetry * 2, 64 * options.stormRetryNanoseconds)
+        } else {
+            let spurious = stormHistory.nonzeroBitCount
+            notice("interrupt storm on \(line.name): \(spurious) of the last \(stormSteps) wake-ups by an edge found no new data or more edges than the chip gives; "
+                + "polling until it calms (a floating or noisy input: give the pin a pull resistor, and check that this line is the one wired to the chip's INT pin)")
+        }
+        stormProbation = nil
         inStorm = true
-        stormSteps = 0
-        stormEdges = 0
+        stormSince = clock.nowNanoseconds
         switchMode(to: .polling)
     }
 
@@ -332,6 +374,8 @@ public final class IMUStream {
         edgelessDrains = 0
         edgefulSteps = 0
         watchdogTimeouts = 0
+        stormHistory = 0
+        stormSteps = 0
     }
 
     private func discardQueuedEdges() {

@@ -22,6 +22,8 @@ public struct SampleClock: Sendable, Equatable {
     public private(set) var isAnchored = false
     /// True when the anchor came from an edge rather than a guess.
     public private(set) var hasEdgeAnchor = false
+    /// How far one matched edge moves the timeline toward itself (fraction of its offset).
+    static let phaseGain = 0.25
 
     public init(nominalPeriodNanoseconds: Double) {
         nominalPeriod = nominalPeriodNanoseconds
@@ -73,7 +75,12 @@ public struct SampleClock: Sendable, Equatable {
             let estimate = (te - firstTime) / (k - firstIndex)
             if abs(estimate / nominalPeriod - 1) <= tolerance { period = estimate }
         }
-        anchorTime = te
+        // Toward the edge, not onto it: a stray edge (a floating or noisy line) that lands near a
+        // record's time moves the timeline by a quarter of its offset, and the chip's next edges
+        // bring it back. Snapped onto each edge, two strays in a row could walk the timeline so
+        // far that the chip's own edges matched the wrong records, and it stayed whole records off.
+        let predicted = anchorTime + (k - anchorIndex) * period
+        anchorTime = predicted + Self.phaseGain * (te - predicted)
         anchorIndex = k
         return Int(k)
     }

@@ -110,6 +110,22 @@ extension LSM6DS {
         private var settlingSlot = false
         /// Instants dropped while the filters settled since the last ``takeSettlingDrops()``.
         private var settlingDrops = 0
+        /// After ``markSlotCountInDoubt()``: the samples since, untimed, and their slots since the
+        /// anchor, until the next timestamp word says whether slots were lost before them.
+        private var doubtful: [IMUSample] = []
+        private var doubtfulSlots: [Int] = []
+        private var inDoubt = false
+        /// What to do with the samples held in doubt when the next timestamp word shows slots were
+        /// lost before them: `true` (the default) times them back from that word, which is exact
+        /// when each word carries its own values; `false` drops them, counted, for a compressed
+        /// FIFO, whose differences were taken from samples that were lost.
+        public var keepsDoubtfulSamplesAfterLoss = true
+        /// Set when a timestamp word showed slots lost unseen before the samples held in doubt;
+        /// read and cleared with ``takeLossFoundAfterDoubt()``.
+        public private(set) var lossFoundAfterDoubt = false
+        /// The most samples held in doubt; beyond, they are dropped and the timeline waits for a
+        /// timestamp word. The tagged FIFO writes one every 32 slots.
+        static let maximumDoubtfulSamples = 48
 
         public init(accelerometerScale: Double, gyroscopeScale: Double, gyroscopeEnabled: Bool,
                     temperatureLSBPerDegree: Double, timebase: Timebase, nominalPeriodTicks: Double) {
@@ -120,6 +136,8 @@ extension LSM6DS {
             self.timebase = timebase
             self.periodTicks = nominalPeriodTicks
             self.nominalPeriodTicks = nominalPeriodTicks
+            doubtful.reserveCapacity(Self.maximumDoubtfulSamples)
+            doubtfulSlots.reserveCapacity(Self.maximumDoubtfulSamples)
         }
 
         /// Forgets the stream after a flush: the next timestamp word starts a new timeline.
@@ -129,11 +147,14 @@ extension LSM6DS {
             lastRawTimestamp = nil; lastUnwrappedTicks = 0; anchorTicks = nil; slotsSinceAnchor = 0; held = nil
             lastWordReadNanoseconds = nil
             periodTicks = nominalPeriodTicks; unanchoredDrops = 0
+            doubtful.removeAll(keepingCapacity: true); doubtfulSlots.removeAll(keepingCapacity: true)
+            inDoubt = false; lossFoundAfterDoubt = false
         }
 
         /// Marks data lost before the next words (a FIFO overflow or a failed read): the timeline
         /// must be re-anchored by the next timestamp word.
         public mutating func markDiscontinuity() {
+            dropDoubtful()
             anchorTicks = nil
             held = nil
             slot = nil; gyroscope = nil; accelerometer = nil; emitted = false; settlingSlot = false
@@ -143,6 +164,85 @@ extension LSM6DS {
         public mutating func takeSettlingDrops() -> Int {
             defer { settlingDrops = 0 }
             return settlingDrops
+        }
+
+        /// Marks a read that may have lost whole slots unseen, or lost nothing: words the chip may
+        /// have popped came back as zeros, which an emptied FIFO also returns when read past its end.
+        /// The samples after it are held until the next timestamp word: if it agrees with the slot
+        /// count nothing was lost, and they are timed by the slot count; if it is ahead, slots were
+        /// lost (counted), and the samples are timed back from it (the slots between them and it
+        /// are counted exactly) or, without ``keepsDoubtfulSamplesAfterLoss``, dropped.
+        public mutating func markSlotCountInDoubt() {
+            guard anchorTicks != nil else { return } // samples wait for an anchor anyway
+            inDoubt = true
+        }
+
+        /// Returns and clears ``lossFoundAfterDoubt``.
+        public mutating func takeLossFoundAfterDoubt() -> Bool {
+            defer { lossFoundAfterDoubt = false }
+            return lossFoundAfterDoubt
+        }
+
+        /// Drops the samples held in doubt, counted as unanchored.
+        private mutating func dropDoubtful() {
+            unanchoredDrops += doubtful.count
+            doubtful.removeAll(keepingCapacity: true)
+            doubtfulSlots.removeAll(keepingCapacity: true)
+            inDoubt = false
+        }
+
+        /// A timestamp word after ``markSlotCountInDoubt()``: decides, times or drops the held samples.
+        private mutating func resolveDoubt(_ raw: UInt32, into samples: inout [IMUSample]) {
+            inDoubt = false
+            let slots = slotsSinceAnchor
+            var lost = anchorTicks == nil // the slot counter already showed a jump
+            var ticks: Double = 0
+            if let previous = anchorTicks, let last = lastRawTimestamp {
+                let modulus = UInt64(1) << UInt64(timebase.bits)
+                let step = (UInt64(raw) &+ modulus &- UInt64(last)) & (modulus - 1)
+                let expected = Double(previous) + Double(slots) * periodTicks
+                ticks = Double(lastUnwrappedTicks + step)
+                let ahead = ticks - expected
+                let timebase = self.timebase
+                let possible = plausibleWindow.map { $0.contains(timebase.nanoseconds(ticks: ticks)) } ?? true
+                if step <= modulus / 2, possible, ahead > 2 * periodTicks + 0.25 * Double(slots) * periodTicks {
+                    lost = true
+                    lostSlots += max(0, Int((ahead / periodTicks).rounded()))
+                    // The counter is right: re-anchor on it without the held-word check.
+                    lastRawTimestamp = raw
+                    lastUnwrappedTicks = UInt64(ticks)
+                    lastWordReadNanoseconds = readNanoseconds
+                    held = nil
+                    anchorTicks = UInt64(ticks)
+                    slotsSinceAnchor = 0
+                } else {
+                    // Nothing lost: the slot count times them, from the anchor they were counted from.
+                    for i in doubtful.indices {
+                        doubtful[i].timestampNanoseconds = timebase.nanoseconds(ticks: Double(previous) + Double(doubtfulSlots[i]) * periodTicks)
+                    }
+                    anchor(raw)
+                }
+            } else {
+                anchor(raw)
+                ticks = anchorTicks.map(Double.init) ?? 0
+            }
+            if lost {
+                lossFoundAfterDoubt = true
+                guard keepsDoubtfulSamplesAfterLoss, anchorTicks != nil else {
+                    dropDoubtful()
+                    // The samples that follow were decoded the same way: they wait for the next word.
+                    if !keepsDoubtfulSamplesAfterLoss { anchorTicks = nil }
+                    return
+                }
+                for i in doubtful.indices {
+                    let back = Double(slots - doubtfulSlots[i]) * periodTicks
+                    doubtful[i].timestampNanoseconds = timebase.nanoseconds(ticks: max(0, ticks - back))
+                }
+            }
+            samples.append(contentsOf: doubtful)
+            if let t = doubtful.last?.timestampNanoseconds { lastSampleNanoseconds = t }
+            doubtful.removeAll(keepingCapacity: true)
+            doubtfulSlots.removeAll(keepingCapacity: true)
         }
 
         /// Samples dropped since the last call because no timestamp anchored them; resets the count.
@@ -196,9 +296,9 @@ extension LSM6DS {
                     accelerometerSettled = true
                     accelerometer = v
                 case .temperature(let t): temperatureRaw = t
-                case .timestamp(let raw): anchor(raw)
+                case .timestamp(let raw): if inDoubt { resolveDoubt(raw, into: &samples) } else { anchor(raw) }
                 case .other: break
-                case .lost: anchorTicks = nil; held = nil
+                case .lost: dropDoubtful(); anchorTicks = nil; held = nil
                 }
                 if !emitted, !settlingSlot, let a = accelerometer, !gyroscopeEnabled || gyroscope != nil {
                     emitted = true
@@ -207,17 +307,26 @@ extension LSM6DS {
                         settlingDrops += 1
                         continue
                     }
-                    guard let anchorTicks else { unanchoredDrops += 1; continue }
-                    let ticks = Double(anchorTicks) + Double(slotsSinceAnchor) * periodTicks
+                    // Held in doubt, the slot count since the anchor goes on even when a jump
+                    // un-anchored the timeline: the slots from the sample to the next word are exact.
+                    guard inDoubt || anchorTicks != nil else { unanchoredDrops += 1; continue }
+                    let ticks = Double(anchorTicks ?? 0) + Double(slotsSinceAnchor) * periodTicks
                     let g = gyroscope ?? .zero
                     let t = timebase.nanoseconds(ticks: ticks)
-                    lastSampleNanoseconds = t
-                    samples.append(IMUSample(
+                    let sample = IMUSample(
                         timestampNanoseconds: t,
                         acceleration: SIMD3(Double(a.x), Double(a.y), Double(a.z)) * accelerometerScale,
                         angularRate: SIMD3(Double(g.x), Double(g.y), Double(g.z)) * gyroscopeScale,
                         temperature: temperatureRaw.map { Double($0) / temperatureLSBPerDegree + 25 },
-                        saturation: Saturation.of(accelerometer: a, gyroscope: gyroscopeEnabled ? g : .zero)))
+                        saturation: Saturation.of(accelerometer: a, gyroscope: gyroscopeEnabled ? g : .zero))
+                    if inDoubt {
+                        doubtful.append(sample)
+                        doubtfulSlots.append(slotsSinceAnchor)
+                        if doubtful.count >= Self.maximumDoubtfulSamples { dropDoubtful(); anchorTicks = nil }
+                        continue
+                    }
+                    lastSampleNanoseconds = t
+                    samples.append(sample)
                 }
             }
             return lost

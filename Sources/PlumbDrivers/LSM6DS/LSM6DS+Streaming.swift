@@ -48,6 +48,7 @@ extension LSM6DS {
         // a count to drop (DSL generation) or the chip's own marks (DSO generation, DRDY_MASK).
         a.settlingInstants = v.settlingInstants(rate: p.dataRate, gyroscope: p.effective.gyroscopeEnabled)
         a.dropsMaskedSettlingWords = v.dataReadyMask != nil
+        a.keepsDoubtfulSamplesAfterLoss = !p.compression
         assembler = a
         pattern = v.generation.hasPatternFIFO
             ? PatternFIFO(gyroscopeDecimation: p.effective.gyroscopeEnabled ? 1 : 0, accelerometerDecimation: 1,
@@ -106,6 +107,9 @@ extension LSM6DS {
         if v.generation == .dso {
             taggedCorruption = false
             overflow = try drainTagged(&a, edges: edges, into: &samples)
+            // Slots were lost before samples held in doubt: with compression the words decoded
+            // since took their differences from lost samples, so decoding restarts.
+            if a.takeLossFoundAfterDoubt(), plan?.compression == true { discontinuity(&a) }
         } else {
             overflow = try drainPattern(&a, variant: v, into: &samples)
         }
@@ -171,11 +175,15 @@ extension LSM6DS {
     ///   Every tag is checked: a word whose TAG_SENSOR is not one the FIFO is configured to
     ///   batch (what a chip reset or an emptied FIFO gives), or whose tag byte fails TAG_PARITY,
     ///   ends the read's valid data, and the next drain reads the status. When the words dropped
-    ///   so are not all zero (zeros are the harmless read past the end), they are corruption:
-    ///   a discontinuity (timeline re-anchored, DPCM references dropped, so decoding waits for an
-    ///   uncompressed word) and a gap. After a status read the words were there (DIFF_FIFO said
-    ///   so), so even all-zero ones were popped and lost: a discontinuity too, as a loss of four
-    ///   slots would pass the two-bit slot counter unseen.
+    ///   so are not all zero, they are corruption: a discontinuity (timeline re-anchored, DPCM
+    ///   references dropped, so decoding waits for an uncompressed word) and a gap. All-zero
+    ///   words are either the read past the end of a FIFO that held less than the threshold (a
+    ///   stray edge: nothing lost) or words the chip popped and the bus returned as zeros (lost,
+    ///   possibly a multiple of four slots, which the two-bit slot counter cannot see): the
+    ///   samples after them are held until the next timestamp word tells which
+    ///   (``SampleAssembler/markSlotCountInDoubt()``), so they are never timed off by the lost
+    ///   slots. After a status read the words were there (DIFF_FIFO said so), so even all-zero
+    ///   ones were popped and lost: a discontinuity.
     /// - **Status read**: FIFO_STATUS1/2, then DIFF_FIFO words. Used at start, after anything
     ///   unusual, when polling, and every ``watermarkReadsPerStatusRead`` watermark reads; it
     ///   reports an overrun (OVER_RUN_LATCHED is cleared by the read, so none is missed).
@@ -205,7 +213,7 @@ extension LSM6DS {
             let valid = try decodeTagged(words: threshold, configuration: p)
             taggedStateKnown = valid == threshold
             a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
-            if taggedCorruption { discontinuity(&a) }
+            if taggedCorruption { discontinuity(&a) } else if valid < threshold { a.markSlotCountInDoubt() }
             return false
         }
         taggedStateKnown = false
