@@ -106,6 +106,10 @@ public final class IMUStream {
     private var stormProbation: Int?
     /// A re-initialisation failed; the next step tries again instead of draining.
     private var needsReinitialise: StreamGap.Reason?
+    /// The gravity check (``checkGravity(_:)``): done once a still window was seen; the window
+    /// being gathered.
+    private var gravityChecked = false
+    private var stillWindow = (count: 0, sum: 0.0, sumOfSquares: 0.0, largestRate: 0.0)
 
     /// - Parameters:
     ///   - imu: the driver; the stream owns it while running.
@@ -235,6 +239,7 @@ public final class IMUStream {
                 consecutiveFailures += 1
             }
         }
+        if !gravityChecked, samples.count > before { checkGravity(samples[before...]) }
         statistics.samples += samples.count - before
         statistics.gaps += gaps.count
         statistics.lostSamples += gaps.reduce(0) { $0 + ($1.lostSamples ?? 0) }
@@ -386,6 +391,44 @@ public final class IMUStream {
     /// "the MPU-6050 at 0x68 on /dev/i2c-1", for notices.
     private var chipName: String {
         imu.identity.map { "the \($0.part) at \($0.address) on \($0.bus)" } ?? "the chip"
+    }
+
+    /// Samples in one still window of the gravity check.
+    static let gravityWindow = 64
+
+    /// At rest the accelerometer reads 1 g. The first window of ``gravityWindow`` samples that is
+    /// still (the magnitude's spread under 0.02 g, the rate under 0.05 rad/s) is checked once:
+    /// between 0.25 g and 0.8 g, or between 1.25 g and 4 g, the chip's scale is not the one it is
+    /// driven with, and a notice says so with the identity's warnings. The case in mind is the
+    /// LSM6DSO32, which shares WHO_AM_I 0x6C with the LSM6DSO (ST-C `LSM6DSO32_ID`,
+    /// `LSM6DSO_ID`): driven as an LSM6DSO, whose FS_XL codes mean half its ranges
+    /// (`lsm6dso32_fs_xl_t`: 0 = ±4 g, 2 = ±8 g, 3 = ±16 g, 1 = ±32 g), it reads 0.5 g. Readings
+    /// near 0 g (free fall, a simulated profile without gravity) are left alone.
+    private func checkGravity(_ new: ArraySlice<IMUSample>) {
+        let g = MotionConstants.standardGravity
+        for s in new {
+            let a = s.acceleration, w = s.angularRate
+            let magnitude = ((a * a).sum()).squareRoot() / g
+            stillWindow.count += 1
+            stillWindow.sum += magnitude
+            stillWindow.sumOfSquares += magnitude * magnitude
+            stillWindow.largestRate = max(stillWindow.largestRate, ((w * w).sum()).squareRoot())
+            guard stillWindow.count >= Self.gravityWindow else { continue }
+            let n = Double(stillWindow.count)
+            let mean = stillWindow.sum / n
+            let spread = (max(0, stillWindow.sumOfSquares / n - mean * mean)).squareRoot()
+            let still = spread < 0.02 && stillWindow.largestRate < 0.05
+            stillWindow = (0, 0, 0, 0)
+            guard still else { continue }
+            gravityChecked = true
+            if (0.25...0.8).contains(mean) || (1.25...4).contains(mean) {
+                let warnings = imu.identity?.warnings ?? []
+                notice("\(chipName) reads \((mean * 100).rounded() / 100) g at rest, not 1 g: the chip's scale is not the one it is driven with"
+                    + (warnings.isEmpty ? " (a clone or another part with the same WHO_AM_I: choose the part explicitly)"
+                                        : " (\(warnings.joined(separator: "; ")))"))
+            }
+            return
+        }
     }
 
     private func notice(_ message: String) {
