@@ -52,6 +52,19 @@ import PlumbSimulation
         #expect(rig.chip.registers[0x13] == (variant.generation == .dso ? 0x08 : 0x00))
     }
 
+    /// The self-test runs with CTRL4_C as after reset, as ST's examples do (no DRDY_MASK), and
+    /// the stream's configuration, DRDY_MASK included, is back afterwards.
+    @Test func selfTestRunsWithoutTheMaskAndRestoresIt() throws {
+        let rig = LSM6DSRig(.lsm6dso)
+        try rig.start(.default)
+        rig.recorder.log = []
+        let result = try rig.imu.selfTest()
+        #expect(result.passed)
+        let writes = rig.recorder.log.filter { $0.hasPrefix("w 13 ") || $0.hasPrefix("w 10 ") }
+        #expect(writes.first == "w 13 00", "\(writes)")
+        #expect(rig.chip.registers[0x13] == 0x08)
+    }
+
     /// The kernel's table, read back (`samples_to_discard` for the LSM6DSM-like entry).
     @Test func settlingCountsAreTheKernelsOnTheDSLGeneration() {
         let v = LSM6DS.Variant.lsm6dsl
