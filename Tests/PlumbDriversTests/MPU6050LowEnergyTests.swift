@@ -56,6 +56,18 @@ import PlumbSimulation
         #expect(writes == ["0 ms: w 6b 00", "60 ms: w 6b 01"])
     }
 
+    /// The self-test turns the gyroscope on the same way: internal oscillator, start-up time, PLL.
+    @Test func selfTestSelectsThePLLAfterTheGyroscopeStarts_MPU6050() throws {
+        let rig = MPURig("mpu6050", instantBus: true)
+        _ = try rig.driver.identify()
+        try rig.driver.reset()
+        let t0 = rig.clock.nowNanoseconds
+        rig.bus.trace = []
+        _ = try rig.driver.selfTest()
+        let writes = rig.bus.trace!.map { "\(($0.timeNanoseconds - t0) / 1_000_000) ms: \($0)" }.filter { $0.contains("w 6b ") }
+        #expect(Array(writes.prefix(2)) == ["0 ms: w 6b 00", "60 ms: w 6b 01"])
+    }
+
     /// The emulator's side of the fact: gyro standby with a gyro PLL as the clock leaves that
     /// gyro driven on the MPU-6050 generation, not on the MPU-6500 generation.
     @Test func standbyGyroscopeThatIsTheClockReferenceKeepsRunningOnTheMPU6050() throws {
