@@ -134,6 +134,41 @@ final class ZeroingBus: I2CBus {
         }
     }
 
+    /// At 12.5 Hz accelerometer only (the notifier's low-energy mode) the next timestamp word can
+    /// be 32 samples, 2.6 s, away: the samples held until then are data, not a stall, and come
+    /// out exactly as without the stray edges.
+    @Test func aStrayEdgeAtALowRateHoldsSamplesWithoutAStall() throws {
+        func run(strays: Bool) throws -> (samples: [IMUSample], gaps: [StreamGap], notices: [String], strays: Int) {
+            let rig = LSM6DSRig(.lsm6dso, profile: LSM6DSFaultTests.ramp)
+            let stream = IMUStream(imu: rig.imu, line: rig.line, clock: rig.clock)
+            try stream.start(IMUConfiguration(outputDataRate: 12.5, accelerometerRange: 2, fifoWatermark: 7, gyroscopeEnabled: false))
+            var samples: [IMUSample] = []
+            var gaps: [StreamGap] = []
+            var count = 0
+            for round in 0..<6 {
+                let until = rig.clock.nowNanoseconds + 3_000_000_000 + UInt64(round) * 170_000_000
+                while rig.clock.nowNanoseconds < until || !rig.imu.taggedStateKnown { gaps += stream.step(into: &samples) }
+                guard strays else { continue }
+                let drains = rig.imu.watermarkDrains
+                _ = try rig.imu.drain(into: &samples, edges: [EdgeEvent(timestampNanoseconds: rig.clock.nowNanoseconds, kind: .rising)])
+                if rig.imu.watermarkDrains > drains { count += 1 }
+            }
+            let end = rig.clock.nowNanoseconds + 3_000_000_000
+            while rig.clock.nowNanoseconds < end { gaps += stream.step(into: &samples) }
+            return (samples, gaps, stream.takeNotices().map(\.message), count)
+        }
+        let clean = try run(strays: false)
+        let stray = try run(strays: true)
+        #expect(stray.strays == 6)
+        #expect(stray.gaps.isEmpty, "\(stray.gaps)")
+        #expect(stray.notices.isEmpty, "\(stray.notices)")
+        let n = min(clean.samples.count, stray.samples.count)
+        // The run with strays may end holding samples until a timestamp word (32 at most).
+        #expect(n > 300 && stray.samples.count + 33 >= clean.samples.count, "\(stray.samples.count) and \(clean.samples.count) samples")
+        let differing = zip(clean.samples, stray.samples).filter { $0.timestampNanoseconds != $1.timestampNanoseconds || $0.acceleration != $1.acceleration }
+        #expect(differing.isEmpty, "\(differing.count) of \(n) samples differ, the first \(differing.first.map { "\($0)" } ?? "")")
+    }
+
     /// A stray edge just after a drain: the watermark read runs past the end of the FIFO and gets
     /// zeros, and nothing is lost: no gap, every sample timed right.
     @Test(arguments: [false, true])

@@ -188,22 +188,23 @@ public final class IMUStream {
             statistics.drains += 1
             consecutiveFailures = 0
             gaps += result.gaps
-            // Samples dropped while the filters settled after start-up came from the chip too:
-            // they show the data flowing and explain the edge that announced them.
-            let delivered = result.sampleCount + result.settlingDiscards
+            // Samples the driver holds back until it can time them, and samples dropped while the
+            // filters settled after start-up, came from the chip too: they show the data flowing
+            // and explain the edge that announced them.
+            let found = result.sampleCount + result.heldSamples + result.settlingDiscards
             if result.sampleCount > 0 { lastSampleTime = samples.last?.timestampNanoseconds }
-            if delivered > 0 {
+            if found > 0 {
                 lastDataTime = clock.nowNanoseconds
                 stallReported = false
             }
             lastDrainHadData = result.sampleCount > 0
-            trackEdges(edges: edges, hadData: delivered > 0)
+            trackEdges(edges: edges, hadData: found > 0)
             // An edge that woke the reader must find new data: a watermark's worth (half, for
             // the words that arrive late or were read with the previous batch), or on a chip
-            // waited on per sample, a sample. Samples dropped while the filters settled count.
+            // waited on per sample, a sample. Held and settling samples count.
             if !edges.isEmpty, wokenByEdges {
                 let expected = imu.interruptSignal == .watermark ? max(1, watermark / 2) : 1
-                if delivered < expected { suspicious = true }
+                if found < expected { suspicious = true }
             }
             trackStorm(suspicious: suspicious, edges: edges.count)
         } catch {
@@ -304,7 +305,12 @@ public final class IMUStream {
                 // A slow storm's edges look plausible while polling: try edges again only after
                 // the storm's wait, and say they are back once that holds (``trackStorm``).
                 if edgefulSteps >= 2, !inStorm || clock.nowNanoseconds &- stormSince >= stormRetry {
-                    if inStorm { stormProbation = 0 } else { notice("interrupts from \(line.name) are back") }
+                    if inStorm {
+                        stormProbation = 0
+                    } else {
+                        stormProbation = nil
+                        notice("interrupts from \(line.name) are back")
+                    }
                     inStorm = false
                     switchMode(to: .interrupts)
                 }

@@ -123,6 +123,8 @@ extension LSM6DS {
         /// Set when a timestamp word showed slots lost unseen before the samples held in doubt;
         /// read and cleared with ``takeLossFoundAfterDoubt()``.
         public private(set) var lossFoundAfterDoubt = false
+        /// Samples held in doubt since the last ``takeNewlyHeld()``.
+        public private(set) var newlyHeld = 0
         /// The most samples held in doubt; beyond, they are dropped and the timeline waits for a
         /// timestamp word. The tagged FIFO writes one every 32 slots.
         static let maximumDoubtfulSamples = 48
@@ -175,6 +177,12 @@ extension LSM6DS {
         public mutating func markSlotCountInDoubt() {
             guard anchorTicks != nil else { return } // samples wait for an anchor anyway
             inDoubt = true
+        }
+
+        /// Returns and clears ``newlyHeld``.
+        public mutating func takeNewlyHeld() -> Int {
+            defer { newlyHeld = 0 }
+            return newlyHeld
         }
 
         /// Returns and clears ``lossFoundAfterDoubt``.
@@ -322,6 +330,7 @@ extension LSM6DS {
                     if inDoubt {
                         doubtful.append(sample)
                         doubtfulSlots.append(slotsSinceAnchor)
+                        newlyHeld += 1
                         if doubtful.count >= Self.maximumDoubtfulSamples { dropDoubtful(); anchorTicks = nil }
                         continue
                     }

@@ -136,6 +136,7 @@ extension LSM6DS {
         }
         taggedCorruption = false
         result.sampleCount = samples.count - before
+        result.heldSamples = a.takeNewlyHeld()
         result.settlingDiscards = a.takeSettlingDrops()
         return result
     }
