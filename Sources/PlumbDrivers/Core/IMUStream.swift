@@ -29,6 +29,9 @@ import PlumbHAL
 ///   chip's configuration reads back wrong (checked every second and whenever data stops), the
 ///   chip is identified again (it may be another chip), reset, re-configured and restarted, and
 ///   a `.chipReset` gap is reported. Overflow and lost reads are the driver's gaps, passed on.
+/// - **Scale check.** The first still window (``gravityWindow`` samples) must read about 1 g; a
+///   chip driven with the wrong scale (an LSM6DSO32 found as an LSM6DSO reads 0.5 g) is named in
+///   a notice once.
 /// - **Integrity.** Only whole records are decoded (the drivers' contract), timestamps never go
 ///   backwards, and every loss is a ``StreamGap``.
 public final class IMUStream {
