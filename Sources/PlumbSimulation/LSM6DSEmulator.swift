@@ -45,6 +45,11 @@ import PlumbDrivers
 ///   TIMESTAMP2, running fast by `frequencyFine` × 0.15 % as the trim in INTERNAL_FREQ_FINE says.
 /// - The watermark (and FIFO overrun/full, data-ready) on INT1 or INT2 as routed, honouring
 ///   H_LACTIVE, driving a ``SimulatedInterruptLine`` wired to ``wiredPin``.
+/// - Accelerometer noise: the error model's density in high-performance mode; with
+///   CTRL6_C.XL_HM_MODE at 12.5–208 Hz the datasheet's normal/low-power RMS noise
+///   (``lowPowerNoiseMilliG(range:)``, LSM6DSO and LSM6DSOX).
+/// - Filter settling: the first samples after a sensor starts are wrong, or on the DSO generation
+///   with CTRL4_C.DRDY_MASK marked (``settlingSamples(hertz:gyroscope:)``).
 /// - Self-test: CTRL5_C ST_XL / ST_G add a fixed deflection (``selfTestAccelerometerMilliG``,
 ///   ``selfTestGyroscopeDPS``), positive or negative.
 /// - Temperature from ``temperature`` at 16 or 256 LSB/°C per part.
@@ -95,6 +100,9 @@ public final class LSM6DSEmulator: RegisterTarget {
     /// datasheets give only the limits, no typical value.
     public var selfTestAccelerometerMilliG = SIMD3<Double>(520, 610, 880)
     public var selfTestGyroscopeDPS = SIMD3<Double>(310, 290, 350)
+    /// Model the filters settling after a sensor starts (``settlingSamples(hertz:gyroscope:)``).
+    /// Default true.
+    public var settlesAfterStart = true
     /// When true, SW_RESET never clears (a stuck part, for timeout tests).
     public var resetNeverCompletes = false
     /// Behave as a part without FIFO compression: the enable bits are stored but the FIFO stays
@@ -110,6 +118,9 @@ public final class LSM6DSEmulator: RegisterTarget {
     private var instantCount = 0
     private var nextInstant: UInt64?
     private var ratesInUse: (xl: Double, g: Double) = (0, 0)
+    /// Samples each sensor still takes with its filters settling (see ``settlingSamples(hertz:gyroscope:)``).
+    private var settlingLeft: (xl: Int, g: Int) = (0, 0)
+    private var settlingTotal: (xl: Int, g: Int) = (0, 0)
     private var dataFlags: UInt8 = 0
     // FIFO.
     private var fifo: [UInt8]
@@ -310,6 +321,14 @@ public final class LSM6DSEmulator: RegisterTarget {
         let xl = Self.hertz(registers[LSM6DS.Register.control1XL] >> 4)
         let g = Self.hertz(registers[LSM6DS.Register.control2G] >> 4)
         guard xl != ratesInUse.xl || g != ratesInUse.g else { return }
+        if xl != ratesInUse.xl {
+            settlingTotal.xl = xl > 0 ? settlingSamples(hertz: xl, gyroscope: false) : 0
+            settlingLeft.xl = settlingTotal.xl
+        }
+        if g != ratesInUse.g {
+            settlingTotal.g = g > 0 ? settlingSamples(hertz: g, gyroscope: true) : 0
+            settlingLeft.g = settlingTotal.g
+        }
         ratesInUse = (xl, g)
         let base = max(xl, g)
         guard base > 0 else { nextInstant = nil; return }
@@ -320,6 +339,48 @@ public final class LSM6DSEmulator: RegisterTarget {
     }
 
     // MARK: - Sampling
+
+    /// Samples a sensor takes after it is switched on (or its rate changes) before its digital
+    /// filters have settled: the LSM6DSM-like counts of Linux `samples_to_discard` (accelerometer
+    /// 1, 1, 1, 2, 2, 2 and gyroscope 2, 5, 7, 12, 20, 36 at 12.5–416 Hz; the 416 Hz count above
+    /// it), for the DSL generation and, as a modelling choice (no count was found for it), the
+    /// DSO generation; none on the LSM6DS3 generation (no source gives one). While a sensor
+    /// settles its output is the signal scaled by a ramp from 1/(n+1) to n/(n+1) (the shape is a
+    /// modelling choice: only that the samples are wrong is sourced), or, on the DSO generation
+    /// with CTRL4_C.DRDY_MASK set, the mark 0x7FFE on every axis (Linux: "corrupted samples are
+    /// masked in hw with values greather than 0x7ffd", commit db3c490503be; the exact value is
+    /// an assumption).
+    func settlingSamples(hertz: Double, gyroscope: Bool) -> Int {
+        guard variant.generation != .ds3, settlesAfterStart else { return 0 }
+        let rates: [Double] = [12.5, 26, 52, 104, 208, 416]
+        let i = rates.firstIndex { hertz <= $0 * 1.01 } ?? rates.count - 1
+        return gyroscope ? [2, 5, 7, 12, 20, 36][i] : [1, 1, 1, 2, 2, 2][i]
+    }
+
+    /// The accelerometer's RMS noise in mg when CTRL6_C.XL_HM_MODE takes it out of
+    /// high-performance mode (low-power at 12.5–52 Hz, normal at 104–208 Hz), or `nil` in
+    /// high-performance mode. LSM6DSO DS12140 Rev 2, Table 2 (p. 10), "Acceleration RMS noise in
+    /// normal/low-power mode": 1.8, 2.0, 2.4, 3.0 mg at ±2, 4, 8, 16 g, "independent of the ODR"
+    /// (noise RMS related to BW = ODR/2). Used for the LSM6DSO and LSM6DSOX rows only; the other
+    /// parts' tables were not opened, so they keep the high-performance noise density. An
+    /// error model without noise (``SensorErrorModel/ideal``) stays without noise.
+    func lowPowerNoiseMilliG(range: LSM6DS.AccelerometerRange) -> Double? {
+        guard variant.key == "lsm6dso" || variant.key == "lsm6dsox",
+              registers[LSM6DS.Register.control6C] & 0x10 != 0, ratesInUse.xl > 0, ratesInUse.xl <= 208 * 1.01 else { return nil }
+        switch range.g {
+        case 2: return 1.8
+        case 4: return 2.0
+        case 8: return 2.4
+        default: return 3.0
+        }
+    }
+
+    /// The raw output of a sensor with `settling` samples still to go of `total`.
+    private func settlingOutput(_ raw: SIMD3<Int16>, left: Int, total: Int) -> SIMD3<Int16> {
+        if variant.generation == .dso, registers[0x13] & 0x08 != 0 { return SIMD3(repeating: 0x7FFE) }
+        let f = Double(total - left + 1) / Double(total + 1)
+        return SIMD3(quantise(Double(raw.x) * f), quantise(Double(raw.y) * f), quantise(Double(raw.z) * f))
+    }
 
     private func quantise(_ value: Double) -> Int16 {
         Int16(clamping: Int(max(-32768, min(32767, value.rounded()))))
@@ -338,9 +399,22 @@ public final class LSM6DSEmulator: RegisterTarget {
             let fs = registers[LSM6DS.Register.control1XL] >> 2 & 0x03
             let range = variant.accelerometerRanges.first { $0.code == fs } ?? variant.accelerometerRanges[0]
             var mg = measured.specificForce / LSM6DS.standardGravity * 1000
+            if let rms = lowPowerNoiseMilliG(range: range) {
+                // Normal/low-power mode: the datasheet's RMS noise replaces the high-performance
+                // density's (added in quadrature on top of what the error model drew).
+                let drawn = errorModel.accelerometerNoise(bandwidth: ratesInUse.xl / 2) / LSM6DS.standardGravity * 1000
+                let extra = (max(0, rms * rms - drawn * drawn)).squareRoot()
+                if extra > 0, errorModel.accelerometerNoiseDensity > 0 {
+                    mg += SIMD3(random.gaussian(), random.gaussian(), random.gaussian()) * extra
+                }
+            }
             switch c5 & 0x03 { case 1: mg += selfTestAccelerometerMilliG; case 2: mg -= selfTestAccelerometerMilliG; default: break }
             let lsb = mg / range.milliGPerLSB
             xlRaw = SIMD3(quantise(lsb.x), quantise(lsb.y), quantise(lsb.z))
+            if settlingLeft.xl > 0 {
+                xlRaw = settlingOutput(xlRaw, left: settlingLeft.xl, total: settlingTotal.xl)
+                settlingLeft.xl -= 1
+            }
             store(xlRaw, at: LSM6DS.Register.outAccelerometer)
             dataFlags |= 0x01
         }
@@ -351,6 +425,10 @@ public final class LSM6DSEmulator: RegisterTarget {
             switch c5 >> 2 & 0x03 { case 1: dps += selfTestGyroscopeDPS; case 2: dps -= selfTestGyroscopeDPS; default: break }
             let lsb = dps * 1000 / range.milliDPSPerLSB
             gRaw = SIMD3(quantise(lsb.x), quantise(lsb.y), quantise(lsb.z))
+            if settlingLeft.g > 0 {
+                gRaw = settlingOutput(gRaw, left: settlingLeft.g, total: settlingTotal.g)
+                settlingLeft.g -= 1
+            }
             store(gRaw, at: LSM6DS.Register.outGyroscope)
             dataFlags |= 0x02
         }

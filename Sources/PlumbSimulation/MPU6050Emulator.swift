@@ -133,6 +133,23 @@ public final class MPU6050Emulator: RegisterTarget {
     /// Whether the INT pin is asserted.
     public var isInterruptAsserted: Bool { pinAsserted }
 
+    /// Whether the gyroscope's MEMS drive runs, the chip's largest current (Product
+    /// Specification rev 3.4 §6.4: 3.6 mA gyroscope, 500 µA accelerometer): awake with an axis
+    /// out of standby (PWR_MGMT_2 STBY_XG/YG/ZG), or, on the MPU-6050 generation, with CLKSEL
+    /// choosing a gyro PLL (1–3). The MPU-60X0 runs "in low power modes with the gyroscopes
+    /// disabled" only on the internal oscillator or an external clock (Register Map rev 4.2
+    /// §4.28), and Linux `inv_mpu6050_clock_switch` switches these "old chips" to the internal
+    /// clock by hand before the gyro goes to standby; so an axis in standby that is the clock
+    /// reference is modelled as still driven. The MPU-6500 generation's CLKSEL 1–5 picks its
+    /// source itself ("automatic clock switching" in the same kernel function).
+    public var isGyroscopeRunning: Bool {
+        let pm1 = registers[MPU6050.Register.powerManagement1], pm2 = registers[MPU6050.Register.powerManagement2]
+        guard isSampling, pm1 & MPU6050.Bits.clockSelectMask != 7 else { return false }
+        if pm2 & MPU6050.Bits.standbyGyro != MPU6050.Bits.standbyGyro { return true }
+        let clock = pm1 & MPU6050.Bits.clockSelectMask
+        return variant.generation == .mpu6050 && (1...3).contains(clock)
+    }
+
     // MARK: Timing
 
     private var isSampling: Bool {

@@ -50,9 +50,13 @@ public struct DrainResult: Sendable, Equatable {
     /// Samples read in this drain but held back until they can be timed (the LSM6DSO after a
     /// read that may have lost slots unseen); a later drain appends them. Data all the same.
     public var heldSamples: Int
+    /// Samples the chip delivered but the driver dropped because they were taken while the
+    /// sensors' filters settled after start-up (not a loss: the stream begins after them).
+    public var settlingDiscards: Int
 
-    public init(sampleCount: Int = 0, gaps: [StreamGap] = [], heldSamples: Int = 0) {
+    public init(sampleCount: Int = 0, gaps: [StreamGap] = [], heldSamples: Int = 0, settlingDiscards: Int = 0) {
         self.sampleCount = sampleCount; self.gaps = gaps; self.heldSamples = heldSamples
+        self.settlingDiscards = settlingDiscards
     }
 }
 

@@ -29,6 +29,9 @@ import PlumbHAL
 ///   chip's configuration reads back wrong (checked every second and whenever data stops), the
 ///   chip is identified again (it may be another chip), reset, re-configured and restarted, and
 ///   a `.chipReset` gap is reported. Overflow and lost reads are the driver's gaps, passed on.
+/// - **Scale check.** The first still window (``gravityWindow`` samples) must read about 1 g; a
+///   chip driven with the wrong scale (an LSM6DSO32 found as an LSM6DSO reads 0.5 g) is named in
+///   a notice once.
 /// - **Integrity.** Only whole records are decoded (the drivers' contract), timestamps never go
 ///   backwards, and every loss is a ``StreamGap``.
 public final class IMUStream {
@@ -106,6 +109,10 @@ public final class IMUStream {
     private var stormProbation: Int?
     /// A re-initialisation failed; the next step tries again instead of draining.
     private var needsReinitialise: StreamGap.Reason?
+    /// The gravity check (``checkGravity(_:)``): done once a still window was seen; the window
+    /// being gathered.
+    private var gravityChecked = false
+    private var stillWindow = (count: 0, sum: 0.0, sumOfSquares: 0.0, largestRate: 0.0)
 
     /// - Parameters:
     ///   - imu: the driver; the stream owns it while running.
@@ -184,8 +191,10 @@ public final class IMUStream {
             statistics.drains += 1
             consecutiveFailures = 0
             gaps += result.gaps
-            // Samples the driver holds back until it can time them are data all the same.
-            let found = result.sampleCount + result.heldSamples
+            // Samples the driver holds back until it can time them, and samples dropped while the
+            // filters settled after start-up, came from the chip too: they show the data flowing
+            // and explain the edge that announced them.
+            let found = result.sampleCount + result.heldSamples + result.settlingDiscards
             if result.sampleCount > 0 { lastSampleTime = samples.last?.timestampNanoseconds }
             if found > 0 {
                 lastDataTime = clock.nowNanoseconds
@@ -195,7 +204,7 @@ public final class IMUStream {
             trackEdges(edges: edges, hadData: found > 0)
             // An edge that woke the reader must find new data: a watermark's worth (half, for
             // the words that arrive late or were read with the previous batch), or on a chip
-            // waited on per sample, a sample.
+            // waited on per sample, a sample. Held and settling samples count.
             if !edges.isEmpty, wokenByEdges {
                 let expected = imu.interruptSignal == .watermark ? max(1, watermark / 2) : 1
                 if found < expected { suspicious = true }
@@ -234,6 +243,7 @@ public final class IMUStream {
                 consecutiveFailures += 1
             }
         }
+        if !gravityChecked, samples.count > before { checkGravity(samples[before...]) }
         statistics.samples += samples.count - before
         statistics.gaps += gaps.count
         statistics.lostSamples += gaps.reduce(0) { $0 + ($1.lostSamples ?? 0) }
@@ -390,6 +400,44 @@ public final class IMUStream {
     /// "the MPU-6050 at 0x68 on /dev/i2c-1", for notices.
     private var chipName: String {
         imu.identity.map { "the \($0.part) at \($0.address) on \($0.bus)" } ?? "the chip"
+    }
+
+    /// Samples in one still window of the gravity check.
+    static let gravityWindow = 64
+
+    /// At rest the accelerometer reads 1 g. The first window of ``gravityWindow`` samples that is
+    /// still (the magnitude's spread under 0.02 g, the rate under 0.05 rad/s) is checked once:
+    /// between 0.25 g and 0.8 g, or between 1.25 g and 4 g, the chip's scale is not the one it is
+    /// driven with, and a notice says so with the identity's warnings. The case in mind is the
+    /// LSM6DSO32, which shares WHO_AM_I 0x6C with the LSM6DSO (ST-C `LSM6DSO32_ID`,
+    /// `LSM6DSO_ID`): driven as an LSM6DSO, whose FS_XL codes mean half its ranges
+    /// (`lsm6dso32_fs_xl_t`: 0 = ±4 g, 2 = ±8 g, 3 = ±16 g, 1 = ±32 g), it reads 0.5 g. Readings
+    /// near 0 g (free fall, a simulated profile without gravity) are left alone.
+    private func checkGravity(_ new: ArraySlice<IMUSample>) {
+        let g = MotionConstants.standardGravity
+        for s in new {
+            let a = s.acceleration, w = s.angularRate
+            let magnitude = ((a * a).sum()).squareRoot() / g
+            stillWindow.count += 1
+            stillWindow.sum += magnitude
+            stillWindow.sumOfSquares += magnitude * magnitude
+            stillWindow.largestRate = max(stillWindow.largestRate, ((w * w).sum()).squareRoot())
+            guard stillWindow.count >= Self.gravityWindow else { continue }
+            let n = Double(stillWindow.count)
+            let mean = stillWindow.sum / n
+            let spread = (max(0, stillWindow.sumOfSquares / n - mean * mean)).squareRoot()
+            let still = spread < 0.02 && stillWindow.largestRate < 0.05
+            stillWindow = (0, 0, 0, 0)
+            guard still else { continue }
+            gravityChecked = true
+            if (0.25...0.8).contains(mean) || (1.25...4).contains(mean) {
+                let warnings = imu.identity?.warnings ?? []
+                notice("\(chipName) reads \((mean * 100).rounded() / 100) g at rest, not 1 g: the chip's scale is not the one it is driven with"
+                    + (warnings.isEmpty ? " (a clone or another part with the same WHO_AM_I: choose the part explicitly)"
+                                        : " (\(warnings.joined(separator: "; ")))"))
+            }
+            return
+        }
     }
 
     private func notice(_ message: String) {

@@ -127,7 +127,7 @@ extension LSM6DS {
 
     /// Programs the chip; the FIFO stays in bypass until ``startStreaming()``.
     ///
-    /// Writes CTRL3_C, CTRL6_C, the FIFO control registers, the timer enable and resolution,
+    /// Writes CTRL3_C, CTRL6_C, CTRL4_C (DRDY_MASK, DSO generation), the FIFO control registers, the timer enable and resolution,
     /// the latch/pulse bits, then CTRL1_XL and CTRL2_G last, so the sensors start with everything
     /// else in place.
     ///
@@ -140,6 +140,9 @@ extension LSM6DS {
         streaming = false
         try writeRegister(Register.control3C, p.control3C)
         try writeRegister(Register.control6C, p.control6C)
+        // DSO generation: CTRL4_C.DRDY_MASK, so samples taken while the filters settle reach the
+        // FIFO marked rather than as data (Linux `st_lsm6dsx_init_device`, "enable drdy-mask").
+        if let mask = v.dataReadyMask { try writeRegister(mask.address, mask.mask) }
         try writeRegister(Register.fifoModeControl, p.fifoModeControl)
         try writeRegister(Register.fifoControl1(v.generation), p.fifoControl1)
         try writeRegister(Register.fifoControl2(v.generation), p.fifoControl2)

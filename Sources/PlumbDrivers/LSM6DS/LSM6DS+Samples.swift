@@ -93,6 +93,23 @@ extension LSM6DS {
         public var readNanoseconds: UInt64?
         /// ``readNanoseconds`` when the last trusted timestamp word was consumed.
         private var lastWordReadNanoseconds: UInt64?
+        /// Sampling instants still to drop while the sensors' digital filters settle after they
+        /// were switched on (the DSL generation's count, ``Variant/settlingInstants(rate:gyroscope:)``).
+        /// Set by the driver when a stream starts. Default 0.
+        public var settlingInstants = 0
+        /// Drop the sensor words the chip masks while its filters settle (DSO generation with
+        /// CTRL4_C.DRDY_MASK: the x value reads 0x7FFD or more; Linux `st_lsm6dsx_push_tagged_data`,
+        /// "invalid sample during bootstrap phase"). Only until the sensor's first valid word, so
+        /// a saturated sample later in the stream is kept. Default false.
+        public var dropsMaskedSettlingWords = false
+        /// The first raw x value the chip uses to mark a settling sample (Linux `ST_LSM6DSX_INVALID_SAMPLE`).
+        public static let firstMaskedSettlingValue: Int16 = 0x7FFD
+        private var gyroscopeSettled = false
+        private var accelerometerSettled = false
+        /// The slot in progress had a masked (settling) word: it is dropped, not lost.
+        private var settlingSlot = false
+        /// Instants dropped while the filters settled since the last ``takeSettlingDrops()``.
+        private var settlingDrops = 0
         /// After ``markSlotCountInDoubt()``: the samples since, untimed, and their slots since the
         /// anchor, until the next timestamp word says whether slots were lost before them.
         private var doubtful: [IMUSample] = []
@@ -128,7 +145,7 @@ extension LSM6DS {
         /// Forgets the stream after a flush: the next timestamp word starts a new timeline.
         public mutating func restart(timebase: Timebase) {
             self.timebase = timebase
-            slot = nil; gyroscope = nil; accelerometer = nil; emitted = false
+            slot = nil; gyroscope = nil; accelerometer = nil; emitted = false; settlingSlot = false
             lastRawTimestamp = nil; lastUnwrappedTicks = 0; anchorTicks = nil; slotsSinceAnchor = 0; held = nil
             lastWordReadNanoseconds = nil
             periodTicks = nominalPeriodTicks; unanchoredDrops = 0
@@ -142,7 +159,13 @@ extension LSM6DS {
             dropDoubtful()
             anchorTicks = nil
             held = nil
-            slot = nil; gyroscope = nil; accelerometer = nil; emitted = false
+            slot = nil; gyroscope = nil; accelerometer = nil; emitted = false; settlingSlot = false
+        }
+
+        /// Sampling instants dropped while the filters settled since the last call; resets the count.
+        public mutating func takeSettlingDrops() -> Int {
+            defer { settlingDrops = 0 }
+            return settlingDrops
         }
 
         /// Marks a read that may have lost whole slots unseen, or lost nothing: words the chip may
@@ -252,14 +275,14 @@ extension LSM6DS {
                 default: break
                 }
                 if repeated {
-                    if !emitted { lost += 1 }
+                    if !emitted && !settlingSlot { lost += 1 }
                     lost += 3
                     anchorTicks = nil
                     slotsSinceAnchor += 4
-                    gyroscope = nil; accelerometer = nil; emitted = false
+                    gyroscope = nil; accelerometer = nil; emitted = false; settlingSlot = false
                 } else if word.slot != slot {
                     if let current = slot {
-                        if !emitted && (gyroscope != nil || accelerometer != nil) { lost += 1 }
+                        if settlingSlot { settlingDrops += 1 } else if !emitted && (gyroscope != nil || accelerometer != nil) { lost += 1 }
                         let advance = Int((word.slot &- current) & 0x03)
                         if advance > 1 {
                             // Slots missing between two words: the count is known only modulo 4.
@@ -269,18 +292,29 @@ extension LSM6DS {
                         slotsSinceAnchor += advance
                     }
                     slot = word.slot
-                    gyroscope = nil; accelerometer = nil; emitted = false
+                    gyroscope = nil; accelerometer = nil; emitted = false; settlingSlot = false
                 }
                 switch word.entry {
-                case .gyroscope(let v): gyroscope = v
-                case .accelerometer(let v): accelerometer = v
+                case .gyroscope(let v):
+                    if dropsMaskedSettlingWords, !gyroscopeSettled, v.x >= Self.firstMaskedSettlingValue { settlingSlot = true; continue }
+                    gyroscopeSettled = true
+                    gyroscope = v
+                case .accelerometer(let v):
+                    if dropsMaskedSettlingWords, !accelerometerSettled, v.x >= Self.firstMaskedSettlingValue { settlingSlot = true; continue }
+                    accelerometerSettled = true
+                    accelerometer = v
                 case .temperature(let t): temperatureRaw = t
                 case .timestamp(let raw): if inDoubt { resolveDoubt(raw, into: &samples) } else { anchor(raw) }
                 case .other: break
                 case .lost: dropDoubtful(); anchorTicks = nil; held = nil
                 }
-                if !emitted, let a = accelerometer, !gyroscopeEnabled || gyroscope != nil {
+                if !emitted, !settlingSlot, let a = accelerometer, !gyroscopeEnabled || gyroscope != nil {
                     emitted = true
+                    if settlingInstants > 0 {
+                        settlingInstants -= 1
+                        settlingDrops += 1
+                        continue
+                    }
                     // Held in doubt, the slot count since the anchor goes on even when a jump
                     // un-anchored the timeline: the slots from the sample to the next word are exact.
                     guard inDoubt || anchorTicks != nil else { unanchoredDrops += 1; continue }

@@ -26,6 +26,9 @@ extension LSM6DS {
         try writeRegister(Register.control3C, Control3.blockDataUpdate | Control3.autoIncrement)
         try writeRegister(Register.control6C, 0)
         try writeRegister(Register.control5C, 0)
+        // CTRL4_C as after reset, as ST's self-test examples run: no DRDY_MASK (set by apply on
+        // the DSO generation), so the waits below see the output registers, not settling marks.
+        if let mask = v.dataReadyMask { try writeRegister(mask.address, 0) }
 
         // Accelerometer.
         let xl = v.accelerometerRange(for: 4)

@@ -44,6 +44,10 @@ extension LSM6DS {
             gyroscopeEnabled: p.effective.gyroscopeEnabled,
             temperatureLSBPerDegree: v.temperatureLSBPerDegree, timebase: timebase,
             nominalPeriodTicks: 1e9 / p.dataRate.hertz / timebase.tickNanoseconds)
+        // The first samples after the sensors start are the filters settling, not the signal:
+        // a count to drop (DSL generation) or the chip's own marks (DSO generation, DRDY_MASK).
+        a.settlingInstants = v.settlingInstants(rate: p.dataRate, gyroscope: p.effective.gyroscopeEnabled)
+        a.dropsMaskedSettlingWords = v.dataReadyMask != nil
         a.keepsDoubtfulSamplesAfterLoss = !p.compression
         assembler = a
         pattern = v.generation.hasPatternFIFO
@@ -133,6 +137,7 @@ extension LSM6DS {
         taggedCorruption = false
         result.sampleCount = samples.count - before
         result.heldSamples = a.takeNewlyHeld()
+        result.settlingDiscards = a.takeSettlingDrops()
         return result
     }
 

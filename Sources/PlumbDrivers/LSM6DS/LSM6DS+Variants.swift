@@ -158,6 +158,35 @@ extension LSM6DS {
             return rates.first { $0.hertz >= hertz * 0.999 } ?? rates[rates.count - 1]
         }
 
+        /// Sampling instants to drop after the sensors are switched on, while their digital
+        /// filters settle and their output is not yet the signal.
+        ///
+        /// DSL generation: the counts of Linux `st_lsm6dsx_sensor_settings[].samples_to_discard`
+        /// for the LSM6DSM-like parts (commit db3c490503be, "iio: imu: st_lsm6dsx: discard samples
+        /// during filters settling time"): accelerometer 1, 1, 1, 2, 2, 2 and gyroscope 2, 5, 7,
+        /// 12, 20, 36 samples at 12.5, 26, 52, 104, 208, 416 Hz; the larger of the two when both
+        /// run, since a sample carries both. The kernel's table stops at 416 Hz, its fastest rate
+        /// on these parts; above it the 416 Hz counts are used (an assumption, no source read
+        /// gives them). DSO generation: 0, the chip marks its settling samples itself with
+        /// CTRL4_C.DRDY_MASK (``SampleAssembler/dropsMaskedSettlingWords``), as the kernel uses
+        /// it there instead of a count. LSM6DS3 generation: 0, the kernel gives no count ("I have
+        /// not added sample_to_discard support for LSM6DS3 or LSM6DS3H since I do not have any
+        /// sample for testing").
+        public func settlingInstants(rate: DataRate, gyroscope: Bool) -> Int {
+            guard generation == .dsl, rate.code >= 1 else { return 0 }
+            let i = Int(min(rate.code, 6)) - 1
+            let accelerometer = [1, 1, 1, 2, 2, 2][i]
+            return gyroscope ? max(accelerometer, [2, 5, 7, 12, 20, 36][i]) : accelerometer
+        }
+
+        /// CTRL4_C (0x13) DRDY_MASK (bit 3) on the DSO generation, as Linux `st_lsm6dsx` sets
+        /// `drdy_mask` for these parts: the samples taken while the filters settle reach the FIFO
+        /// marked (x ≥ 0x7FFD) instead of as data. `nil` on the older generations, where the
+        /// kernel drops ``settlingInstants(rate:gyroscope:)`` instead.
+        public var dataReadyMask: RegisterField? {
+            generation == .dso ? RegisterField(address: 0x13, mask: 0x08) : nil
+        }
+
         /// °C from the raw OUT_TEMP value.
         public func celsius(fromTemperature raw: Int16) -> Double {
             Double(raw) / temperatureLSBPerDegree + 25
@@ -175,7 +204,11 @@ extension LSM6DS {
         /// INTERNAL_FREQ_FINE (0x63), the factory trim of the 25 µs tick; DSO generation only.
         public var frequencyFineAddress: UInt8? { generation == .dso ? 0x63 : nil }
 
-        /// CTRL9_XL (0x18) bit 1, I3C_DISABLE; DSO generation only.
+        /// CTRL9_XL (0x18) bit 1, I3C_DISABLE; DSO generation only (ST-C `lsm6dso_ctrl9_xl_t`,
+        /// `lsm6dso32_ctrl9_xl_t`, `lsm6dsr_ctrl9_xl_t`). On the ISM330DHCX, which has no I3C, ST's
+        /// industrial parts call the same bit DEVICE_CONF and ST-C sets it to 1 after every reset
+        /// ("Start device configuration", `ism330dhcx_device_conf_set`; the stored
+        /// `ism330dhcx_reg.h` versions disagree on its name), so setting it is right there too.
         public var i3cDisable: RegisterField? {
             generation == .dso ? RegisterField(address: 0x18, mask: 0x02) : nil
         }
@@ -186,7 +219,10 @@ extension LSM6DS {
         }
 
         /// Pulsed data-ready (bit 7 of 0x0B: DRDY_PULSE_CFG_G on the DSL group, COUNTER_BDR_REG1
-        /// on the DSO generation); `nil` on LSM6DS3, which has no pulsed mode.
+        /// on the DSO generation); `nil` on LSM6DS3, whose 0x0B is ORIENT_CFG_G (ST-C
+        /// `lsm6ds3_orient_cfg_g_t`). The bit shapes the data-ready signals (DRDY_XL, DRDY_G)
+        /// only; the FIFO threshold the driver routes to the pin follows the FIFO level
+        /// (FIFO_WTM_IA) whatever it says, as LIR shapes only the embedded-function events.
         public var dataReadyPulsed: RegisterField? {
             generation == .ds3 ? nil : RegisterField(address: 0x0B, mask: 0x80)
         }

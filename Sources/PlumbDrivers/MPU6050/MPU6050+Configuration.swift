@@ -14,7 +14,17 @@ extension MPU6050 {
         public var interruptPinConfig: UInt8
         /// FIFO_EN (0x23) while streaming.
         public var fifoEnable: UInt8
-        /// PWR_MGMT_2 (0x6C): gyro standby in the low-energy mode.
+        /// PWR_MGMT_1 (0x6B) while running: CLKSEL only (awake, temperature sensor on). The PLL
+        /// (CLKSEL = 1) whenever the gyroscope runs; with the gyroscope in standby on the
+        /// MPU-6050 generation, the internal oscillator (CLKSEL = 0), because these parts do not
+        /// leave a gyro PLL by themselves ("When the internal 8 MHz oscillator or an external
+        /// source is chosen as the clock source, the MPU-60X0 can operate in low power modes with
+        /// the gyroscopes disabled", Register Map rev 4.2 §4.28; Product Specification rev 3.4
+        /// §7.15; Linux `inv_mpu6050_clock_switch`: "old chips: switch clock manually"). The
+        /// MPU-6500 generation's CLKSEL = 1 picks the internal oscillator itself when the gyro
+        /// is off ("automatic clock switching, nothing to do").
+        public var powerManagement1: UInt8
+        /// PWR_MGMT_2 (0x6C): gyro standby (STBY_XG/YG/ZG) in the low-energy mode.
         public var powerManagement2: UInt8
         /// What the chip really runs.
         public var effective: IMUConfiguration
@@ -99,6 +109,12 @@ extension MPU6050 {
         effective.fifoWatermark = min(configuration.fifoWatermark, maxWatermark)
         return Settings(sampleRateDivider: divider, lowPassCode: filter.code, gyroscopeRangeCode: gyro.code,
                         accelerometerRangeCode: accel.code, interruptPinConfig: pin, fifoEnable: fifo,
-                        powerManagement2: configuration.gyroscopeEnabled ? 0 : 0x07, effective: effective)
+                        powerManagement1: Self.clockSource(gyroscopeEnabled: configuration.gyroscopeEnabled, generation: variant.generation),
+                        powerManagement2: configuration.gyroscopeEnabled ? 0 : Bits.standbyGyro, effective: effective)
+    }
+
+    /// PWR_MGMT_1.CLKSEL for a run with or without the gyroscope (see ``Settings/powerManagement1``).
+    public static func clockSource(gyroscopeEnabled: Bool, generation: Generation) -> UInt8 {
+        gyroscopeEnabled || generation != .mpu6050 ? Bits.clockPLL : Bits.clockInternal
     }
 }

@@ -66,8 +66,15 @@ extension MPU6050 {
         public static let deviceReset: UInt8 = 0x80
         /// PWR_MGMT_1.SLEEP (bit 6).
         public static let sleep: UInt8 = 0x40
-        /// PWR_MGMT_1.CLKSEL = 1: PLL with the X-gyro reference.
+        /// PWR_MGMT_1.CLKSEL = 1: PLL with the X-gyro reference (MPU-6050 generation); on the
+        /// MPU-6500 generation "auto selects the best available clock source".
         public static let clockPLL: UInt8 = 0x01
+        /// PWR_MGMT_1.CLKSEL = 0: the internal 8 MHz (MPU-6050) / 20 MHz (MPU-6500) oscillator.
+        public static let clockInternal: UInt8 = 0x00
+        /// PWR_MGMT_1.CLKSEL mask (bits 2:0).
+        public static let clockSelectMask: UInt8 = 0x07
+        /// PWR_MGMT_2 STBY_XG | STBY_YG | STBY_ZG (bits 2:0): the gyroscope in standby.
+        public static let standbyGyro: UInt8 = 0x07
         /// SIGNAL_PATH_RESET: GYRO_RESET | ACCEL_RESET | TEMP_RESET.
         public static let signalPathResetAll: UInt8 = 0x07
         /// USER_CTRL.FIFO_EN (bit 6).

@@ -68,10 +68,13 @@ extension MPU6050 {
         let accelCode: UInt8 = is6050 ? 2 : 0 // ±8 g or ±2 g
         var block: [UInt8] = [Register.sampleRateDivider, 0, 2, 0, accelCode << 3] // 1 kHz, DLPF 2
         if !is6050 { block.append(2) }
-        try writeRegister(Register.powerManagement1, Bits.clockPLL)
+        // The gyro PLL once the gyroscope runs, on the MPU-6050 generation (see `apply(_:)`).
+        try writeRegister(Register.powerManagement1, is6050 ? Bits.clockInternal : Bits.clockPLL)
         try writeRegister(Register.powerManagement2, 0)
         try write(block)
-        clock.sleep(nanoseconds: UInt64(v.gyroscopeStartupMilliseconds + 20) * Nanoseconds.perMillisecond)
+        clock.sleep(nanoseconds: UInt64(v.gyroscopeStartupMilliseconds) * Nanoseconds.perMillisecond)
+        if is6050 { try writeRegister(Register.powerManagement1, Bits.clockPLL) }
+        clock.sleep(nanoseconds: 20 * Nanoseconds.perMillisecond)
         let normal = try averageRaw(count: 50)
         try write([Register.gyroConfig, Bits.selfTestXYZ, Bits.selfTestXYZ | accelCode << 3])
         clock.sleep(nanoseconds: 20 * Nanoseconds.perMillisecond)

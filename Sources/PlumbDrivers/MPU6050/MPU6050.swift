@@ -141,7 +141,12 @@ public final class MPU6050: IMU {
         let s = try MPU6050.settings(for: configuration, variant: v)
         let wasStreaming = isStreaming
         if wasStreaming { try stopStreaming() }
-        try writeRegister(Register.powerManagement1, Bits.clockPLL)
+        // The MPU-6050 generation takes the gyro PLL only once the gyroscope runs (Product
+        // Specification rev 3.4 §7.15: wait "for the MEMS oscillators to stabilize before they are
+        // selected as the clock source"; Linux `inv_mpu6050_switch_engine` switches to the PLL
+        // after the start-up time), and the internal oscillator while it is in standby.
+        let pllAfterStartup = v.generation == .mpu6050 && s.powerManagement1 == Bits.clockPLL
+        try writeRegister(Register.powerManagement1, pllAfterStartup ? Bits.clockInternal : s.powerManagement1)
         try writeRegister(Register.powerManagement2, s.powerManagement2)
         var block: [UInt8] = [Register.sampleRateDivider, s.sampleRateDivider, s.config(for: v.generation),
                               s.gyroscopeRangeCode << 3, s.accelerometerRangeCode << 3]
@@ -152,6 +157,7 @@ public final class MPU6050: IMU {
         try writeRegister(Register.intEnable, 0)
         let startup = configuration.gyroscopeEnabled ? v.gyroscopeStartupMilliseconds : v.accelerometerStartupMilliseconds
         clock.sleep(nanoseconds: UInt64(startup) * Nanoseconds.perMillisecond)
+        if pllAfterStartup { try writeRegister(Register.powerManagement1, Bits.clockPLL) }
         settings = s
         self.configuration = s.effective
         sampleClock.reset(nominalPeriodNanoseconds: 1e9 / s.effective.outputDataRate)
@@ -184,7 +190,7 @@ public final class MPU6050: IMU {
         try writeRegister(Register.intEnable, 0)
         try writeRegister(Register.userControl, 0)
         try writeRegister(Register.fifoEnable, 0)
-        try writeRegister(Register.powerManagement1, Bits.sleep | Bits.clockPLL)
+        try writeRegister(Register.powerManagement1, Bits.sleep | (settings?.powerManagement1 ?? Bits.clockPLL))
     }
 
     /// Reads back every configuration register and compares it with the last ``apply(_:)`` (and
@@ -201,7 +207,7 @@ public final class MPU6050: IMU {
         guard pin[0] == s.interruptPinConfig, pin[1] == (isStreaming ? Bits.dataReady : 0) else { return false }
         let power = try readRegisters(Register.userControl, count: 3)
         let userExpected: UInt8 = isStreaming ? Bits.userFIFOEnable : 0
-        guard power[0] & ~UInt8(0x0F) == userExpected, power[1] == Bits.clockPLL || (!isStreaming && power[1] == Bits.sleep | Bits.clockPLL),
+        guard power[0] & ~UInt8(0x0F) == userExpected, power[1] == s.powerManagement1 || (!isStreaming && power[1] == Bits.sleep | s.powerManagement1),
               power[2] == s.powerManagement2 else { return false }
         if isStreaming { guard try readRegister(Register.fifoEnable) == s.fifoEnable else { return false } }
         return true
