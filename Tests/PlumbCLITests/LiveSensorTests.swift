@@ -82,6 +82,20 @@ struct LiveSensorTests {
         }
     }
 
+    @Test func nothingAtTheAddressNamesTheAddressAnIMUAnswersAt() throws {
+        // The emulated MPU-6050 answers at 0x68; the configuration says 0x69.
+        let e = try Emulated(profile: "rest", address: 0x69)
+        let error = MotionSourceError.imu(.bus(I2CError(errno: Errno.ENXIO, bus: "/dev/i2c-1", address: I2CAddress(0x69))))
+        let bus = e.sensor.bus
+        #expect(LiveSensor.failure(error, found: e.found, probe: { (try? IMUFamilies.probe(bus)) ?? [] })
+                == CLIError.failure("nothing answers at 0x69 on /dev/i2c-1, but MPU-6050 answers at 0x68",
+                                    fix: "Give --address 0x68, or set imu.address to \"0x68\" in test.json."))
+        // Nothing anywhere: the wiring fix.
+        #expect(LiveSensor.failure(error, found: e.found, probe: { [] })
+                == CLIError.failure("nothing answers at 0x69 on /dev/i2c-1",
+                                    fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a."))
+    }
+
     @Test func kioskTurnsTheScreenAfterTheHoldOffOnTheLiveClock() throws {
         let e = try Emulated(profile: "tour")
         let context = CommandContext.capturing()

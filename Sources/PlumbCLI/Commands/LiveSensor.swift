@@ -98,19 +98,37 @@ enum LiveSensor {
         do { return try source.start(found.imu) } catch { throw failure(error, found: found) }
     }
 
-    /// One line and the fix for a sensor that failed.
-    static func failure(_ error: MotionSourceError, found: Found) -> CLIError {
+    /// One line and the fix for a sensor that failed. When nothing answers at the address, `probe`
+    /// (by default: the IMU addresses of `found.busPath`, read once) says whether an IMU answers at
+    /// another one, so the fix can name it, as `plumb read` does.
+    static func failure(_ error: MotionSourceError, found: Found,
+                        probe: (() -> [ProbeFinding])? = nil) -> CLIError {
         let bus: I2CError? = switch error {
         case .bus(let e): e
         case .imu(.bus(let e)): e
         default: nil
         }
         if let bus, bus.kind == .noAcknowledge {
+            if let elsewhere = (probe ?? { probeBus(found.busPath) })().first(where: { $0.family != nil && $0.address != found.address }) {
+                return .failure("nothing answers at \(found.address) on \(found.busPath), but \(elsewhere.part ?? "an IMU") answers at \(elsewhere.address)",
+                                fix: "Give --address \(elsewhere.address), or set imu.address to \"\(elsewhere.address)\" in \(found.setup.path).")
+            }
             return .failure("nothing answers at \(found.address) on \(found.busPath)",
                             fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")
         }
         if let bus, bus.kind == .cannotOpen { return I2CHelp.openFailure(bus) }
         return .failure("the IMU at \(found.address) on \(found.busPath): \(error)", fix: "Check it with 'plumb probe' and 'plumb read'.")
+    }
+
+    /// The IMUs that answer on the bus at `path`; none when the bus cannot be opened or read (the
+    /// failure being explained is the one to report, not this).
+    static func probeBus(_ path: String) -> [ProbeFinding] {
+        do {
+            let bus = try LinuxI2CBus(path: path)
+            return try IMUFamilies.probe(bus)
+        } catch {
+            return []
+        }
     }
 
     /// Installs the SIGINT/SIGTERM handlers; returns the check the loops call between steps.
