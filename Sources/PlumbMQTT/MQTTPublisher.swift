@@ -31,7 +31,8 @@ public struct MQTTReport: Sendable, Equatable {
 public final class MQTTPublisher: @unchecked Sendable {
     // @unchecked: `handle` is shared by the network thread (connect, loop) and by callers of the
     // publish methods, which libmosquitto supports (its packet queues have their own mutexes);
-    // everything else mutable is inside a Mutex.
+    // everything else mutable is inside a Mutex (whether the network thread was started too: `start()`
+    // and `stop()` may be called from different threads).
 
     public let settings: MQTTSettings
     private let handle: OpaquePointer
@@ -39,11 +40,12 @@ public final class MQTTPublisher: @unchecked Sendable {
     private let callbacks: CallbackBox
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
     /// What TLS failures have been reported since the last CONNACK (network thread only).
     private let tlsFailures: Mutex<TLSFailureReport>
 
     private struct State {
+        /// The network thread was started and has not been waited for by ``stop(timeout:)``.
+        var threadStarted = false
         var connected = false
         var stopping = false
         var queue: [String] = []
@@ -132,22 +134,28 @@ public final class MQTTPublisher: @unchecked Sendable {
 
     /// Starts the network thread, which connects (and reconnects) in the background.
     public func start() {
-        precondition(thread == nil, "start() once")
+        let first = state.withLock { s in
+            defer { s.threadStarted = true }
+            return !s.threadStarted
+        }
+        precondition(first, "start() once")
         let thread = Thread { [self] in runLoop() }
         thread.name = "plumb.mqtt"
-        self.thread = thread
         thread.start()
     }
 
     /// Publishes "offline", disconnects cleanly (so the broker does not send the last will) and
     /// waits up to `timeout` seconds for the network thread to end.
     public func stop(timeout: Double = 5) {
-        state.withLock { $0.stopping = true }
-        guard thread != nil else { return }
+        let started = state.withLock { s in
+            s.stopping = true
+            return s.threadStarted
+        }
+        guard started else { return }
         if finished.wait(timeout: .now() + timeout) == .timedOut {
             emit(.warning, "the MQTT thread did not stop within \(timeout) s")
         }
-        thread = nil
+        state.withLock { $0.threadStarted = false }
     }
 
     /// Waits until connected with nothing queued (every change so far handed to libmosquitto), at

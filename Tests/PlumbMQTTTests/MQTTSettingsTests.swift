@@ -109,6 +109,27 @@ import Testing
         #expect(errors.first?.message.hasPrefix("cannot connect to mqtt://127.0.0.1:1: ") == true)
         #expect(reports.all.filter { $0.level == .debug && $0.message.hasPrefix("cannot connect") }.count >= 2)
     }
+
+    /// `start()` on one thread and `stop()` on another (a daemon stopping from its signal
+    /// queue): whether the network thread runs is shared state (a ThreadSanitizer run checks
+    /// it), and stop still waits for the thread and stops only once.
+    @Test func startAndStopOnDifferentThreads() throws {
+        var s = MQTTSettings(endpoint: MQTTEndpoint(host: "127.0.0.1", port: 1, tls: false), node: "t")
+        s.reconnectMinimum = 0.01
+        s.reconnectMaximum = 0.02
+        let reports = ReportLog()
+        let publisher = try MQTTPublisher(settings: s, report: { reports.append($0) })
+        let started = DispatchSemaphore(value: 0)
+        let stopped = DispatchSemaphore(value: 0)
+        Thread { publisher.start(); started.signal() }.start()
+        started.wait()
+        Thread.sleep(forTimeInterval: 0.05)
+        Thread { publisher.stop(timeout: 5); stopped.signal() }.start()
+        #expect(stopped.wait(timeout: .now() + 10) == .success)
+        publisher.stop(timeout: 0.01)
+        #expect(!publisher.isConnected)
+        #expect(!reports.all.contains { $0.message.contains("did not stop") })
+    }
 }
 
 final class ReportLog: Sendable {
