@@ -20,8 +20,10 @@
 // the futex word, the same address the fast paths' atomics use. With them the reproducer is clean
 // (0 of 6 runs). Swift passes `self` (the handle's address, which is the word) in the swiftself
 // register, which clang's swiftcall convention spells `swift_context`; `selfId` is the caller's TID.
-// PlumbLinuxTests' "contended Mutex" test keeps this honest: if a toolchain renames the symbols,
-// the test's contended counter is reported again under TSan.
+// Checked against Swift 6.3.1's libswiftSynchronization.so (x86_64 disassembly: self in r13,
+// FUTEX_LOCK_PI_PRIVATE, FUTEX_TRYLOCK_PI, FUTEX_UNLOCK_PI_PRIVATE). PlumbLinuxTests'
+// ContendedMutexTests keep this honest: if a toolchain renames the symbols, its contended
+// counter is reported again under TSan (scripts/test.d/65-tsan).
 #if defined(__has_feature)
 #  if __has_feature(thread_sanitizer) && defined(__linux__)
 #    define PLUMB_TSAN_MUTEX 1
