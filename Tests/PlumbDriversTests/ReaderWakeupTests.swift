@@ -59,6 +59,36 @@ import PlumbSimulation
     }
 }
 
+@Suite struct StormWalkTests {
+    /// A slow storm (143 Hz of stray edges among a 50 Hz MPU's own) from start-up: its edges look
+    /// plausible while the reader polls and are matched to records, each moving the timeline; it
+    /// walked 0.8-0.9 s (40 records) off and stayed there after the storm (checked from 5 s after
+    /// it, once the reader is back on edges). The host clock bounds
+    /// it: the newest record counted was sampled just before the count was read.
+    @Test(arguments: ["mpu6050", "mpu6500"], [InterruptPinConfiguration.Mode.latched, .pulsed])
+    func aSlowStormDoesNotWalkTheTimelineOff(key: String, mode: InterruptPinConfiguration.Mode) throws {
+        let rig = MPURig(key, profile: RampTiming.profile)
+        rig.line.storms = [SimulatedInterruptLine.Storm(window: 0...20_000_000_000, periodNanoseconds: 7_000_000)]
+        let stream = IMUStream(imu: rig.driver, line: rig.line, clock: rig.clock)
+        try stream.start(IMUConfiguration(outputDataRate: 50, accelerometerRange: 2, fifoWatermark: 1, interrupt: .init(mode: mode)))
+        var samples: [IMUSample] = []
+        while rig.clock.nowNanoseconds < 40_000_000_000 { _ = stream.step(into: &samples) }
+        // The ramp's value says when a sample was taken (to within its 2 s wrap, so errors wrap too).
+        var worstDuring = 0.0, worstAfter = 0.0
+        for s in samples where s.timestampNanoseconds > 3_000_000_000 {
+            let phase = rig.sensor.profileTime(s.timestampNanoseconds).truncatingRemainder(dividingBy: 2)
+            let value = (s.acceleration.x + 10) / 10
+            guard value > 0.01, value < 1.99 else { continue }
+            var d = (value - phase).truncatingRemainder(dividingBy: 2)
+            if d > 1 { d -= 2 } else if d < -1 { d += 2 }
+            if s.timestampNanoseconds < 20_000_000_000 { worstDuring = max(worstDuring, abs(d)) } else if s.timestampNanoseconds > 25_000_000_000 { worstAfter = max(worstAfter, abs(d)) }
+        }
+        #expect(worstDuring < 0.03, "during the storm: \(worstDuring * 1e3) ms off")   // 1.5 periods
+        #expect(worstAfter < 0.002, "after the storm: \(worstAfter * 1e3) ms off")     // a tenth of a period
+        #expect(samples.count > 38 * 50)
+    }
+}
+
 /// A driver whose samples of one drain carry a time far in the future (what any corrupted sample
 /// clock could hand on): it wraps a real driver and forwards everything else.
 final class FutureStampingIMU: IMU {

@@ -85,6 +85,25 @@ public struct SampleClock: Sendable, Equatable {
         return Int(k)
     }
 
+    /// Forgets the anchor (as ``restart()``) when the timeline disagrees with the host clock: record
+    /// `newestIndex` is known to have been sampled in the period before `readTime` (it was in the
+    /// FIFO when the count was read then), so a timeline that puts it more than half a period
+    /// outside that is wrong (a locked timeline is within the 0.35 period edges are matched in).
+    /// Stray edges (a storm's, handed over while they looked plausible)
+    /// can walk the timeline until the chip's own edges match the wrong records; nothing else
+    /// brings it back, and it stayed whole records (up to 0.9 s) off after the storm.
+    ///
+    /// - Returns: `true` when the anchor was kept.
+    @discardableResult
+    public mutating func keepAnchorIfConsistent(newestIndex: Int, readTime: UInt64) -> Bool {
+        guard isAnchored else { return true }
+        let t = anchorTime + (Double(newestIndex) - anchorIndex) * period
+        let read = Double(readTime)
+        guard t < read - 1.5 * period || t > read + 0.5 * period else { return true }
+        restart()
+        return false
+    }
+
     /// The time of record `index`, nanoseconds.
     public func time(of index: Int) -> UInt64 {
         let t = anchorTime + (Double(index) - anchorIndex) * period
