@@ -89,6 +89,28 @@ import PlumbSimulation
     }
 }
 
+@Suite struct LateReaderStormTests {
+    /// A reader too late for the FIFO (50 ms between steps, a 512-byte FIFO holding 42 ms at
+    /// 1 kHz) finds it overflowed on the edge that woke it: the edge announced data, lost to the
+    /// overflow (a gap says so), not a stray one. Counted as spurious, it declared a storm on a
+    /// healthy pin and told the user to fit a pull resistor.
+    @Test func overflowIsNotAStorm() throws {
+        let rig = MPURig("mpu6500", profile: .rest())
+        let stream = IMUStream(imu: rig.driver, line: rig.line, clock: rig.clock)
+        try stream.start(IMUConfiguration(outputDataRate: 1000, accelerometerRange: 4, fifoWatermark: 1))
+        var samples: [IMUSample] = []
+        var overflows = 0
+        while rig.clock.nowNanoseconds < 10_000_000_000 {
+            overflows += stream.step(into: &samples).filter { $0.reason == .fifoOverflow }.count
+            samples.removeAll(keepingCapacity: true)
+            rig.clock.sleep(nanoseconds: 50_000_000)
+        }
+        #expect(overflows > 50)
+        let storms = stream.takeNotices().map(\.message).filter { $0.hasPrefix("interrupt storm") }
+        #expect(storms.isEmpty, "\(storms)")
+    }
+}
+
 /// A driver whose samples of one drain carry a time far in the future (what any corrupted sample
 /// clock could hand on): it wraps a real driver and forwards everything else.
 final class FutureStampingIMU: IMU {
