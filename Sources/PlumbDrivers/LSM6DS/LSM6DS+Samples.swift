@@ -213,7 +213,11 @@ extension LSM6DS {
                 let ahead = ticks - expected
                 let timebase = self.timebase
                 let possible = plausibleWindow.map { $0.contains(timebase.nanoseconds(ticks: ticks)) } ?? true
-                if step <= modulus / 2, possible, ahead > 2 * periodTicks + 0.25 * Double(slots) * periodTicks {
+                // What the doubt is about is a loss of whole multiples of four slots (the slot counter
+                // shows the rest), so the midway mark between none and four decides: with the
+                // general word check's quarter of the elapsed slots (9 periods after 28 slots)
+                // on top, a loss of four went unseen and the held samples were 4 periods off.
+                if step <= modulus / 2, possible, ahead > 2 * periodTicks {
                     lost = true
                     lostSlots += max(0, Int((ahead / periodTicks).rounded()))
                     // The counter is right: re-anchor on it without the held-word check.
@@ -232,7 +236,9 @@ extension LSM6DS {
                 }
             } else {
                 anchor(raw)
-                ticks = anchorTicks.map(Double.init) ?? 0
+                // Not `.map(Double.init)`: on a UInt64 that picks Double(bitPattern:), a
+                // denormal near 0, and the held samples were stamped at the timeline's origin.
+                ticks = anchorTicks.map { Double($0) } ?? 0
             }
             if lost {
                 lossFoundAfterDoubt = true
