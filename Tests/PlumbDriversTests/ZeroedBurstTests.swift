@@ -191,9 +191,10 @@ final class ZeroingBus: I2CBus {
 /// timeline's origin (seconds back) when the slot counter had also shown a jump
 /// (`UInt64?.map(Double.init)` is `Double(bitPattern:)`), and four slots lost before a timestamp
 /// word 28 slots on went unseen (the word check's tolerance was 9 periods there), leaving the
-/// held samples 4 periods off.
+/// held samples 4 periods off; and when a second zeroed read came while samples were held, slots
+/// lost after the first of them were taken as lost before them (4 and 16 periods off).
 @Suite struct ZeroedReadFuzzTests {
-    @Test(arguments: [(104.0, UInt64(1), 4), (104.0, UInt64(2), 48), (833.0, UInt64(5), 16), (833.0, UInt64(5), 48)], [false, true])
+    @Test(arguments: [(104.0, UInt64(1), 4), (104.0, UInt64(2), 48), (833.0, UInt64(5), 16), (833.0, UInt64(5), 48), (12.5, UInt64(2), 4), (104.0, UInt64(5), 16)], [false, true])
     func samplesAfterZeroedReadsAreTimedRight(run: (rate: Double, seed: UInt64, watermark: Int), compression: Bool) throws {
         let rig = LSM6DSRig(.lsm6dso, profile: LSM6DSFaultTests.ramp)
         let bus = ZeroingBus(rig.bus, register: 0x78)
@@ -219,7 +220,8 @@ final class ZeroingBus: I2CBus {
         }
         let label = "\(run.rate) Hz, watermark \(run.watermark), seed \(run.seed), compression \(compression)"
         #expect(zeroed > 20, "\(label)")
-        #expect(samples.count > Int(run.rate * 19) / 3, "\(label): \(samples.count) samples")
+        // At 12.5 Hz most watermark reads are zeroed: few samples are left, but none mistimed.
+        #expect(samples.count > Int(run.rate * 19) / (run.rate < 20 ? 10 : 3), "\(label): \(samples.count) samples")
         LSM6DSFaultTests.check(samples, origin: rig.chip.profileStart, label: label)
     }
 }
