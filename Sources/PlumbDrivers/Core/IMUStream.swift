@@ -204,10 +204,13 @@ public final class IMUStream {
             trackEdges(edges: edges, hadData: found > 0)
             // An edge that woke the reader must find new data: a watermark's worth (half, for
             // the words that arrive late or were read with the previous batch), or on a chip
-            // waited on per sample, a sample. Held and settling samples count.
+            // waited on per sample, a sample. Held and settling samples count, and so does data
+            // the drain lost (an overflow found by a late reader, a burst lost on the bus): the
+            // edge announced it.
             if !edges.isEmpty, wokenByEdges {
                 let expected = imu.interruptSignal == .watermark ? max(1, watermark / 2) : 1
-                if found < expected { suspicious = true }
+                let lost = result.gaps.contains { $0.reason == .fifoOverflow || ($0.lostSamples ?? 0) > 0 }
+                if found < expected, !lost { suspicious = true }
             }
             trackStorm(suspicious: suspicious, edges: edges.count)
         } catch {

@@ -24,6 +24,14 @@ public struct SampleClock: Sendable, Equatable {
     public private(set) var hasEdgeAnchor = false
     /// How far one matched edge moves the timeline toward itself (fraction of its offset).
     static let phaseGain = 0.25
+    /// Edges in a row that fit no record; at ``unmatchedEdgesBeforeRestart`` the anchor is
+    /// forgotten, since the chip's own edges would fit a timeline that is right.
+    private var unmatchedEdges = 0
+    /// Unmatched edges in a row that make the timeline start again: a timeline anchored on a
+    /// stray edge (a storm at start-up) half a period off the chip's own edges matched none of
+    /// them, and stayed there. Stray edges in a storm fit some record most of the time, and the
+    /// chip's edges fit a right timeline, so a healthy or storming line resets the count.
+    static let unmatchedEdgesBeforeRestart = 8
 
     public init(nominalPeriodNanoseconds: Double) {
         nominalPeriod = nominalPeriodNanoseconds
@@ -34,6 +42,7 @@ public struct SampleClock: Sendable, Equatable {
     public mutating func restart() {
         isAnchored = false
         hasEdgeAnchor = false
+        unmatchedEdges = 0
     }
 
     /// Sets a new nominal period (after a rate change) and forgets everything.
@@ -60,7 +69,8 @@ public struct SampleClock: Sendable, Equatable {
     }
 
     /// Takes one edge timestamp once anchored: matches it to the nearest record index, moves the
-    /// anchor there and refines the period.
+    /// anchor there and refines the period. After ``unmatchedEdgesBeforeRestart`` edges in a row
+    /// that fit no record, forgets the anchor (as ``restart()``), so the next edge anchors again.
     ///
     /// - Parameter newestIndex: the index of the newest record counted so far.
     /// - Returns: the index matched, or `nil` when the edge fits no record (ignored).
@@ -70,7 +80,12 @@ public struct SampleClock: Sendable, Equatable {
         let te = Double(edge)
         let position = (te - anchorTime) / period + anchorIndex
         let k = position.rounded()
-        guard abs(position - k) < 0.35, k <= Double(newestIndex) + 1 else { return nil }
+        guard abs(position - k) < 0.35, k <= Double(newestIndex) + 1 else {
+            unmatchedEdges += 1
+            if unmatchedEdges >= Self.unmatchedEdgesBeforeRestart { restart() }
+            return nil
+        }
+        unmatchedEdges = 0
         if k - firstIndex >= 8 {
             let estimate = (te - firstTime) / (k - firstIndex)
             if abs(estimate / nominalPeriod - 1) <= tolerance { period = estimate }
@@ -83,6 +98,25 @@ public struct SampleClock: Sendable, Equatable {
         anchorTime = predicted + Self.phaseGain * (te - predicted)
         anchorIndex = k
         return Int(k)
+    }
+
+    /// Forgets the anchor (as ``restart()``) when the timeline disagrees with the host clock: record
+    /// `newestIndex` is known to have been sampled in the period before `readTime` (it was in the
+    /// FIFO when the count was read then), so a timeline that puts it more than half a period
+    /// outside that is wrong (a locked timeline is within the 0.35 period edges are matched in).
+    /// Stray edges (a storm's, handed over while they looked plausible)
+    /// can walk the timeline until the chip's own edges match the wrong records; nothing else
+    /// brings it back, and it stayed whole records (up to 0.9 s) off after the storm.
+    ///
+    /// - Returns: `true` when the anchor was kept.
+    @discardableResult
+    public mutating func keepAnchorIfConsistent(newestIndex: Int, readTime: UInt64) -> Bool {
+        guard isAnchored else { return true }
+        let t = anchorTime + (Double(newestIndex) - anchorIndex) * period
+        let read = Double(readTime)
+        guard t < read - 1.5 * period || t > read + 0.5 * period else { return true }
+        restart()
+        return false
     }
 
     /// The time of record `index`, nanoseconds.

@@ -115,6 +115,10 @@ extension LSM6DS {
         private var doubtful: [IMUSample] = []
         private var doubtfulSlots: [Int] = []
         private var inDoubt = false
+        /// How many of the samples held in doubt came before a second read that may have lost
+        /// slots: if the timestamp word shows slots lost, they may have been lost after those
+        /// samples as well as before, so those cannot be timed back from the word.
+        private var ambiguousDoubtful = 0
         /// What to do with the samples held in doubt when the next timestamp word shows slots were
         /// lost before them: `true` (the default) times them back from that word, which is exact
         /// when each word carries its own values; `false` drops them, counted, for a compressed
@@ -150,7 +154,7 @@ extension LSM6DS {
             lastWordReadNanoseconds = nil
             periodTicks = nominalPeriodTicks; unanchoredDrops = 0
             doubtful.removeAll(keepingCapacity: true); doubtfulSlots.removeAll(keepingCapacity: true)
-            inDoubt = false; lossFoundAfterDoubt = false
+            inDoubt = false; lossFoundAfterDoubt = false; ambiguousDoubtful = 0
         }
 
         /// Marks data lost before the next words (a FIFO overflow or a failed read): the timeline
@@ -175,6 +179,10 @@ extension LSM6DS {
         /// lost (counted), and the samples are timed back from it (the slots between them and it
         /// are counted exactly) or, without ``keepsDoubtfulSamplesAfterLoss``, dropped.
         public mutating func markSlotCountInDoubt() {
+            if inDoubt {
+                ambiguousDoubtful = doubtful.count
+                return
+            }
             guard anchorTicks != nil else { return } // samples wait for an anchor anyway
             inDoubt = true
         }
@@ -197,11 +205,14 @@ extension LSM6DS {
             doubtful.removeAll(keepingCapacity: true)
             doubtfulSlots.removeAll(keepingCapacity: true)
             inDoubt = false
+            ambiguousDoubtful = 0
         }
 
         /// A timestamp word after ``markSlotCountInDoubt()``: decides, times or drops the held samples.
         private mutating func resolveDoubt(_ raw: UInt32, into samples: inout [IMUSample]) {
             inDoubt = false
+            let ambiguous = ambiguousDoubtful
+            ambiguousDoubtful = 0
             let slots = slotsSinceAnchor
             var lost = anchorTicks == nil // the slot counter already showed a jump
             var ticks: Double = 0
@@ -213,7 +224,11 @@ extension LSM6DS {
                 let ahead = ticks - expected
                 let timebase = self.timebase
                 let possible = plausibleWindow.map { $0.contains(timebase.nanoseconds(ticks: ticks)) } ?? true
-                if step <= modulus / 2, possible, ahead > 2 * periodTicks + 0.25 * Double(slots) * periodTicks {
+                // What the doubt is about is a loss of whole multiples of four slots (the slot counter
+                // shows the rest), so the midway mark between none and four decides: with the
+                // general word check's quarter of the elapsed slots (9 periods after 28 slots)
+                // on top, a loss of four went unseen and the held samples were 4 periods off.
+                if step <= modulus / 2, possible, ahead > 2 * periodTicks {
                     lost = true
                     lostSlots += max(0, Int((ahead / periodTicks).rounded()))
                     // The counter is right: re-anchor on it without the held-word check.
@@ -232,7 +247,9 @@ extension LSM6DS {
                 }
             } else {
                 anchor(raw)
-                ticks = anchorTicks.map(Double.init) ?? 0
+                // Not `.map(Double.init)`: on a UInt64 that picks Double(bitPattern:), a
+                // denormal near 0, and the held samples were stamped at the timeline's origin.
+                ticks = anchorTicks.map { Double($0) } ?? 0
             }
             if lost {
                 lossFoundAfterDoubt = true
@@ -241,6 +258,12 @@ extension LSM6DS {
                     // The samples that follow were decoded the same way: they wait for the next word.
                     if !keepsDoubtfulSamplesAfterLoss { anchorTicks = nil }
                     return
+                }
+                if ambiguous > 0 {
+                    // Slots were lost, but maybe after these samples: they are dropped, counted.
+                    unanchoredDrops += ambiguous
+                    doubtful.removeFirst(ambiguous)
+                    doubtfulSlots.removeFirst(ambiguous)
                 }
                 for i in doubtful.indices {
                     let back = Double(slots - doubtfulSlots[i]) * periodTicks

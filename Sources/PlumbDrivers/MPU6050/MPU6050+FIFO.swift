@@ -60,6 +60,9 @@ extension MPU6050 {
         previousCountTime = countTime
         previousNewest = newest
         guard records > 0 else { return DrainResult() }
+        // A timeline the host clock contradicts (walked off by stray edges) starts again: guessed
+        // now, anchored by the next edge after this status read.
+        sampleClock.keepAnchorIfConsistent(newestIndex: newest, readTime: countTime)
         if !sampleClock.isAnchored { sampleClock.guess(newestIndex: newest, readTime: countTime) }
         // Before the burst: a failure here loses nothing.
         if s.fifoEnable & Bits.fifoTemperature == 0 { try refreshTemperature(variant: v) }
