@@ -300,3 +300,38 @@ final class FutureStampingIMU: IMU {
         #expect(r.mode == .interrupts)
     }
 }
+
+@Suite struct StormThresholdTests {
+    /// An LSM6DSO at 12.5 Hz woken per sample (watermark 1), with a slow storm whose rate puts it
+    /// near 8 spurious edge wake-ups of 16: without hysteresis the return held (fewer than 8)
+    /// and the storm was found again at once, so the notices alternated (8 storm notices in 20 s
+    /// with a 20 Hz storm). One storm: one notice, and no "back" while it lasts.
+    @Test(arguments: [18.5, 20, 21.5, 23, 30])
+    func aStormNearTheThresholdIsAnnouncedOnce(hertz: Double) throws {
+        let config = IMUConfiguration(outputDataRate: 12.5, accelerometerRange: 2, fifoWatermark: 1)
+        let r = try SlowInterruptStormTests().run("lsm6dso", config: config, faults: "storm@0s+20s/\(hertz)Hz", seconds: 20)
+        #expect(r.notices.filter { $0.hasPrefix("interrupt storm on simulated INT line:") }.count == 1, "\(hertz) Hz: \(r.notices)")
+        #expect(!r.notices.contains { $0.hasSuffix("are back") }, "\(hertz) Hz: \(r.notices)")
+        #expect(r.gaps.isEmpty, "\(hertz) Hz: \(r.gaps)")
+    }
+
+    /// The same storms for 10 s of a 40 s run: one storm notice, one "back", edges at the end.
+    @Test(arguments: [18.5, 20, 23])
+    func aStormNearTheThresholdEndsWithOneReturn(hertz: Double) throws {
+        let config = IMUConfiguration(outputDataRate: 12.5, accelerometerRange: 2, fifoWatermark: 1)
+        let r = try SlowInterruptStormTests().run("lsm6dso", config: config, faults: "storm@0s+10s/\(hertz)Hz", seconds: 40)
+        #expect(r.notices.filter { $0.hasPrefix("interrupt storm on simulated INT line:") }.count == 1, "\(hertz) Hz: \(r.notices)")
+        #expect(r.notices.last == "interrupts from simulated INT line are back", "\(hertz) Hz: \(r.notices)")
+        #expect(r.notices.count == 2, "\(hertz) Hz: \(r.notices)")
+        #expect(r.mode == .interrupts)
+    }
+
+    /// No storm, or stray edges well under the threshold: no notice at all.
+    @Test(arguments: ["", "storm@0s+20s/10Hz"])
+    func noStormNoNotice(faults: String) throws {
+        let config = IMUConfiguration(outputDataRate: 12.5, accelerometerRange: 2, fifoWatermark: 1)
+        let r = try SlowInterruptStormTests().run("lsm6dso", config: config, faults: faults, seconds: 20)
+        #expect(r.notices.isEmpty, "\(faults): \(r.notices)")
+        #expect(r.mode == .interrupts)
+    }
+}

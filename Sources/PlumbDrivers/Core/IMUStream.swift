@@ -21,8 +21,10 @@ import PlumbHAL
 ///   wrong line: a fast storm gives eight in a row, a slow one, such as a floating pin picking
 ///   up mains hum, at least one spurious edge per real one) and the reader polls, saying so,
 ///   instead of waking on every edge. It returns to edges once they come at a plausible rate
-///   again, and not before it has polled for ``Options/stormRetryNanoseconds``; a storm found
-///   again within 16 edge wake-ups of the return is the same storm (no new notice), and doubles
+///   again, and not before it has polled for ``Options/stormRetryNanoseconds``; the return holds
+///   (and is announced) once 16 edge wake-ups pass with at most 4 spurious, half the storm's
+///   threshold, so a storm near the threshold is not announced, found back and announced again.
+///   A storm found again before the return holds is the same storm (no new notice), and doubles
 ///   that wait, up to 64 times.
 /// - **Recovery.** Bus errors are retried by the driver; a drain that still fails is retried
 ///   with a growing pause (1 ms doubling to 100 ms). After five failures in a row, or when the
@@ -355,6 +357,11 @@ public final class IMUStream {
         mode == .interrupts && line != nil && (imu.interruptSignal == .watermark || watermark == 1)
     }
 
+    /// Spurious edge wake-ups of the last 16 that make a storm, and the most that let a return
+    /// from one hold (the gap between them is the hysteresis).
+    static let stormThreshold = 8
+    static let stormCalm = 4
+
     /// Counts the edge wake-ups whose edges the data does not explain, over the last 16; when
     /// half of them are, polls.
     private func trackStorm(suspicious: Bool, edges: Int) {
@@ -362,8 +369,10 @@ public final class IMUStream {
         stormHistory = stormHistory << 1 | (suspicious ? 1 : 0)
         stormSteps = min(stormSteps + 1, 16)
         if let n = stormProbation {
-            // The return from a storm holds once 16 edge wake-ups passed without finding it again.
-            if n + 1 >= 16, stormHistory.nonzeroBitCount < 8 {
+            // The return from a storm holds once 16 edge wake-ups passed and clearly fewer of
+            // them were spurious than make a storm (at most 4 of 16, half the threshold): a storm
+            // near the threshold would otherwise be announced, found back and announced again.
+            if n + 1 >= 16, stormHistory.nonzeroBitCount <= Self.stormCalm {
                 stormProbation = nil
                 stormRetry = options.stormRetryNanoseconds
                 notice("interrupts from \(line.name) are back")
@@ -371,7 +380,7 @@ public final class IMUStream {
                 stormProbation = n + 1
             }
         }
-        guard stormHistory.nonzeroBitCount >= 8 else { return }
+        guard stormHistory.nonzeroBitCount >= Self.stormThreshold else { return }
         if stormProbation != nil {
             // The same storm: poll again, and wait twice as long before the next try.
             stormRetry = min(stormRetry * 2, 64 * options.stormRetryNanoseconds)
