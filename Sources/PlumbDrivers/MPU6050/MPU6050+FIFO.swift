@@ -199,11 +199,18 @@ extension MPU6050 {
         }
 
         /// Decodes `records` whole records from `buffer`, timing record i as
-        /// `clock.time(of: firstIndex + i)` and never earlier than `lastTime` + 1 ns.
+        /// `clock.time(of: firstIndex + i)` and never earlier than half a period after `lastTime`.
+        ///
+        /// A timeline started again (walked off by a storm's stray edges and forgotten, or anchored
+        /// anew) can put the next record before samples already given out: those keep their times,
+        /// and the correction is spread over the records that follow, each at least half a period
+        /// after the one before, until the new timeline is ahead again. Clamped to 1 ns after the
+        /// previous one, a 50 Hz MPU in a storm gave pairs of samples 1 ns apart (2.8 % of them).
         public func decode(_ buffer: UnsafeBufferPointer<UInt8>, records: Int, clock: SampleClock, firstIndex: Int,
                            lastTime: inout UInt64?, temperature: inout Double?, into samples: inout [IMUSample]) {
             precondition(buffer.count >= records * recordSize, "a partial record would be misaligned")
             samples.reserveCapacity(samples.count + records)
+            let spacing = UInt64(max(1, (clock.period / 2).rounded(.up)))
             for i in 0..<records {
                 let base = i * recordSize
                 @inline(__always) func word(_ offset: Int) -> Int16 {
@@ -215,7 +222,7 @@ extension MPU6050 {
                 if hasTemp { temperature = variant.temperature(raw: word(6)); gyroOffset = 8 }
                 if hasGyro { g = SIMD3(word(gyroOffset), word(gyroOffset + 2), word(gyroOffset + 4)) }
                 var t = clock.time(of: firstIndex + i)
-                if let last = lastTime, t <= last { t = last + 1 }
+                if let last = lastTime, t < last &+ spacing { t = last &+ spacing }
                 lastTime = t
                 samples.append(IMUSample(
                     timestampNanoseconds: t,
