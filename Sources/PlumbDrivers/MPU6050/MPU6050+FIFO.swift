@@ -211,6 +211,8 @@ extension MPU6050 {
             precondition(buffer.count >= records * recordSize, "a partial record would be misaligned")
             samples.reserveCapacity(samples.count + records)
             let spacing = UInt64(max(1, (clock.period / 2).rounded(.up)))
+            var earliest = lastTime.map { $0 &+ spacing } ?? 0
+            var t: UInt64 = 0
             for i in 0..<records {
                 let base = i * recordSize
                 @inline(__always) func word(_ offset: Int) -> Int16 {
@@ -221,9 +223,8 @@ extension MPU6050 {
                 var gyroOffset = 6
                 if hasTemp { temperature = variant.temperature(raw: word(6)); gyroOffset = 8 }
                 if hasGyro { g = SIMD3(word(gyroOffset), word(gyroOffset + 2), word(gyroOffset + 4)) }
-                var t = clock.time(of: firstIndex + i)
-                if let last = lastTime, t < last &+ spacing { t = last &+ spacing }
-                lastTime = t
+                t = max(clock.time(of: firstIndex + i), earliest)
+                earliest = t &+ spacing
                 samples.append(IMUSample(
                     timestampNanoseconds: t,
                     acceleration: SIMD3(Double(a.x), Double(a.y), Double(a.z)) * accelScale,
@@ -231,6 +232,7 @@ extension MPU6050 {
                     temperature: temperature,
                     saturation: Saturation.of(accelerometer: a, gyroscope: g)))
             }
+            if records > 0 { lastTime = t }
         }
     }
 }
