@@ -214,7 +214,14 @@ extension LSM6DS {
             let valid = try decodeTagged(words: threshold, configuration: p)
             taggedStateKnown = valid == threshold
             a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
-            if taggedCorruption { discontinuity(&a) } else if valid < threshold { a.markSlotCountInDoubt() }
+            if taggedCorruption {
+                discontinuity(&a)
+            } else if valid < threshold {
+                // A timestamp still waiting in the decompressor was read before the zeros: it
+                // must not settle the doubt they raise.
+                if p.compression { decompressor.forgetWaitingTimestamps() }
+                a.markSlotCountInDoubt()
+            }
             return false
         }
         taggedStateKnown = false
