@@ -143,10 +143,12 @@ void plumb_cleanup_clear(void) {
     while (take_newest(&a, &fd)) {}
 }
 
-int plumb_cleanup_count(void) {
+int plumb_cleanup_count(int fd) {
     int count = 0;
     for (int i = 0; i < PLUMB_CLEANUP_MAX; i++) {
-        if (status_of(atomic_load_explicit(&slots[i].word, memory_order_acquire)) == SLOT_READY) count++;
+        unsigned word = atomic_load_explicit(&slots[i].word, memory_order_acquire);
+        if (status_of(word) != SLOT_READY) continue;
+        if (fd < 0 || atomic_load_explicit(&slots[i].fd, memory_order_relaxed) == fd) count++;
     }
     return count;
 }

@@ -8,37 +8,46 @@ import Testing
 /// and run from a signal handler in the middle of updates. Write actions on pipes stand in for
 /// the console ioctls: what the list runs arrives in the pipe, so each action can be counted.
 extension CleanupTests {
-    /// Four threads add and remove their own actions 20000 times each, then leave one each: exactly
-    /// those four remain and run once. (With the unlocked list this lost and duplicated actions.)
+    /// Four threads each add one lasting action, then add and remove another action of their own
+    /// 100000 times (checking after each step that it is there, then gone), then leave one: exactly
+    /// those eight remain and run once. (The unlocked list lost actions added while another thread
+    /// compacted the array, and brought removed ones back.)
     @Test func concurrentAddAndRemoveKeepExactlyTheSurvivors() throws {
         plumb_cleanup_clear()
         let threads = 4
-        let pipes = try (0..<threads).map { _ in try Pipe() }
+        let lasting = try (0..<threads).map { _ in try Pipe() }
+        let churned = try (0..<threads).map { _ in try Pipe() }
         let failedAdds = Atomic<Int>(0)
+        let wrongCounts = Atomic<Int>(0)
         let ready = Atomic<Int>(0)
         let group = DispatchGroup()
         for t in 0..<threads {
-            let fd = pipes[t].write
+            let (keep, churn) = (lasting[t].write, churned[t].write)
             group.enter()
             Thread {
+                if add(keep, Array("P\(t);".utf8)) != 0 { failedAdds.add(1, ordering: .relaxed) }
                 // Start together, so the updates overlap.
                 ready.add(1, ordering: .relaxed)
                 while ready.load(ordering: .relaxed) < threads { sched_yield() }
-                for _ in 0..<20000 {
-                    if add(fd, [0x78]) != 0 { failedAdds.add(1, ordering: .relaxed) }
-                    plumb_cleanup_remove_fd(fd)
+                for _ in 0..<100_000 {
+                    if add(churn, [0x78]) != 0 { failedAdds.add(1, ordering: .relaxed) }
+                    if plumb_cleanup_count(churn) != 1 { wrongCounts.add(1, ordering: .relaxed) }
+                    plumb_cleanup_remove_fd(churn)
+                    if plumb_cleanup_count(churn) != 0 { wrongCounts.add(1, ordering: .relaxed) }
                 }
-                if add(fd, Array("T\(t);".utf8)) != 0 { failedAdds.add(1, ordering: .relaxed) }
+                if add(churn, Array("T\(t);".utf8)) != 0 { failedAdds.add(1, ordering: .relaxed) }
                 group.leave()
             }.start()
         }
         #expect(group.wait(timeout: .now() + 60) == .success)
-        #expect(failedAdds.load(ordering: .relaxed) == 0, "the list (8 slots) was never more than 4 full")
-        #expect(plumb_cleanup_count() == Int32(threads))
+        #expect(failedAdds.load(ordering: .relaxed) == 0, "the list (8 slots) never held more than 8")
+        #expect(wrongCounts.load(ordering: .relaxed) == 0, "an action was lost right after its add, or outlived its removal")
+        #expect(plumb_cleanup_count(-1) == Int32(2 * threads))
         plumb_cleanup_run()
-        #expect(plumb_cleanup_count() == 0)
+        #expect(plumb_cleanup_count(-1) == 0)
         for t in 0..<threads {
-            #expect(pipes[t].drain() == Array("T\(t);".utf8), "thread \(t)")
+            #expect(lasting[t].drain() == Array("P\(t);".utf8), "thread \(t)'s lasting action")
+            #expect(churned[t].drain() == Array("T\(t);".utf8), "thread \(t)'s last action")
         }
     }
 
@@ -81,9 +90,9 @@ extension CleanupTests {
         #expect(sigaction(SIGUSR2, &action, &previous) == 0)
         defer { sigaction(SIGUSR2, &previous, nil) }
 
-        // The worker adds and removes until 2000 signals have hit it: each signal writes at most
+        // The worker adds and removes until 1000 signals have hit it: each signal writes at most
         // one 4-byte action, so the pipe's buffer never fills and a write in the handler never fails.
-        let wanted = 2000
+        let wanted = 1000
         let worker = Mutex<pthread_t?>(nil)
         let sent = Atomic<Int>(0)
         let running = Atomic<Bool>(true)
@@ -93,7 +102,8 @@ extension CleanupTests {
         Thread {
             worker.withLock { $0 = pthread_self() }
             var i = 0
-            while sent.load(ordering: .relaxed) < wanted, i < 10_000_000 {
+            let end = Date().addingTimeInterval(20)
+            while sent.load(ordering: .relaxed) < wanted, i & 0xFFF != 0 || Date() < end {
                 if add(pipe.write, Self.bytes(i)) != 0 { failedAdds.add(1, ordering: .relaxed) }
                 plumb_cleanup_remove_fd(pipe.write)
                 i += 1
@@ -112,7 +122,7 @@ extension CleanupTests {
         let added = total.load(ordering: .relaxed)
         #expect(done.wait(timeout: .now() + 60) == .success)
         #expect(failedAdds.load(ordering: .relaxed) == 0)
-        #expect(plumb_cleanup_count() == 0)
+        #expect(plumb_cleanup_count(-1) == 0)
         let written = pipe.drain()
         let numbers = stride(from: 0, to: written.count - 3, by: 4).map { Self.number(written, at: $0) }
         #expect(written.count % 4 == 0)

@@ -37,8 +37,9 @@ void plumb_cleanup_run(void);
 /// Removes every action without running it.
 void plumb_cleanup_clear(void);
 
-/// How many actions the list holds now (for tests and diagnostics; a snapshot).
-int plumb_cleanup_count(void);
+/// How many actions on `fd` the list holds now, or all of them when `fd` is negative (for tests
+/// and diagnostics; a snapshot).
+int plumb_cleanup_count(int fd);
 
 
 
