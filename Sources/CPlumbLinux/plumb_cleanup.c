@@ -14,7 +14,7 @@
 // sequence also orders the actions: run takes the newest READY one first. A signal that arrives
 // while a thread is between claiming and publishing an action does not run that action (it was
 // not added yet); one that arrives while a thread runs an action it has taken does not run it
-// twice. C11 atomics on a lock-free `unsigned int` are async-signal-safe (C11 7.14.1.1 allows
+// twice (if that signal ends the process, the action it interrupted is not finished). C11 atomics on a lock-free `unsigned int` are async-signal-safe (C11 7.14.1.1 allows
 // lock-free atomic objects in handlers).
 #include "plumb_fbdev.h"
 
