@@ -28,6 +28,12 @@ public struct MQTTReport: Sendable, Equatable {
 /// they were queued), and never inside a libmosquitto callback: libmosquitto runs callbacks under
 /// its own callback mutex, which `mosquitto_publish` may take too (QoS 0 completion), so the only
 /// callback records the CONNACK code in `callbacks` and the network thread acts on it afterwards.
+///
+/// Teardown: the libmosquitto handle lives in a ``Client`` that the network thread holds until it
+/// leaves, so it is destroyed by whichever side lets go last, never under a running thread. A
+/// publisher released after ``stop(timeout:)`` timed out (a thread held up in a report callback, a
+/// connect that takes long) is freed when its thread ends; until then the thread still says
+/// goodbye on the handle (offline, DISCONNECT).
 public final class MQTTPublisher: @unchecked Sendable {
     // @unchecked: `handle` is shared by the network thread (connect, loop) and by callers of the
     // publish methods, which libmosquitto supports (its packet queues have their own mutexes);
@@ -35,9 +41,10 @@ public final class MQTTPublisher: @unchecked Sendable {
     // and `stop()` may be called from different threads).
 
     public let settings: MQTTSettings
-    private let handle: OpaquePointer
+    private let client: Client
+    private var handle: OpaquePointer { client.handle }
+    private var callbacks: CallbackBox { client.callbacks }
     private let report: @Sendable (MQTTReport) -> Void
-    private let callbacks: CallbackBox
     private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
     /// What TLS failures have been reported since the last CONNACK (network thread only).
@@ -63,6 +70,25 @@ public final class MQTTPublisher: @unchecked Sendable {
         let tlsError = Mutex<String?>(nil)
     }
 
+    /// The libmosquitto handle and the box its callbacks write to, destroyed with the last reference
+    /// (the publisher's or the network thread's).
+    private final class Client: @unchecked Sendable {
+        // @unchecked: `handle` is used from several threads as libmosquitto allows (see the class
+        // comment above); it is destroyed only in deinit, when no thread can hold a reference.
+        let handle: OpaquePointer
+        let callbacks: CallbackBox
+
+        init?(clientID: String) {
+            let callbacks = CallbackBox()
+            // The handle keeps an unretained pointer to `callbacks`: both live exactly as long as this.
+            guard let handle = mosquitto_new(clientID, true, Unmanaged.passUnretained(callbacks).toOpaque()) else { return nil }
+            self.handle = handle
+            self.callbacks = callbacks
+        }
+
+        deinit { mosquitto_destroy(handle) }
+    }
+
     private static let libraryReady: Bool = {
         mosquitto_lib_init()
         return true
@@ -77,13 +103,13 @@ public final class MQTTPublisher: @unchecked Sendable {
         self.tlsFailures = Mutex(TLSFailureReport(endpoint: settings.endpoint.description, tls: settings.endpoint.tls,
                                                   caFile: settings.caFile, certFile: settings.certFile))
         self.report = report
-        callbacks = CallbackBox()
-        guard let handle = mosquitto_new(settings.clientID, true, Unmanaged.passUnretained(callbacks).toOpaque()) else {
+        guard let client = Client(clientID: settings.clientID) else {
             throw .setup("cannot create an MQTT client (out of memory, or an empty client id)")
         }
-        // From here every stored property is set, so a throw below runs deinit, which destroys the
-        // handle: the error paths must not destroy it themselves (that was a double free).
-        self.handle = handle
+        // From here every stored property is set, so a throw below releases `client`, which
+        // destroys the handle: the error paths must not destroy it themselves (a double free).
+        self.client = client
+        let handle = client.handle
         mosquitto_connect_callback_set(handle) { _, context, code in
             guard let context else { return }
             let box = Unmanaged<CallbackBox>.fromOpaque(context).takeUnretainedValue()
@@ -128,10 +154,6 @@ public final class MQTTPublisher: @unchecked Sendable {
         }
     }
 
-    deinit {
-        mosquitto_destroy(handle)
-    }
-
     /// Starts the network thread, which connects (and reconnects) in the background.
     public func start() {
         let first = state.withLock { s in
@@ -139,7 +161,8 @@ public final class MQTTPublisher: @unchecked Sendable {
             return !s.threadStarted
         }
         precondition(first, "start() once")
-        let thread = Thread { [self] in runLoop() }
+        // The thread holds the publisher and, explicitly, the client (the handle) until it leaves.
+        let thread = Thread { [self, client] in withExtendedLifetime(client) { runLoop() } }
         thread.name = "plumb.mqtt"
         thread.start()
     }

@@ -102,7 +102,7 @@ private let senseHAT = FramebufferGeometry(
     }
 }
 
-@Suite struct CleanupTests {
+@Suite(.serialized) struct CleanupTests {  // serialized: the cleanup list is one per process
     @Test func registeredWritesRunOnceNewestFirst() throws {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)

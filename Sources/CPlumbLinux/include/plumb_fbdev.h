@@ -1,7 +1,9 @@
 #ifndef PLUMB_FBDEV_H
 #define PLUMB_FBDEV_H
 // The fbdev and virtual-terminal interfaces PlumbLinux's Framebuffer uses, and a small
-// signal-safe cleanup list that puts the console back when the process is interrupted.
+// signal-safe cleanup list that puts the console back when the process is interrupted. The list
+// has no lock: any thread may add, remove, run or clear at any time, also while a signal handler
+// runs it (C11 atomics; see plumb_cleanup.c).
 //
 // Ioctl numbers and structs come from linux-libc-dev's <linux/fb.h> (FBIOGET_VSCREENINFO 0x4600,
 // FBIOPUT_VSCREENINFO 0x4601, FBIOGET_FSCREENINFO 0x4602, FBIOPAN_DISPLAY 0x4606) and
@@ -34,6 +36,10 @@ void plumb_cleanup_run(void);
 
 /// Removes every action without running it.
 void plumb_cleanup_clear(void);
+
+/// How many actions on `fd` the list holds now, or all of them when `fd` is negative (for tests
+/// and diagnostics; a snapshot).
+int plumb_cleanup_count(int fd);
 
 
 
