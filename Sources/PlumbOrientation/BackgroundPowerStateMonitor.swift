@@ -90,6 +90,16 @@ public final class BackgroundPowerStateMonitor: PowerStateMonitor {
             /// A caller already waited for this session's first read in vain: the next ones do
             /// not wait.
             var firstReadLate = false
+
+            /// Ends the session: the current poller exits, and the next read starts a new one and
+            /// waits for a fresh state.
+            mutating func endSession() {
+                running = false
+                generation += 1
+                latest = nil
+                lastRead = nil
+                firstReadLate = false
+            }
         }
 
         let monitor: any PowerStateMonitor
@@ -166,12 +176,7 @@ public final class BackgroundPowerStateMonitor: PowerStateMonitor {
 
         func stop() {
             state.withLock { s in
-                guard s.running else { return }
-                s.running = false
-                s.generation += 1
-                s.latest = nil
-                s.lastRead = nil
-                s.firstReadLate = false
+                if s.running { s.endSession() }
             }
             wake.signal()
         }
@@ -187,11 +192,7 @@ public final class BackgroundPowerStateMonitor: PowerStateMonitor {
                     guard s.generation == generation else { return .exit }
                     let now = Self.now()
                     if now &- s.lastCall > 3 * interval {
-                        s.running = false
-                        s.generation += 1
-                        s.latest = nil
-                        s.lastRead = nil
-                        s.firstReadLate = false
+                        s.endSession()
                         return .exit
                     }
                     guard let last = s.lastRead else { return .read }
