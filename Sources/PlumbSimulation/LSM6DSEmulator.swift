@@ -93,6 +93,9 @@ public final class LSM6DSEmulator: RegisterTarget {
     }
     /// The line wired to ``wiredPin``; held weakly (the line holds the chip as its source).
     public weak var interruptLine: SimulatedInterruptLine?
+    /// When set, every instant whose data enters the FIFO is logged here, with the raw values
+    /// before any compression (ground truth for tests).
+    public var fifoTruth: FIFOTruthLog?
     /// Which chip pin the line is wired to. Default INT1.
     public var wiredPin: InterruptPinConfiguration.Pin = .int1
     /// Self-test deflection at ST = positive, per axis: a healthy part's response, chosen inside
@@ -532,8 +535,10 @@ public final class LSM6DSEmulator: RegisterTarget {
             let decG = Self.decimation(c3 >> 3), decXL = Self.decimation(c3)
             let decTS = registers[0x07] & 0x80 != 0 ? Self.decimation(c4 >> 3) : 0
             let j = fifoInstant
-            if decG > 0, let g, j % decG == 0 { push(tag: nil, g) }
-            if decXL > 0, let xl, j % decXL == 0 { push(tag: nil, xl) }
+            let gBatched = decG > 0 && g != nil && j % decG == 0, xlBatched = decXL > 0 && xl != nil && j % decXL == 0
+            if gBatched, let g { push(tag: nil, g) }
+            if xlBatched, let xl { push(tag: nil, xl) }
+            if gBatched || xlBatched { logTruth(at: t, xl: xlBatched ? xl : nil, g: gBatched ? g : nil) }
             if decTS > 0, j % decTS == 0 {
                 // The fourth data set: B0 = ts[15:8], B1 = ts[23:16], B3 = ts[7:0].
                 let ts = ticks(at: t)
@@ -546,6 +551,7 @@ public final class LSM6DSEmulator: RegisterTarget {
         let batchG = g != nil && c3 >> 4 != 0
         let batchXL = xl != nil && c3 & 0x0F != 0
         guard batchG || batchXL else { return }
+        logTruth(at: t, xl: batchXL ? xl : nil, g: batchG ? g : nil)
         let slot = fifoSlot
         fifoSlot = (fifoSlot &+ 1) & 0x03
         typealias Tag = LSM6DS.TaggedFIFO.Tag
@@ -569,6 +575,18 @@ public final class LSM6DSEmulator: RegisterTarget {
         }
         if batchG, let g { push(tag: LSM6DS.TaggedFIFO.tagByte(.gyroscope, slot: slot), g) }
         if batchXL, let xl { push(tag: LSM6DS.TaggedFIFO.tagByte(.accelerometer, slot: slot), xl) }
+    }
+
+    /// Appends an instant to ``fifoTruth`` with the scales of the ranges in the registers now.
+    private func logTruth(at t: UInt64, xl: SIMD3<Int16>?, g: SIMD3<Int16>?) {
+        guard let log = fifoTruth else { return }
+        let fs = registers[LSM6DS.Register.control1XL] >> 2 & 0x03
+        let xlRange = variant.accelerometerRanges.first { $0.code == fs } ?? variant.accelerometerRanges[0]
+        let code = variant.gyroscopeRangeField.extract(from: registers[LSM6DS.Register.control2G])
+        let gRange = variant.gyroscopeRanges.first { $0.code == code } ?? variant.gyroscopeRanges[1]
+        log.append(nanoseconds: t, accelerometer: xl, gyroscope: g,
+                   accelerometerScale: xlRange.milliGPerLSB * 1e-3 * LSM6DS.standardGravity,
+                   gyroscopeScale: gRange.milliDPSPerLSB * 1e-3 * .pi / 180)
     }
 
     /// FIFO_COMPR_RT_EN (FIFO_CTRL2 bit 6) and FIFO_COMPR_EN (EMB_FUNC_EN_B bit 3).

@@ -56,6 +56,8 @@ public final class MPU6050Emulator: RegisterTarget {
     public var overflowFlagStuck = false
     /// The data-ready pin. The line holds the chip; the chip holds the line weakly.
     public weak var interruptLine: SimulatedInterruptLine?
+    /// When set, every record written into the FIFO is logged here (ground truth for tests).
+    public var fifoTruth: FIFOTruthLog?
 
     /// What the chip has done.
     public struct Counters: Sendable, Equatable {
@@ -310,6 +312,16 @@ public final class MPU6050Emulator: RegisterTarget {
         if enable & 0x40 != 0 { put(0x43); put(0x44) }
         if enable & 0x20 != 0 { put(0x45); put(0x46) }
         if enable & 0x10 != 0 { put(0x47); put(0x48) }
+        if let log = fifoTruth {
+            let gyroRange = MPU6050.gyroscopeRanges[Int((registers[MPU6050.Register.gyroConfig] >> 3) & 3)]
+            let accelRange = MPU6050.accelerometerRanges[Int((registers[MPU6050.Register.accelConfig] >> 3) & 3)]
+            func triple(_ a: UInt8) -> SIMD3<Int16> { SIMD3(word(a), word(a + 2), word(a + 4)) }
+            log.append(nanoseconds: now,
+                       accelerometer: enable & MPU6050.Bits.fifoAccel != 0 ? triple(MPU6050.Register.accelXOutH) : nil,
+                       gyroscope: enable & MPU6050.Bits.fifoGyro == MPU6050.Bits.fifoGyro ? triple(MPU6050.Register.gyroXOutH) : nil,
+                       accelerometerScale: MotionConstants.standardGravity / accelRange.lsbPerG,
+                       gyroscopeScale: MotionConstants.radiansPerDegree / gyroRange.lsbPerDegree)
+        }
     }
 
     /// The FIFO's size in bytes now: the variant's, or on a part that selects it (ICM-20689,

@@ -16,6 +16,8 @@ public protocol EmulatedIMU: I2CTarget {
     var scheduledResets: [UInt64] { get set }
     /// A brown-out now: every register to its power-on value.
     func powerOnReset()
+    /// Where the chip logs each instant it writes into its FIFO, when set (``FIFOTruth``).
+    var fifoTruth: FIFOTruthLog? { get set }
 }
 
 extension MPU6050Emulator: EmulatedIMU {}

@@ -1,0 +1,233 @@
+import Foundation
+import Testing
+import PlumbHAL
+import PlumbSimulation
+@testable import PlumbDrivers
+
+/// Real motion for the differential tests: 14 s of trial 08 of BROAD (fast rotation with breaks),
+/// from t = 28 s (where the rest ends) in the fixture `Tests/PlumbFusionTests/Fixtures/broad-08-first-60s.csv`
+/// (source, licence and changes in that folder's README.md). Read through the repository path, as
+/// the CLI tests read the configuration fixtures, so the 2 MB file is not copied into a second
+/// test bundle.
+enum BroadSlice {
+    static let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("PlumbFusionTests/Fixtures/broad-08-first-60s.csv").path
+    static let from = 28.0, seconds = 14.0
+
+    static let profile: MotionProfile = {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            preconditionFailure("\(path): the BROAD fixture cannot be read: \(error)")
+        }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        let header = lines.removeFirst()
+        let slice = lines.filter { line in
+            guard let comma = line.firstIndex(of: ","), let t = Double(line[..<comma]) else { return false }
+            return t >= from && t < from + seconds + 0.5
+        }
+        do {
+            return try MotionProfile.replay(csv: ([header] + slice).joined(separator: "\n"), name: "broad-08 from \(from) s")
+        } catch {
+            preconditionFailure("\(path): \(error)")
+        }
+    }()
+}
+
+/// What one differential run found: each emitted sample against the instant the chip wrote into
+/// its FIFO at that slot, each missing instant against the gaps.
+struct DifferentialCheck {
+    var failures: [String] = []
+    var emitted = 0
+    var missing = 0
+    var reportedLost = 0
+    var worstTimeError = 0.0
+    var holdsOtherSlot = 0
+    /// Each run of missing slots: its length, the samples the gaps covering it count lost, and those gaps.
+    var runs: [(missing: Int, reported: Int, gaps: String)] = []
+
+    /// - Parameters:
+    ///   - samples: what the stream emitted, in order.
+    ///   - gaps: every gap the stream reported.
+    ///   - truth: the chip's FIFO log.
+    ///   - period: the true sampling period, nanoseconds (on the chip's clock).
+    ///   - tolerance: the largest timestamp error accepted, nanoseconds.
+    init(samples: [IMUSample], gaps: [StreamGap], truth: [FIFOTruth], period: Double, tolerance: Double) {
+        let times = truth.map(\.nanoseconds)
+        func nearest(_ t: UInt64) -> Int {
+            var lo = 0, hi = times.count - 1
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if times[mid] < t { lo = mid + 1 } else { hi = mid }
+            }
+            if times[lo] >= t, lo > 0, t - times[lo - 1] < times[lo] - t { return lo - 1 }
+            return lo
+        }
+        func close(_ v: SIMD3<Double>, _ raw: SIMD3<Int16>?, _ scale: Double) -> Bool {
+            guard let raw else { return true }
+            let d = v - SIMD3<Double>(raw) * scale
+            return max(abs(d.x), abs(d.y), abs(d.z)) <= 0.5 * scale + 1e-9
+        }
+        func matches(_ s: IMUSample, _ e: FIFOTruth) -> Bool {
+            close(s.acceleration, e.accelerometer, e.accelerometerScale) && close(s.angularRate, e.gyroscope, e.gyroscopeScale)
+        }
+        /// Where a sample's accelerometer or gyroscope half came from, for the message.
+        func source(_ s: IMUSample, near i: Int, _ half: (IMUSample, FIFOTruth) -> Bool) -> String {
+            let window = max(0, i - 200)...min(truth.count - 1, i + 200)
+            return window.first { half(s, truth[$0]) }.map { "slot \($0) (\($0 - i))" } ?? "no slot"
+        }
+        func note(_ message: String) { if failures.count < 12 { failures.append(message) } }
+        guard !times.isEmpty else { note("the chip logged nothing"); return }
+        var previous: (index: Int, time: UInt64)?
+        for s in samples {
+            emitted += 1
+            let i = nearest(s.timestampNanoseconds)
+            let e = truth[i]
+            let error = Double(Int64(bitPattern: s.timestampNanoseconds &- e.nanoseconds))
+            worstTimeError = max(worstTimeError, abs(error))
+            if !matches(s, e) {
+                // Which slot does it hold?
+                let window = max(0, i - 200)...min(truth.count - 1, i + 200)
+                let holder = window.first { matches(s, truth[$0]) }
+                if holder != nil { holdsOtherSlot += 1 }
+                note("sample at \(s.timestampNanoseconds) ns (slot \(i), true \(e.nanoseconds)) holds "
+                     + (holder.map { "slot \($0), \(String(format: "%+.2f", Double(Int64(bitPattern: truth[$0].nanoseconds &- e.nanoseconds)) / period)) periods away" } ?? "values of no slot nearby")
+                     + "; accelerometer from " + source(s, near: i) { close($0.acceleration, $1.accelerometer, $1.accelerometerScale) }
+                     + ", gyroscope from " + source(s, near: i) { close($0.angularRate, $1.gyroscope, $1.gyroscopeScale) })
+            } else if abs(error) > tolerance {
+                note("sample of slot \(i) stamped \(String(format: "%+.3f", error / 1e6)) ms from its true time \(e.nanoseconds)")
+            }
+            if let p = previous {
+                if i <= p.index {
+                    note("sample at \(s.timestampNanoseconds) ns (slot \(i)) does not follow slot \(p.index)")
+                } else if i - p.index > 1 {
+                    let run = i - p.index - 1
+                    missing += run
+                    let covering = gaps.filter { g in g.afterNanoseconds.map { $0 >= p.time && $0 < s.timestampNanoseconds } ?? false }
+                    let reported = covering.reduce(0) { $0 + ($1.lostSamples ?? 0) }
+                    reportedLost += reported
+                    runs.append((run, reported, covering.map { "\($0.reason)\($0.lostSamples.map { ":\($0)" } ?? "")" }.joined(separator: ",")))
+                    if covering.isEmpty {
+                        note("\(run) slots \(p.index + 1)...\(i - 1) (\(times[p.index + 1])...\(times[i - 1]) ns) missing after the sample at \(p.time) ns, no gap reported")
+                    }
+                }
+            }
+            if i > previous?.index ?? -1 { previous = (i, s.timestampNanoseconds) }
+        }
+    }
+}
+
+/// The drivers against their emulators' ground truth, with real motion and faults at seeded
+/// random moments: every sample emitted is the one the chip wrote at that slot, stamped within
+/// the stated tolerance of its true time, and every slot not emitted lies in a reported gap.
+@Suite struct MotionFaultDifferentialTests {
+    struct Setup: Sendable, CustomTestStringConvertible {
+        var chip: String
+        var rate: Double
+        var watermark: Int
+        var compression = false
+        var testDescription: String { "\(chip) \(rate) Hz watermark \(watermark)" + (compression ? " compressed" : "") }
+    }
+
+    /// The faults of one seeded run: the `--faults` text and the times of zeroed FIFO reads.
+    struct Faults: CustomStringConvertible {
+        var plan: String
+        var zeroed: [(seconds: Double, reads: Int)]
+        var description: String {
+            "--faults '\(plan)', zeroed reads " + zeroed.map { String(format: "%.3fs×%d", $0.seconds, $0.reads) }.joined(separator: " ")
+        }
+
+        init(seed: UInt64, seconds: Double) {
+            var r = SeededRandom(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 7)
+            func at(_ lo: Double, _ hi: Double) -> Double { ((lo + (hi - lo) * r.unit()) * 1000).rounded() / 1000 }
+            var items: [String] = []
+            items.append("lost=\(String(format: "%.3f", 0.01 + 0.05 * r.unit()))")
+            items.append("reset@\(at(2, seconds - 2))s")
+            items.append("storm@\(at(1, seconds - 1))s+\(Int(at(0.02, 0.2) * 1000))ms")
+            items.append("storm@\(at(1, seconds - 3))s+\(at(0.5, 2))s/\(Int(at(30, 300)))Hz")
+            items.append("low@\(at(1, seconds - 1))s+\(Int(at(0.001, 0.02) * 1000))ms")
+            plan = items.joined(separator: ",")
+            zeroed = []
+            var t = at(0.5, 1.5)
+            while t < seconds - 0.5 {
+                zeroed.append((t, Int(r.next() % 3) + 1))
+                t += at(0.3, 1.8)
+            }
+        }
+    }
+
+    static let seconds = 12.0
+
+    /// Runs one setup under one seed's faults; returns the check and a label that reproduces it.
+    static func run(_ setup: Setup, seed: UInt64) throws -> (check: DifferentialCheck, label: String, gaps: [StreamGap]) {
+        let model = try #require(SimulatedChips.model(setup.chip))
+        let sensor = SimulatedSensor(model: model, profile: BroadSlice.profile, seed: seed)
+        let log = FIFOTruthLog(reservingCapacity: Int(setup.rate * (seconds + 1)))
+        sensor.chip.fifoTruth = log
+        let imu: any IMU
+        let bus: ZeroingBus
+        var period = 1e9 / setup.rate
+        if let v = LSM6DS.Variant.all.first(where: { $0.key == setup.chip }) {
+            bus = ZeroingBus(sensor.bus, register: v.generation == .dso ? 0x78 : 0x3E)
+            let needsPart = LSM6DS.Variant.matching(whoAmI: v.whoAmI).first != v
+            let driver = LSM6DS(bus: bus, address: model.address, clock: sensor.clock, part: needsPart ? v : nil)
+            driver.fifoCompression = setup.compression
+            imu = driver
+        } else {
+            bus = ZeroingBus(sensor.bus, register: MPU6050.Register.fifoData)
+            imu = try MPU6050(bus: bus, address: model.address, clock: sensor.clock)
+        }
+        let faults = Faults(seed: seed, seconds: seconds)
+        let label = "\(setup.testDescription), seed \(seed): \(faults)"
+        let stream = IMUStream(imu: imu, line: sensor.line, clock: sensor.clock)
+        let effective = try stream.start(IMUConfiguration(outputDataRate: setup.rate, accelerometerRange: 8, gyroscopeRange: 1000,
+                                                          fifoWatermark: setup.watermark))
+        period = 1e9 / effective.outputDataRate
+        if let driver = imu as? LSM6DS { #expect(driver.isCompressingFIFO == setup.compression, "\(label)") }
+        let start = sensor.clock.nowNanoseconds
+        try FaultPlan(parsing: faults.plan).install(on: sensor)
+        var samples: [IMUSample] = []
+        var gaps: [StreamGap] = []
+        var pending = faults.zeroed[...]
+        let end = start + UInt64(seconds * 1e9)
+        var steps = 0
+        while sensor.clock.nowNanoseconds < end {
+            if let z = pending.first, sensor.clock.nowNanoseconds >= start + UInt64(z.seconds * 1e9) {
+                bus.count = z.reads
+                pending.removeFirst()
+            }
+            gaps += stream.step(into: &samples)
+            steps += 1
+            if steps > 200_000 { Issue.record("\(label): the stream did not advance virtual time"); break }
+        }
+        if setup.compression, let chip = sensor.chip as? LSM6DSEmulator {
+            // Real motion gives every kind of word: 3xC at rest, 2xC and uncompressed when turning.
+            let c = chip.counters
+            #expect(c.threeSampleWords > 0 && c.twoSampleWords > 0 && c.uncompressedWords > 0, "\(label): \(c)")
+        }
+        // The chip's clock runs fast or slow: the true period is the spacing of its instants.
+        let entries = log.entries
+        if entries.count > 100 {
+            period = Double(entries[entries.count - 1].nanoseconds - entries[entries.count - 101].nanoseconds) / 100
+        }
+        let check = DifferentialCheck(samples: samples, gaps: gaps, truth: entries, period: period, tolerance: 0.5 * period)
+        return (check, label, gaps)
+    }
+
+    static let setups: [Setup] = [
+        Setup(chip: "mpu6050", rate: 1000, watermark: 16),
+        Setup(chip: "lsm6dso", rate: 833, watermark: 16, compression: true),
+        Setup(chip: "lsm6dso", rate: 833, watermark: 16, compression: false),
+        Setup(chip: "lsm6ds3", rate: 833, watermark: 16),
+        Setup(chip: "lsm6dsl", rate: 833, watermark: 16),
+    ]
+
+    @Test(arguments: setups, [1, 2, 3] as [UInt64])
+    func everyEmittedSampleIsTheChipsAndEveryLossAGap(setup: Setup, seed: UInt64) throws {
+        let r = try Self.run(setup, seed: seed)
+        for f in r.check.failures { Issue.record("\(r.label): \(f)") }
+        #expect(r.check.emitted > Int(setup.rate * Self.seconds * 0.7), "\(r.label): \(r.check.emitted) samples")
+        // The faults took effect: the brown-out was found, and the zeroed reads lost samples.
+        #expect(r.gaps.contains { $0.reason == .chipReset }, "\(r.label): \(r.gaps)")
+        #expect(r.gaps.contains { $0.reason == .busError } && r.check.missing > 0, "\(r.label): \(r.gaps)")
+    }
+}
