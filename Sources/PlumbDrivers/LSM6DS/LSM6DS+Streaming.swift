@@ -106,6 +106,7 @@ extension LSM6DS {
         var overflow = false
         if v.generation == .dso {
             taggedCorruption = false
+            taggedZeroedWords = 0
             overflow = try drainTagged(&a, edges: edges, into: &samples)
             // Slots were lost before samples held in doubt: with compression the words decoded
             // since took their differences from lost samples, so decoding restarts.
@@ -130,11 +131,24 @@ extension LSM6DS {
             // How much the corrupted words held is unknown: the next words re-anchor the timeline.
             result.gaps.append(StreamGap(reason: .busError, afterNanoseconds: a.lastSampleNanoseconds ?? lastBefore,
                                          detectedNanoseconds: now, lostSamples: nil))
+        } else if taggedZeroedWords > 0 {
+            // Lost whatever the timeline shows next: the discontinuity re-anchors it on the next
+            // timestamp word, which may come first (then no sample is dropped to show the loss).
+            // Uncompressed, an instant takes a word per sensor and a timestamp word per
+            // `timestampDecimation` instants; compressed, one to three samples a word.
+            var estimate: Int?
+            if let p = plan, !p.compression {
+                let perInstant = (p.effective.gyroscopeEnabled ? 2.0 : 1.0) + 1.0 / Double(max(1, p.timestampDecimation))
+                estimate = Int((Double(taggedZeroedWords) / perInstant).rounded()) + lost + drops
+            }
+            result.gaps.append(StreamGap(reason: .busError, afterNanoseconds: a.lastSampleNanoseconds ?? lastBefore,
+                                         detectedNanoseconds: now, lostSamples: estimate))
         } else if lost + drops > 0 {
             result.gaps.append(StreamGap(reason: .busError, afterNanoseconds: lastBefore,
                                          detectedNanoseconds: now, lostSamples: lost + drops))
         }
         taggedCorruption = false
+        taggedZeroedWords = 0
         result.sampleCount = samples.count - before
         result.heldSamples = a.takeNewlyHeld()
         result.settlingDiscards = a.takeSettlingDrops()
@@ -184,7 +198,9 @@ extension LSM6DS {
     ///   samples after them are held until the next timestamp word tells which
     ///   (``SampleAssembler/markSlotCountInDoubt()``), so they are never timed off by the lost
     ///   slots. After a status read the words were there (DIFF_FIFO said so), so even all-zero
-    ///   ones were popped and lost: a discontinuity.
+    ///   ones were popped and lost: a discontinuity, and a gap of its own (the next words may
+    ///   start with a timestamp word, so no sample need be dropped to show the loss: 50 slots went
+    ///   unreported so in the differential test's lsm6dso seed 9).
     /// - **Status read**: FIFO_STATUS1/2, then DIFF_FIFO words. Used at start, after anything
     ///   unusual, when polling, and every ``watermarkReadsPerStatusRead`` watermark reads; it
     ///   reports an overrun (OVER_RUN_LATCHED is cleared by the read, so none is missed).
@@ -249,7 +265,10 @@ extension LSM6DS {
         let valid = try decodeTagged(words: count, configuration: p)
         taggedStateKnown = valid == count
         a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
-        if valid < count { discontinuity(&a) }
+        if valid < count {
+            discontinuity(&a)
+            if !taggedCorruption { taggedZeroedWords = count - valid }
+        }
         return overflow
     }
 

@@ -87,6 +87,9 @@ public final class LSM6DS: IMU {
     /// Tagged FIFO: the last FIFO read held corrupted words (a tag with wrong parity, or a tag not
     /// batched, that is not the all-zero read past the end); reported by ``drain(into:edges:)``.
     var taggedCorruption = false
+    /// Tagged FIFO: words a status-checked read got back as zeros (FIFO_STATUS said they were
+    /// there, so the chip popped them and the bus lost them); reported by ``drain(into:edges:)``.
+    var taggedZeroedWords = 0
     /// Tagged FIFO with compression: the DPCM decoder, kept across drains.
     var decompressor = TaggedFIFO.Decompressor(gyroscopeEnabled: true)
     /// Drains that read FIFO_STATUS1/2, and drains that read a watermark's worth directly.
