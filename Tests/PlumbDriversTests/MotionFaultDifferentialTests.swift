@@ -41,7 +41,6 @@ struct DifferentialCheck {
     var missing = 0
     var reportedLost = 0
     var worstTimeError = 0.0
-    var holdsOtherSlot = 0
     /// Each run of missing slots: its length, the samples the gaps covering it count lost, and those gaps.
     var runs: [(missing: Int, reported: Int, gaps: String)] = []
 
@@ -80,21 +79,25 @@ struct DifferentialCheck {
         var previous: (index: Int, time: UInt64)?
         for s in samples {
             emitted += 1
-            let i = nearest(s.timestampNanoseconds)
-            let e = truth[i]
-            let error = Double(Int64(bitPattern: s.timestampNanoseconds &- e.nanoseconds))
+            let near = nearest(s.timestampNanoseconds)
+            // The slot is the one whose values the sample holds (the noise makes each instant's
+            // six raw values unique), the nearest in time when several nearby hold the same.
+            let window = max(0, near - 64)...min(truth.count - 1, near + 64)
+            var found: Int?
+            for j in window where matches(s, truth[j]) {
+                if let f = found, abs(j - near) >= abs(f - near) { continue }
+                found = j
+            }
+            guard let i = found else {
+                note("sample at \(s.timestampNanoseconds) ns (nearest slot \(near), true \(times[near])) holds the values of no slot within 64 [\(s.acceleration / truth[near].accelerometerScale) \(s.angularRate / truth[near].gyroscopeScale) vs \(truth[near].accelerometer.map { "\($0)" } ?? "-") \(truth[near].gyroscope.map { "\($0)" } ?? "-")]"
+                     + "; accelerometer from " + source(s, near: near) { close($0.acceleration, $1.accelerometer, $1.accelerometerScale) }
+                     + ", gyroscope from " + source(s, near: near) { close($0.angularRate, $1.gyroscope, $1.gyroscopeScale) })
+                continue
+            }
+            let error = Double(Int64(bitPattern: s.timestampNanoseconds &- times[i]))
             worstTimeError = max(worstTimeError, abs(error))
-            if !matches(s, e) {
-                // Which slot does it hold?
-                let window = max(0, i - 200)...min(truth.count - 1, i + 200)
-                let holder = window.first { matches(s, truth[$0]) }
-                if holder != nil { holdsOtherSlot += 1 }
-                note("sample at \(s.timestampNanoseconds) ns (slot \(i), true \(e.nanoseconds)) holds "
-                     + (holder.map { "slot \($0), \(String(format: "%+.2f", Double(Int64(bitPattern: truth[$0].nanoseconds &- e.nanoseconds)) / period)) periods away" } ?? "values of no slot nearby")
-                     + "; accelerometer from " + source(s, near: i) { close($0.acceleration, $1.accelerometer, $1.accelerometerScale) }
-                     + ", gyroscope from " + source(s, near: i) { close($0.angularRate, $1.gyroscope, $1.gyroscopeScale) })
-            } else if abs(error) > tolerance {
-                note("sample of slot \(i) stamped \(String(format: "%+.3f", error / 1e6)) ms from its true time \(e.nanoseconds)")
+            if abs(error) > tolerance {
+                note("sample of slot \(i) stamped \(String(format: "%+.3f", error / 1e6)) ms (\(String(format: "%+.2f", error / period)) periods) from its true time \(times[i]) ns")
             }
             if let p = previous {
                 if i <= p.index {
@@ -126,6 +129,12 @@ struct DifferentialCheck {
         var watermark: Int
         var compression = false
         var gyroscope = true
+        /// The timestamp tolerance, in sampling periods: LSM6DS samples are timed by the chip's
+        /// own counter (its FIFO timestamp words); the MPU family has none, and times samples by
+        /// the data-ready edges, or while the line storms or is silent by the period since the
+        /// last edge it trusted (``IMUStream``'s polling): up to 1.5 periods then, the bound the
+        /// storm tests hold it to (StormWalkTests).
+        var tolerancePeriods: Double { chip.hasPrefix("mpu") ? 1.5 : 0.3 }
         var testDescription: String { "\(chip) \(rate) Hz watermark \(watermark)" + (compression ? " compressed" : "") + (gyroscope ? "" : " accelerometer only") }
     }
 
@@ -204,9 +213,12 @@ struct DifferentialCheck {
                 pending.removeFirst()
             }
             let n0 = samples.count, z0 = bus.count
+            if let w = traceWindow, w.contains(sensor.clock.nowNanoseconds), sensor.bus.trace == nil { sensor.bus.trace = [] }
             let g = stream.step(into: &samples)
             gaps += g
             if let w = traceWindow, w.contains(sensor.clock.nowNanoseconds) {
+                for e in sensor.bus.trace ?? [] where !(e.operations.count == 2 && e.operations[0].bytes == [0x74]) { print("BUS \(e.timeNanoseconds) \(e) \(e.operations.last.map { $0.direction == .read ? $0.bytes.prefix(4).map { String($0, radix: 16) }.joined(separator: " ") : "" } ?? "") \(e.errno.map { "errno \($0)" } ?? "")") }
+                sensor.bus.trace = []
                 print("STEP t=\(sensor.clock.nowNanoseconds) zero \(z0)->\(bus.count) +\(samples.count - n0) [\(samples[n0...].first?.timestampNanoseconds ?? 0)...\(samples.last?.timestampNanoseconds ?? 0)] gaps \(g.map { "\($0.reason):\($0.lostSamples ?? -1)" }) mode \(stream.mode)")
             }
             steps += 1
@@ -222,7 +234,7 @@ struct DifferentialCheck {
         if entries.count > 100 {
             period = Double(entries[entries.count - 1].nanoseconds - entries[entries.count - 101].nanoseconds) / 100
         }
-        let check = DifferentialCheck(samples: samples, gaps: gaps, truth: entries, period: period, tolerance: 0.5 * period)
+        let check = DifferentialCheck(samples: samples, gaps: gaps, truth: entries, period: period, tolerance: setup.tolerancePeriods * period)
         return (check, label, gaps)
     }
 
@@ -273,7 +285,8 @@ struct DifferentialCheck {
             for extra in [false, true] {
                 let r = try MotionFaultDifferentialTests.run(setup, seed: seed, extra: extra)
                 for f in r.check.failures.prefix(3) { Issue.record("EXTRA=\(extra) \(r.label): \(f)") }
-                if r.check.emitted < Int(setup.rate * MotionFaultDifferentialTests.seconds * 0.5) { Issue.record("FEW \(r.label): \(r.check.emitted)") }
+                if r.check.emitted < Int(setup.rate * MotionFaultDifferentialTests.seconds * 0.3) { Issue.record("FEW \(r.label): \(r.check.emitted)") }
+                print("WORST \(setup.testDescription) seed \(seed) extra \(extra): \(String(format: "%.3f", r.check.worstTimeError * setup.rate / 1e9)) periods, emitted \(r.check.emitted) missing \(r.check.missing) reported \(r.check.reportedLost)")
             }
         }
     }
@@ -289,5 +302,58 @@ struct DifferentialCheck {
         print(r.label)
         for x in r.check.failures { print("FAIL", x) }
         for g in r.gaps { print("GAP", g.reason, g.afterNanoseconds ?? 0, g.detectedNanoseconds, g.lostSamples ?? -1) }
+    }
+}
+
+/// A bus that gives the chip a brown-out just before the `at`-th FIFO burst, after the drain read
+/// FIFO_COUNT: the burst then reads an empty FIFO.
+final class BrownOutBeforeBurstBus: I2CBus {
+    let inner: EmulatedI2CBus
+    let chip: any EmulatedIMU
+    let register: UInt8
+    var countdown: Int
+    init(_ inner: EmulatedI2CBus, chip: any EmulatedIMU, register: UInt8, at burst: Int) {
+        self.inner = inner; self.chip = chip; self.register = register; countdown = burst
+    }
+    var path: String { inner.path }
+    var maximumReadLength: Int? { inner.maximumReadLength }
+    func transfer(_ operations: inout [I2COperation], address: I2CAddress) throws(I2CError) {
+        if operations.count == 2, operations[0].bytes == [register], operations[1].direction == .read {
+            countdown -= 1
+            if countdown == 0 { chip.powerOnReset() }
+        }
+        try inner.transfer(&operations, address: address)
+    }
+}
+
+@Suite struct EmptyFIFOBurstTests {
+    /// FIFO_R_W read empty repeats the last byte read (Register Map rev 4.2 §4.31). A brown-out
+    /// between FIFO_COUNT and the burst left 16 records of that byte (−31612 LSB on every axis of
+    /// the MPU-6500 in the differential test's seed 7 with the extra faults), and they were given
+    /// out as samples. They are a gap; the samples before and after are the chip's.
+    @Test(arguments: ["mpu6050", "mpu6500"])
+    func aBurstFromAnEmptiedFIFOIsAGap(key: String) throws {
+        let profile = MotionProfile.slowRotation()
+        let rig = MPURig(key, profile: profile, errorModel: nil)
+        let bus = BrownOutBeforeBurstBus(rig.bus, chip: rig.chip, register: MPU6050.Register.fifoData, at: 40)
+        let driver = try MPU6050(bus: bus, address: I2CAddress(0x68), clock: rig.clock)
+        let config = IMUConfiguration(outputDataRate: 500, accelerometerRange: 8, gyroscopeRange: 1000, fifoWatermark: 16)
+        var check = TruthCheck(rig: rig, profile: profile, config: config)
+        let stream = IMUStream(imu: driver, line: rig.line, clock: rig.clock)
+        try stream.start(config)
+        var samples: [IMUSample] = []
+        var gaps: [StreamGap] = []
+        while rig.clock.nowNanoseconds < 4_000_000_000 { gaps += stream.step(into: &samples) }
+        check.check(samples[...])
+        #expect(bus.countdown < 0, "the brown-out came")
+        #expect(check.failures.isEmpty, "\(check.failures)")
+        let repeated = samples.filter { s in
+            let a = s.acceleration, w = s.angularRate
+            return a.x == a.y && a.y == a.z && w.x == w.y && w.y == w.z
+        }
+        #expect(repeated.isEmpty, "\(repeated.count) samples of one repeated byte, the first \(repeated.first.map { "\($0)" } ?? "")")
+        #expect(gaps.contains { $0.reason == .busError && ($0.lostSamples ?? 0) > 0 }, "\(gaps)")
+        #expect(gaps.contains { $0.reason == .chipReset }, "\(gaps)")
+        #expect(samples.count > 1000)
     }
 }

@@ -83,13 +83,39 @@ extension MPU6050 {
             return DrainResult(sampleCount: 0, gaps: [gap])
         }
 
+        // FIFO_R_W read while the FIFO is empty repeats the last byte read (Register Map rev 4.2
+        // §4.31): a brown-out or FIFO reset between FIFO_COUNT and the burst leaves the rest of
+        // the burst one byte over and over. Such a record is not data (a chip's noise never puts
+        // one value in every byte), and neither is anything after it: those records are lost,
+        // and the FIFO is reset so that the record count and its timeline start again.
+        let valid = fifoBuffer.withUnsafeBufferPointer { Self.recordsBeforeRepeatedByte($0, records: records, recordSize: record) }
         let decoder = FIFODecoder(settings: s, variant: v)
         fifoBuffer.withUnsafeBufferPointer { buffer in
-            decoder.decode(buffer, records: records, clock: sampleClock, firstIndex: fifoIndex,
+            decoder.decode(buffer, records: valid, clock: sampleClock, firstIndex: fifoIndex,
                            lastTime: &lastSampleTime, temperature: &lastTemperature, into: &samples)
         }
-        fifoIndex += records
+        fifoIndex += valid
+        guard valid == records else {
+            let gap = StreamGap(reason: .busError, afterNanoseconds: lastSampleTime, detectedNanoseconds: countTime,
+                                lostSamples: records - valid)
+            try resetFIFO()
+            return DrainResult(sampleCount: valid, gaps: [gap])
+        }
         return DrainResult(sampleCount: records)
+    }
+
+    /// The records before the first one whose bytes are all the same value (what FIFO_R_W gives
+    /// when read empty); `records` when there is none. Stops at the first byte that differs, so a
+    /// real record costs a comparison or two.
+    static func recordsBeforeRepeatedByte(_ buffer: UnsafeBufferPointer<UInt8>, records: Int, recordSize: Int) -> Int {
+        for r in 0..<records {
+            let base = r * recordSize
+            let first = buffer[base]
+            var i = base + 1
+            while i < base + recordSize, buffer[i] == first { i += 1 }
+            if i == base + recordSize { return r }
+        }
+        return records
     }
 
     /// Records of room below which the FIFO counts as overflowed: 3, as Linux `inv_mpu_ring.c`
