@@ -33,6 +33,21 @@ public struct SampleClock: Sendable, Equatable {
     /// chip's edges fit a right timeline, so a healthy or storming line resets the count.
     static let unmatchedEdgesBeforeRestart = 8
 
+    /// The FIFO count's measure of the period: a count read's host time and the index of the
+    /// newest record it counted, at the start of the span (``checkPeriod(newestIndex:countTime:)``).
+    private var countBaselineTime: Double?
+    private var countBaselineIndex = 0.0
+    /// Records the count's span needs before it judges the period (its error is one period over
+    /// the span), and the span at which it starts again, so a clock that drifts with temperature
+    /// is judged by its recent rate.
+    static let countSpanToJudge = 64.0
+    static let countSpanToRestart = 1024.0
+    /// The period the FIFO count measured last (kept across FIFO resets: the chip's rate does not
+    /// change with them), and how far an edge's estimate may be from it (fraction): the count's
+    /// own error (1.5 periods over at least 64, and a clock's drift) and a margin.
+    private var countPeriod: Double?
+    static let countAgreement = 0.03
+
     public init(nominalPeriodNanoseconds: Double) {
         nominalPeriod = nominalPeriodNanoseconds
         period = nominalPeriodNanoseconds
@@ -43,6 +58,49 @@ public struct SampleClock: Sendable, Equatable {
         isAnchored = false
         hasEdgeAnchor = false
         unmatchedEdges = 0
+    }
+
+    /// Forgets the FIFO count's span: after a FIFO reset (the record indices start again), or a
+    /// burst that may or may not have popped its records (the indices may run ahead of the chip's).
+    public mutating func forgetCountSpan() {
+        countBaselineTime = nil
+    }
+
+    /// Checks the period against the FIFO count, which stray edges cannot fool: the newest record
+    /// counted by a read of FIFO_COUNT at host time `countTime` was sampled within the period
+    /// before it, so `n` records after an earlier count the span between the two reads is n
+    /// periods, give or take one. A period outside that (and half a percent for a clock that
+    /// drifts) was learnt from edges matched to the wrong records: stray edges of a storm that
+    /// fell near a record's time, after which the chip's own edges, matched with the wrong
+    /// period, kept it wrong (9 % short for good after a 277 Hz storm on a 500 Hz MPU-6500, the
+    /// samples up to 3 periods off, in the differential test). The period is then the count's,
+    /// and the timeline starts again. Before any edge has measured it, the count's period
+    /// replaces the nominal one, so polled samples are timed by the chip's real rate.
+    ///
+    /// - Returns: `false` when the period was replaced.
+    @discardableResult
+    public mutating func checkPeriod(newestIndex: Int, countTime: UInt64) -> Bool {
+        guard newestIndex >= 0 else { return true }
+        let t = Double(countTime), k = Double(newestIndex)
+        guard let baseTime = countBaselineTime, k > countBaselineIndex, t > baseTime else {
+            countBaselineTime = t; countBaselineIndex = k
+            return true
+        }
+        let n = k - countBaselineIndex
+        guard n >= Self.countSpanToJudge else { return true }
+        let measured = (t - baseTime) / n
+        if n >= Self.countSpanToRestart { countBaselineTime = t; countBaselineIndex = k }
+        guard abs(measured / nominalPeriod - 1) <= tolerance else { return true } // not this chip's rate: a count misread
+        countPeriod = measured
+        let allowed = 1.5 * measured / n + 0.005 * measured
+        if period == nominalPeriod && !hasEdgeAnchor {
+            period = measured
+            return true
+        }
+        guard abs(period - measured) > allowed else { return true }
+        period = measured
+        restart()
+        return false
     }
 
     /// Sets a new nominal period (after a rate change) and forgets everything.
@@ -88,7 +146,13 @@ public struct SampleClock: Sendable, Equatable {
         unmatchedEdges = 0
         if k - firstIndex >= 8 {
             let estimate = (te - firstTime) / (k - firstIndex)
-            if abs(estimate / nominalPeriod - 1) <= tolerance { period = estimate }
+            // Within the count's measure too, once it has one (``checkPeriod(newestIndex:countTime:)``):
+            // an edge matched 0.35 period off (a storm's, near a record) puts this estimate up to
+            // 4 % off, two such 9 %, and the chip's own edges matched with the wrong period then
+            // kept it there.
+            if abs(estimate / nominalPeriod - 1) <= tolerance, countPeriod.map({ abs(estimate / $0 - 1) <= Self.countAgreement }) ?? true {
+                period = estimate
+            }
         }
         // Toward the edge, not onto it: a stray edge (a floating or noisy line) that lands near a
         // record's time moves the timeline by a quarter of its offset, and the chip's next edges

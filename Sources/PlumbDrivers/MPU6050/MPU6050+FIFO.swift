@@ -55,6 +55,10 @@ extension MPU6050 {
         }
         let records = count / record
         let newest = fifoIndex + records - 1
+        // A period learnt from stray edges is found by the count, which they cannot fool; checked
+        // before the edges are, which wait for the count's period before they may change it. Only
+        // a count that found records: one read as 0 (SDA held low) makes time pass without them.
+        if records > 0 { sampleClock.checkPeriod(newestIndex: newest, countTime: countTime) }
         timeSamples(newest: newest, countTime: countTime)
         previousStatusTime = statusTime
         previousCountTime = countTime
@@ -80,6 +84,9 @@ extension MPU6050 {
         if IMUError.looksLikeStuckBus(fifoBuffer) {
             let gap = StreamGap(reason: .busError, afterNanoseconds: lastSampleTime, detectedNanoseconds: countTime, lostSamples: records)
             fifoIndex += records
+            // SDA held low gives the same bytes without popping anything: the records may still
+            // be there, and the indices ahead of the chip's, so the count cannot time the period.
+            sampleClock.forgetCountSpan()
             return DrainResult(sampleCount: 0, gaps: [gap])
         }
 
@@ -137,6 +144,7 @@ extension MPU6050 {
         fifoIndex = 0
         pendingEdges.removeAll(keepingCapacity: true)
         sampleClock.restart()
+        sampleClock.forgetCountSpan()
         previousStatusTime = clock.nowNanoseconds
         previousCountTime = previousStatusTime
         previousNewest = -1
