@@ -264,12 +264,17 @@ struct DifferentialCheck {
     ///   gyroscope of another instant); seed 9: 50 slots lost to zeroed status reads, no gap.
     /// - MPU-6500 at 500 Hz, seed 6: a period learnt from a 277 Hz storm's edges, 9 % short for
     ///   good, samples 1.8 periods off; seed 4 with the extra faults 3.0 periods off; MPU-6050 at
-    ///   1 kHz, seed 5 with the extra faults, 2.3 periods off.
+    ///   1 kHz, seed 5 with the extra faults, 2.3 periods off; seed 2 with them, 1.6 periods
+    ///   off: FIFO_COUNT read again after a failed attempt was timed by the first attempt.
+    /// - LSM6DSO at 208 Hz compressed, seed 7 with the extra faults: the counter's read, retried
+    ///   after a failed attempt, was timed across both: every sample 0.44 ms early.
     static let cases: [Case] = setups.flatMap { s in (1...3).map { Case(setup: s, seed: UInt64($0)) } } + [
         Case(setup: Setup(chip: "lsm6dso", rate: 833, watermark: 16), seed: 9),
         Case(setup: Setup(chip: "mpu6500", rate: 500, watermark: 16), seed: 6),
         Case(setup: Setup(chip: "mpu6500", rate: 500, watermark: 16), seed: 4, extra: true),
         Case(setup: Setup(chip: "mpu6050", rate: 1000, watermark: 16), seed: 5, extra: true),
+        Case(setup: Setup(chip: "mpu6050", rate: 1000, watermark: 16), seed: 2, extra: true),
+        Case(setup: Setup(chip: "lsm6dso", rate: 208, watermark: 8, compression: true), seed: 7, extra: true),
     ]
 
     @Test(arguments: cases)

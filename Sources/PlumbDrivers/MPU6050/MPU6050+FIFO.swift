@@ -32,8 +32,13 @@ extension MPU6050 {
         let statusTime = clock.nowNanoseconds
         // Read for its side effect only: it acknowledges a latched interrupt (see the overflow note).
         _ = try readRegister(Register.intStatus)
-        let countTime = clock.nowNanoseconds
-        let countBytes = try readRegisters(Register.fifoCountH, count: 2)
+        // The time of the attempt that answered: a retry 1 ms later counts records sampled after
+        // the first attempt, which the timing below takes for sampled before the count.
+        var countTime: UInt64 = 0
+        let countBytes = try registers.run { () throws(I2CError) -> [UInt8] in
+            countTime = clock.nowNanoseconds
+            return try bus.readRegisters(Register.fifoCountH, count: 2, address: address)
+        }
         let count = Int(countBytes[0] & 0x1F) << 8 | Int(countBytes[1])
 
         // More bytes than the FIFO holds is a corrupted read (an overflowed FIFO counts its size
