@@ -122,6 +122,16 @@ struct DifferentialCheck {
 /// The drivers against their emulators' ground truth, with real motion and faults at seeded
 /// random moments: every sample emitted is the one the chip wrote at that slot, stamped within
 /// the stated tolerance of its true time, and every slot not emitted lies in a reported gap.
+///
+/// The chips are the simulator's (``SimulatedChips``: datasheet noise, bias and scale error, the
+/// MPU's clock 0.8 % fast, the LSM6DSO's 0.45 % fast with its trim), driven by 12 s of BROAD
+/// (``BroadSlice``) through ``IMUStream``, with a FIFO log (``FIFOTruthLog``) as the truth. The
+/// noise makes each instant's raw values unique, so a sample's slot is found by its values and
+/// its timestamp is then checked; a sample that holds no slot's values (within the LSB) is wrong
+/// whatever its time. Faults (``Faults``): lost edges, a reset, a fast and a slow storm, SDA held
+/// low, and FIFO reads that come back as zeros after the chip popped them (``ZeroingBus``); with
+/// the extra faults also failed transfers, SDA floating, a silent line, a second reset and a
+/// 300–3000 Hz storm. A failure names the `--faults` text and zeroed reads that reproduce it.
 @Suite struct MotionFaultDifferentialTests {
     struct Setup: Sendable, CustomTestStringConvertible {
         var chip: String
@@ -289,6 +299,10 @@ struct DifferentialCheck {
     }
 }
 
+/// The wider sweep behind the cases above (skipped unless asked for): 16 setups, seeds 1…N, each
+/// with and without the extra faults; prints each run's worst timestamp error (periods) and its
+/// missing and reported-lost counts. `PLUMB_EXPLORE=30 swift test --filter MotionFaultExploration`
+/// (960 runs, about a minute in debug).
 @Suite struct MotionFaultExploration {
     static let setups: [MotionFaultDifferentialTests.Setup] = [
         .init(chip: "mpu6050", rate: 1000, watermark: 16),
@@ -322,6 +336,11 @@ struct DifferentialCheck {
     }
 }
 
+/// One run traced (skipped unless asked for): its failures and gaps, and between the optional
+/// virtual times FROM and TO (ns) every drain, bus transfer and sample with its error.
+/// `PLUMB_DEBUG=chip,rate,watermark,compression(0/1),gyroscope(0/1),seed,extra(0/1)[,FROM,TO]`,
+/// e.g. `PLUMB_DEBUG=lsm6dso,833,16,0,1,9,0 swift test --filter MotionFaultDebug`;
+/// `PLUMB_TOLERANCE=P` sets the timestamp tolerance to P periods.
 @Suite struct MotionFaultDebug {
     @Test(.enabled(if: ProcessInfo.processInfo.environment["PLUMB_DEBUG"] != nil))
     func debug() throws {
