@@ -172,6 +172,11 @@ struct DifferentialCheck {
                 items.append("silent@\(at(1, seconds - 1))s+\(Int(at(0.05, 0.5) * 1000))ms")
                 items.append("reset@\(at(1, seconds - 1))s")
                 items.append("storm@\(at(1, seconds - 1))s+\(at(0.2, 1.5))s/\(Int(at(300, 3000)))Hz")
+                if ProcessInfo.processInfo.environment["PLUMB_MORE"] != nil {
+                    items.append("stuck@\(at(1, seconds - 1))s+\(Int(at(0.01, 0.2) * 1000))ms")
+                    items.append("nack@\(at(1, seconds - 1))s+\(Int(at(0.005, 0.1) * 1000))ms")
+                    items.append("errors=0.01")
+                }
             }
             plan = items.joined(separator: ",")
             zeroed = []
@@ -351,6 +356,7 @@ struct DifferentialCheck {
         print(r.label)
         for x in r.check.failures { print("FAIL", x) }
         for g in r.gaps { print("GAP", g.reason, g.afterNanoseconds ?? 0, g.detectedNanoseconds, g.lostSamples ?? -1) }
+        for run in r.check.runs { print("RUN missing \(run.missing) reported \(run.reported): \(run.gaps)") }
     }
 }
 
