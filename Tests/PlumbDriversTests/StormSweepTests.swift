@@ -35,6 +35,7 @@ struct StormRun {
 
     /// Runs `chip` at `rate` Hz for `seconds`, with a storm of `storm` Hz (0: none) in `window` (seconds).
     static func run(_ chip: Chip, rate: Double, storm: Double, window: ClosedRange<Double>, seconds: Double) throws -> StormRun {
+        let verbose = ProcessInfo.processInfo.environment["PLUMB_STORM_VERBOSE"] != nil
         let clock: VirtualClock, line: SimulatedInterruptLine, imu: any IMU
         var sensor: SimulatedSensor
         let watermark = chip == .lsm6dso16 || chip == .mpuLatched16 ? 16 : 1
@@ -54,7 +55,6 @@ struct StormRun {
         let stream = IMUStream(imu: imu, line: line, clock: clock)
         try stream.start(config)
         var r = StormRun()
-        let verbose = ProcessInfo.processInfo.environment["PLUMB_STORM_VERBOSE"] != nil
         var samples: [IMUSample] = []
         var sumDuring = 0.0, nDuring = 0, sumAfter = 0.0, nAfter = 0
         let stop = t0 + UInt64(seconds * 1e9)
@@ -76,6 +76,7 @@ struct StormRun {
                     guard value > 0.01, value < 1.99, phase > 0.01, phase < 1.99 else { continue }
                     var d = (phase - value).truncatingRemainder(dividingBy: 2)
                     if d > 1 { d -= 2 } else if d < -1 { d += 2 }
+                    if verbose { print(String(format: "SAMPLE %.4f err %.2f ms", Double(s.timestampNanoseconds) / 1e9, d * 1e3)) }
                     if s.timestampNanoseconds >= start, s.timestampNanoseconds <= end {
                         r.worstDuring = max(r.worstDuring, abs(d)); sumDuring += d * d; nDuring += 1
                     } else if s.timestampNanoseconds > end + 5 * Nanoseconds.perSecond {

@@ -55,7 +55,7 @@ extension MPU6050 {
         }
         let records = count / record
         let newest = fifoIndex + records - 1
-        timeSamples(newest: newest, countTime: countTime)
+        timeSamples(newest: newest, countTime: countTime, latched: s.interruptPinConfig & Bits.intLatch != 0)
         previousStatusTime = statusTime
         previousCountTime = countTime
         previousNewest = newest
@@ -125,8 +125,22 @@ extension MPU6050 {
     /// after it. If it came before the previous count, that sample was the newest counted then;
     /// otherwise it is the next one (plus whole periods, for an edge well after the count). With
     /// a latched pin this is the only edge per drain; with pulses it is the first of several.
-    func timeSamples(newest: Int, countTime: UInt64) {
+    ///
+    /// Once anchored, a latched pin's edges are sorted the same way: the pin rises once per
+    /// INT_STATUS read, at the first sample after it, so only the edge nearest that record's time
+    /// is offered to the clock, and none when no record came since the read. In a slow storm the
+    /// others (one per stray edge, most fitting some record) moved the timeline and its period:
+    /// a sawtooth of up to half a period while it lasted, and some runs a record off for good
+    /// (measured in StormTimingTests: 37 ms at 26 Hz during a 150 Hz storm, 80 ms at 12.5 Hz
+    /// after an 80 Hz one; 0.05 ms now).
+    func timeSamples(newest: Int, countTime: UInt64, latched: Bool) {
         var keep = 0
+        // A latched pin rises once per status read: at the first sample after it (`expected`),
+        // the only record an edge of this drain can belong to; the edge nearest its time is the
+        // one offered to the clock. With no record since that read, the edges are all stray.
+        let expected = latched ? sampleClock.position(of: previousStatusTime).map { Int($0.rounded(.down)) + 1 } : nil
+        var nearest: (edge: UInt64, distance: Double)?
+        var anchoredHere = false
         for edge in pendingEdges {
             let te = edge.timestampNanoseconds
             if te > countTime {
@@ -139,7 +153,13 @@ extension MPU6050 {
                 continue
             }
             if sampleClock.hasEdgeAnchor {
-                sampleClock.observe(edge: te, newestIndex: newest)
+                if let expected {
+                    guard !anchoredHere, expected <= newest, let position = sampleClock.position(of: te) else { continue }
+                    let distance = abs(position - Double(expected))
+                    if nearest.map({ distance < $0.distance }) ?? true { nearest = (te, distance) }
+                } else {
+                    sampleClock.observe(edge: te, newestIndex: newest)
+                }
             } else if te > previousStatusTime {
                 let index: Int
                 if te <= previousCountTime {
@@ -147,10 +167,11 @@ extension MPU6050 {
                 } else {
                     index = previousNewest + 1 + Int(Double(te - previousCountTime) / sampleClock.period)
                 }
-                if index >= 0, index <= newest { sampleClock.anchor(edge: te, index: index) }
+                if index >= 0, index <= newest { sampleClock.anchor(edge: te, index: index); anchoredHere = true }
             }
         }
         pendingEdges.removeSubrange(keep...)
+        if let nearest { sampleClock.observe(edge: nearest.edge, newestIndex: newest) }
     }
 
     /// Reads TEMP_OUT (0x41) when the last reading is a second old.
