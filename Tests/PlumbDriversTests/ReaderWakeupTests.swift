@@ -371,14 +371,18 @@ final class FutureStampingIMU: IMU {
     /// 50 Hz storm: 20 ms), and in some runs a whole record off for good afterwards (52 Hz: 18.9
     /// ms; 12.5 Hz, 80 Hz storm: 80 ms; watermark 16 at 52 Hz, 60 Hz storm: 34 ms). Measured
     /// against the chip's own sample instants (the ramp's value).
-    @Test(arguments: [(StormRun.Chip.mpuLatched1, 26.0, 150.0), (.mpuLatched1, 52, 50), (.mpuLatched1, 12.5, 80), (.mpuLatched16, 52, 60)])
+    ///
+    /// A pulsed pin gives an edge per record, and a stray one just before it took the record
+    /// (26 Hz, 150 Hz storm: 39 ms; 12.5 Hz, 60 Hz storm: 83 ms).
+    @Test(arguments: [(StormRun.Chip.mpuLatched1, 26.0, 150.0), (.mpuLatched1, 52, 50), (.mpuLatched1, 12.5, 80), (.mpuLatched16, 52, 60),
+                      (.mpuPulsed1, 26, 150), (.mpuPulsed1, 12.5, 60)])
     func strayEdgesDoNotMoveTheSampleTimes(chip: StormRun.Chip, rate: Double, storm: Double) throws {
         let r = try StormRun.run(chip, rate: rate, storm: storm, window: 2...22, seconds: 35)
         let label = "\(chip.rawValue) at \(rate) Hz, \(storm) Hz storm"
         #expect(r.worstDuring < 1e-3, "\(label): \(r.worstDuring * 1e3) ms off during the storm (RMS \(r.rmsDuring * 1e3) ms)")
         #expect(r.worstAfter < 0.1e-3, "\(label): \(r.worstAfter * 1e3) ms off after it")
         // Per sample the storm is found (once); by its FIFO timer the reader is not woken by edges.
-        #expect(r.stormNotices.count == (chip == .mpuLatched1 ? 1 : 0), "\(label)")
+        #expect(r.stormNotices.count == (chip == .mpuLatched16 ? 0 : 1), "\(label)")
         #expect(r.gaps == 0, "\(label)")
         #expect(r.samples > Int(33 * rate))
     }

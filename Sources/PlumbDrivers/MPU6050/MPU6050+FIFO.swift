@@ -128,18 +128,20 @@ extension MPU6050 {
     ///
     /// Once anchored, a latched pin's edges are sorted the same way: the pin rises once per
     /// INT_STATUS read, at the first sample after it, so only the edge nearest that record's time
-    /// is offered to the clock, and none when no record came since the read. In a slow storm the
-    /// others (one per stray edge, most fitting some record) moved the timeline and its period:
-    /// a sawtooth of up to half a period while it lasted, and some runs a record off for good
-    /// (measured in StormTimingTests: 37 ms at 26 Hz during a 150 Hz storm, 80 ms at 12.5 Hz
-    /// after an 80 Hz one; 0.05 ms now).
+    /// is offered to the clock, and none when no record came since the read. A pulsed pin gives
+    /// one edge per record, so of the edges nearest one record only the closest is offered. In a
+    /// slow storm the others (stray edges, most fitting some record) moved the timeline and its
+    /// period: a sawtooth of up to half a period while it lasted, and some runs a record off for
+    /// good (StormTimingTests: latched, 37 ms at 26 Hz during a 150 Hz storm, 80 ms at 12.5 Hz
+    /// after an 80 Hz one, 0.05 ms now; pulsed, 39 ms at 26 Hz in a 150 Hz storm, 0.03 ms now).
     func timeSamples(newest: Int, countTime: UInt64, latched: Bool) {
         var keep = 0
         // A latched pin rises once per status read: at the first sample after it (`expected`),
         // the only record an edge of this drain can belong to; the edge nearest its time is the
         // one offered to the clock. With no record since that read, the edges are all stray.
+        // A pulsed pin gives one edge per record: the edge nearest each record is offered.
         let expected = latched ? sampleClock.position(of: previousStatusTime).map { Int($0.rounded(.down)) + 1 } : nil
-        var nearest: (edge: UInt64, distance: Double)?
+        var nearest: (edge: UInt64, distance: Double, index: Int)?
         var anchoredHere = false
         for edge in pendingEdges {
             let te = edge.timestampNanoseconds
@@ -153,12 +155,20 @@ extension MPU6050 {
                 continue
             }
             if sampleClock.hasEdgeAnchor {
+                guard let position = sampleClock.position(of: te) else { continue }
                 if let expected {
-                    guard !anchoredHere, expected <= newest, let position = sampleClock.position(of: te) else { continue }
+                    guard !anchoredHere, expected <= newest else { continue }
                     let distance = abs(position - Double(expected))
-                    if nearest.map({ distance < $0.distance }) ?? true { nearest = (te, distance) }
+                    if nearest.map({ distance < $0.distance }) ?? true { nearest = (te, distance, expected) }
                 } else {
-                    sampleClock.observe(edge: te, newestIndex: newest)
+                    // Pulses: one per record, so of the edges nearest one record (in time order,
+                    // so together) only the closest is offered, the rest are stray.
+                    let k = Int(position.rounded()), distance = abs(position - position.rounded())
+                    if let n = nearest, n.index != k {
+                        sampleClock.observe(edge: n.edge, newestIndex: newest)
+                        nearest = nil
+                    }
+                    if nearest.map({ distance < $0.distance }) ?? true { nearest = (te, distance, k) }
                 }
             } else if te > previousStatusTime {
                 let index: Int
