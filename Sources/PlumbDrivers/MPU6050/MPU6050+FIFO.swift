@@ -140,7 +140,9 @@ extension MPU6050 {
         // the only record an edge of this drain can belong to; the edge nearest its time is the
         // one offered to the clock. With no record since that read, the edges are all stray.
         // A pulsed pin gives one edge per record: the edge nearest each record is offered.
-        let expected = latched ? sampleClock.position(of: previousStatusTime).map { Int($0.rounded(.down)) + 1 } : nil
+        // (Positions are clamped before they become indices: an edge on another clock is far off.)
+        func recordIndex(_ position: Double) -> Int { Int(max(-1e15, min(1e15, position))) }
+        let expected = latched ? sampleClock.position(of: previousStatusTime).map { recordIndex($0.rounded(.down)) + 1 } : nil
         var nearest: (edge: UInt64, distance: Double, index: Int)?
         var anchoredHere = false
         for edge in pendingEdges {
@@ -163,7 +165,7 @@ extension MPU6050 {
                 } else {
                     // Pulses: one per record, so of the edges nearest one record (in time order,
                     // so together) only the closest is offered, the rest are stray.
-                    let k = Int(position.rounded()), distance = abs(position - position.rounded())
+                    let k = recordIndex(position.rounded()), distance = abs(position - position.rounded())
                     if let n = nearest, n.index != k {
                         sampleClock.observe(edge: n.edge, newestIndex: newest)
                         nearest = nil
