@@ -23,15 +23,17 @@ struct StormRun {
     var samples = 0
     var wakeups = 0
     var mode = IMUStream.Mode.interrupts
+    /// The storm's window on the virtual clock, nanoseconds.
+    var stormStart: UInt64 = 0, stormEnd: UInt64 = 0
     /// Timing error against the ramp (seconds): worst and RMS, during the storm and after it.
     var worstDuring = 0.0, rmsDuring = 0.0, worstAfter = 0.0, rmsAfter = 0.0
 
     /// Seconds from the storm's start to its first notice (nil: never found).
-    func detect(start: UInt64) -> Double? { stormNotices.first.map { Double($0 &- start) / 1e9 } }
+    var detect: Double? { stormNotices.first.map { Double($0 &- stormStart) / 1e9 } }
     /// "back" notices while the storm still went on.
-    func falseBacks(start: UInt64, end: UInt64) -> Int { backNotices.filter { $0 > start && $0 < end }.count }
+    var falseBacks: Int { backNotices.filter { $0 > stormStart && $0 < stormEnd }.count }
     /// Seconds from the storm's end to the first "back" after it (nil: none).
-    func returnTime(end: UInt64) -> Double? { backNotices.first { $0 >= end }.map { Double($0 - end) / 1e9 } }
+    var returnTime: Double? { backNotices.first { $0 >= stormEnd }.map { Double($0 - stormEnd) / 1e9 } }
 
     /// Runs `chip` at `rate` Hz for `seconds`, with a storm of `storm` Hz (0: none) in `window` (seconds).
     static func run(_ chip: Chip, rate: Double, storm: Double, window: ClosedRange<Double>, seconds: Double) throws -> StormRun {
@@ -46,7 +48,9 @@ struct StormRun {
             config.interrupt = .init(mode: chip == .mpuPulsed1 ? .pulsed : .latched)
         } else {
             sensor = SimulatedSensor(model: SimulatedChips.model("lsm6dso")!, profile: RampTiming.profile, seed: 5)
-            imu = LSM6DS(bus: sensor.bus, address: sensor.model.address, clock: sensor.clock)
+            let lsm = LSM6DS(bus: sensor.bus, address: sensor.model.address, clock: sensor.clock)
+            lsm.fifoCompression = ProcessInfo.processInfo.environment["PLUMB_STORM_NO_COMPRESSION"] == nil
+            imu = lsm
         }
         clock = sensor.clock; line = sensor.line
         let t0 = clock.nowNanoseconds
@@ -54,7 +58,7 @@ struct StormRun {
         if storm > 0 { line.storms = [.init(window: start...end, periodNanoseconds: UInt64((1e9 / storm).rounded()))] }
         let stream = IMUStream(imu: imu, line: line, clock: clock)
         try stream.start(config)
-        var r = StormRun()
+        var r = StormRun(stormStart: start, stormEnd: end)
         var samples: [IMUSample] = []
         var sumDuring = 0.0, nDuring = 0, sumAfter = 0.0, nAfter = 0
         let stop = t0 + UInt64(seconds * 1e9)
@@ -94,9 +98,14 @@ struct StormRun {
     }
 }
 
-/// The sweep behind the storm figures in the report: every chip mode × rate × storm rate. Slow
-/// (minutes of a debug build), so it runs only when asked: `PLUMB_STORM_SWEEP=1 swift test
-/// --filter StormSweep`; the table goes to stdout.
+/// The sweep behind the storm figures: every chip mode × rate × storm rate (storm from 2 s to
+/// 22 s of a 45 s run), one line each: storm and false 'back' notices, seconds to detect and to
+/// return, gaps, notices on a clean line, and on the MPU the timing error during and after (from
+/// 5 s after) the storm. About a minute of a debug build, so it runs only when asked:
+/// `PLUMB_STORM_SWEEP=1 swift test --filter StormSweep`; the table goes to stdout.
+/// PLUMB_STORM_CHIP (a row name such as "MPU wm1 latched"), PLUMB_STORM_RATES and PLUMB_STORM_HZ
+/// (comma-separated) narrow it; PLUMB_STORM_VERBOSE prints notices, gaps and sample errors;
+/// PLUMB_STORM_NO_COMPRESSION turns the LSM6DSO's FIFO compression off.
 @Suite struct StormSweep {
     static let enabled = ProcessInfo.processInfo.environment["PLUMB_STORM_SWEEP"] != nil
 
@@ -112,13 +121,12 @@ struct StormRun {
         var lines: [String] = []
         for rate in rates {
             let clean = try StormRun.run(chip, rate: rate, storm: 0, window: window, seconds: 20)
-            let cleanNotes = clean.stormNotices.count + clean.backNotices.count + clean.otherNotices.count
+            let cleanNotes = clean.stormNotices.count + clean.backNotices.count
             for storm in storms {
                 let r = try StormRun.run(chip, rate: rate, storm: storm, window: window, seconds: seconds)
-                let s = UInt64(window.lowerBound * 1e9) + Nanoseconds.perSecond, e = UInt64(window.upperBound * 1e9) + Nanoseconds.perSecond
                 func f(_ x: Double?) -> String { x.map { String(format: "%.2f", $0) } ?? "-" }
-                var line = "\(chip.rawValue)\t\(rate)\t\(storm)\tstorms \(r.stormNotices.count)\tfalseBack \(r.falseBacks(start: s, end: e))"
-                    + "\tdetect \(f(r.detect(start: s)))\treturn \(f(r.returnTime(end: e)))\tmode \(r.mode.rawValue)\tgaps \(r.gaps)\tclean \(cleanNotes)"
+                var line = "\(chip.rawValue)\t\(rate)\t\(storm)\tstorms \(r.stormNotices.count)\tfalseBack \(r.falseBacks)"
+                    + "\tdetect \(f(r.detect))\treturn \(f(r.returnTime))\tmode \(r.mode.rawValue)\tgaps \(r.gaps)\tclean \(cleanNotes)"
                 if chip.isMPU {
                     line += String(format: "\terr during max %.2f rms %.2f ms\tafter max %.3f rms %.3f ms", r.worstDuring * 1e3, r.rmsDuring * 1e3,
                                    r.worstAfter * 1e3, r.rmsAfter * 1e3)
