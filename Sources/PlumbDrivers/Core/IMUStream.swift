@@ -379,7 +379,10 @@ public final class IMUStream {
             // was found again as a new one a few tenths of a second later (a 60 Hz storm on an
             // LSM6DSO at 208 Hz: 10 storm and 10 'back' notices in 20 s). A storm that has ended
             // leaves only clean wake-ups, so the return holds as soon as the storm's last
-            // spurious wake-up is 12 behind.
+            // spurious wake-up is 12 behind. One that dies down to a trickle of stray edges (one
+            // per three of the chip's or more) is not announced as over, since such a trickle
+            // cannot be told from a storm whose edges mostly coincide with data; the reader
+            // wakes on the edges meanwhile, and a storm found again is the same one.
             if n + 1 >= 16, stormHistory & ((UInt16(1) << Self.stormClearRun) - 1) == 0 {
                 stormProbation = nil
                 stormRetry = options.stormRetryNanoseconds
