@@ -192,7 +192,7 @@ private func suggestion(for name: String, in spec: CommandSpec) -> String {
 
 /// The usage line: "plumb read [--rate <HZ>] [--count <N>] <file>".
 public func usageLine(_ spec: CommandSpec, prefix: String) -> String {
-    var parts = ["\(prefix) \(spec.name)".trimmingCharacters()]
+    var parts = [commandPath(prefix, spec.name)]
     for o in spec.options {
         parts.append(o.valueName.map { "[--\(o.name) <\($0)>]" } ?? "[--\(o.name)]")
     }
@@ -203,11 +203,16 @@ public func usageLine(_ spec: CommandSpec, prefix: String) -> String {
     return parts.joined(separator: " ")
 }
 
+/// `prefix` and `name` joined by one space, leaving out an empty part (the root command has no name).
+func commandPath(_ prefix: String, _ name: String) -> String {
+    [prefix, name].filter { !$0.isEmpty }.joined(separator: " ")
+}
+
 /// The full `--help` text.
 public func helpText(_ spec: CommandSpec, prefix: String, subcommands: [CommandSpec] = []) -> String {
     var lines: [String] = ["OVERVIEW: \(spec.abstract)"]
     if let discussion = spec.discussion { lines += ["", discussion] }
-    lines += ["", "USAGE: " + (subcommands.isEmpty ? usageLine(spec, prefix: prefix) : "\(prefix) \(spec.name) <subcommand>".trimmingCharacters())]
+    lines += ["", "USAGE: " + (subcommands.isEmpty ? usageLine(spec, prefix: prefix) : commandPath(prefix, spec.name) + " <subcommand>")]
     if !spec.positionals.isEmpty {
         lines += ["", "ARGUMENTS:"]
         for p in spec.positionals { lines.append(row("<\(p.name)>", p.help)) }
@@ -223,7 +228,7 @@ public func helpText(_ spec: CommandSpec, prefix: String, subcommands: [CommandS
     if !subcommands.isEmpty {
         lines += ["", "SUBCOMMANDS:"]
         for s in subcommands { lines.append(row(s.name, s.abstract)) }
-        lines += ["", "  See '\(prefix) \(spec.name) <subcommand> --help' for detailed help."]
+        lines += ["", "  See '\(commandPath(prefix, spec.name)) <subcommand> --help' for detailed help."]
     }
     return lines.joined(separator: "\n") + "\n"
 }

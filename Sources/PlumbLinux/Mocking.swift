@@ -45,6 +45,7 @@ final class MockingDriver: Sendable {
         case framebufferFixedInfo(fd: Int32)
         case framebufferPan(fd: Int32, yOffset: Int)
         case mapShared(fd: Int32, length: Int)
+        case socket(family: Int32)
     }
 
     /// One `struct i2c_msg` of an I2C_RDWR call: for a write, the bytes sent.

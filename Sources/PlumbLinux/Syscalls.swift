@@ -56,6 +56,18 @@ enum Sys {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    // MARK: - Network
+
+    /// Whether this process may open a stream socket of `family`: socket(2), closed again at once.
+    /// Returns 0, or the negative errno (EAFNOSUPPORT under systemd's `RestrictAddressFamilies=`).
+    static func socketProbe(family: Int32) -> Int32 {
+        if let reply = mocked(.socket(family: family)) { return reply.result < 0 ? reply.result : 0 }
+        let fd = Glibc.socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return -errno }
+        _ = Glibc.close(fd)
+        return 0
+    }
+
     /// The target of a symbolic link, or nil with `error` set.
     static func readLink(_ path: String, error: inout Int32) -> String? {
         if let reply = mocked(.readLink(path: path)) {

@@ -107,6 +107,15 @@ let readSpec = CommandSpec(
         for command in PlumbTool.commands { #expect(r.out.contains("  \(command.spec.name)")) }
     }
 
+    @Test func rootHelpSpellsTheCommandWithOneSpace() {
+        let r = run(["--help"])
+        #expect(r.out.contains("USAGE: plumb <subcommand>\n"))
+        #expect(r.out.contains("See 'plumb <subcommand> --help'"))
+        #expect(!r.out.contains("plumb  "))
+        let bench = run(["bench", "--help"])
+        #expect(bench.out.contains("USAGE: plumb bench <subcommand>\n"))
+    }
+
     @Test func everySubcommandHasHelp() {
         func visit(_ command: Command, _ path: [String]) {
             let r = run(path + [command.spec.name, "--help"])

@@ -44,6 +44,33 @@ private func run(_ args: [String], environment: [String: String] = [:]) -> (stat
 }
 
 @Suite struct ConfigCommandTests {
+    @Test func checkWarnsWhenTheInstalledUnitKeepsMQTTOffTheNetwork() throws {
+        let dir = NSTemporaryDirectory() + "plumb-systemd-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir + "/plumb.service.d", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/plumb.json"
+        try #"{"outputs": {"mqtt": {"url": "mqtt://broker.lan"}}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let note = "  note: outputs.mqtt needs the network, which the installed plumb.service keeps out: "
+            + "run 'sudo scripts/install --network' in the plumb source folder before starting it.\n"
+        func check() -> (status: Int32, out: String, err: String) {
+            run(["config", "check", "--boards-dir", boards, config], environment: ["PLUMB_SYSTEMD_DIR": dir])
+        }
+        // Not installed here: nothing to say.
+        #expect(check().status == 0)
+        #expect(!check().out.contains("note:"))
+        // Installed, without the drop-in: the note, and the check still passes.
+        try "[Service]\n".write(toFile: dir + "/plumb.service", atomically: true, encoding: .utf8)
+        #expect(check().status == 0)
+        #expect(check().out.hasSuffix(note))
+        // With the drop-in: nothing to say.
+        try "[Service]\n".write(toFile: dir + "/plumb.service.d/network.conf", atomically: true, encoding: .utf8)
+        #expect(!check().out.contains("note:"))
+        // Without outputs.mqtt the unit's network does not matter.
+        try FileManager.default.removeItem(atPath: dir + "/plumb.service.d/network.conf")
+        try #"{"outputs": {}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        #expect(!check().out.contains("note:"))
+    }
+
     @Test func checkReportsTheFirstErrorWithItsLine() {
         let file = repository + "/Tests/PlumbConfigurationTests/Fixtures/out-of-range.json"
         let r = run(["config", "check", "--boards-dir", boards, file])

@@ -21,7 +21,7 @@ struct HostileInputTests {
         }
         func file(_ name: String, _ bytes: [UInt8]) -> String {
             let path = directory + "/" + name
-            FileManager.default.createFile(atPath: path, contents: Data(bytes))
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)), "could not write \(path)")
             return path
         }
         func file(_ name: String, _ text: String) -> String { file(name, Array(text.utf8)) }

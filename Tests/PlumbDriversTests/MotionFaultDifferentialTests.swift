@@ -279,7 +279,9 @@ struct DifferentialCheck {
     ///   gyroscope of another instant); seed 9: 50 slots lost to zeroed status reads, no gap.
     /// - MPU-6500 at 500 Hz, seed 6: a period learnt from a 277 Hz storm's edges, 9 % short for
     ///   good, samples 1.8 periods off; seed 4 with the extra faults 3.0 periods off; MPU-6050 at
-    ///   1 kHz, seed 5 with the extra faults, 2.3 periods off; seed 2 with them, 1.6 periods
+    ///   1 kHz, seed 5 with the extra faults, 2.3 periods off (fixed on main by the storm work:
+    ///   one edge per record offered to the clock, the period back to nominal when the host clock
+    ///   contradicts the timeline). MPU-6050 at 1 kHz, seed 2 with the extra faults, 1.6 periods
     ///   off: FIFO_COUNT read again after a failed attempt was timed by the first attempt.
     /// - LSM6DSO at 208 Hz compressed, seed 7 with the extra faults: the counter's read, retried
     ///   after a failed attempt, was timed across both: every sample 0.44 ms early.

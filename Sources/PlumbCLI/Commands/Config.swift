@@ -1,3 +1,4 @@
+import Foundation
 import PlumbConfiguration
 import PlumbOrientation
 
@@ -20,6 +21,20 @@ enum Config {
         }
         context.out.line("\(path): OK")
         for line in summary(c) { context.out.line("  " + line) }
+        if c.outputs.mqtt != nil, let note = networkNote(systemdDirectory: context.environment["PLUMB_SYSTEMD_DIR"] ?? "/etc/systemd/system") {
+            context.out.line("  note: " + note)
+        }
+    }
+
+    /// A warning when outputs.mqtt is set but the installed plumb.service keeps the network out (no
+    /// network drop-in): the daemon would refuse to start the output. `nil` when plumb.service is not
+    /// installed there or has the drop-in. `$PLUMB_SYSTEMD_DIR` stands in for /etc/systemd/system in tests.
+    static func networkNote(systemdDirectory: String) -> String? {
+        let files = FileManager.default
+        guard files.fileExists(atPath: systemdDirectory + "/plumb.service"),
+              !files.fileExists(atPath: systemdDirectory + "/plumb.service.d/network.conf") else { return nil }
+        return "outputs.mqtt needs the network, which the installed plumb.service keeps out: "
+            + "run 'sudo scripts/install --network' in the plumb source folder before starting it."
     }
 
     static let example = Command(CommandSpec(

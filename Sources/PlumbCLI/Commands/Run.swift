@@ -10,7 +10,7 @@ enum Run {
         abstract: "Run the daemon: one sensor session driving every configured output.",
         discussion: """
             Reads the configuration (default \(Configuration.defaultPath)), opens the board's IMU and drives the level
-            image, kiosk rotation, LEDs and D-Bus sensor proxy (net.hadess.SensorProxy) it names. SIGHUP reloads the configuration (a broken file is refused and the
+            image, kiosk rotation, LEDs, D-Bus sensor proxy (net.hadess.SensorProxy) and MQTT publisher it names. SIGHUP reloads the configuration (a broken file is refused and the
             running one kept); SIGTERM or Ctrl-C stops, restoring the display. Under systemd (Type=notify) it reports
             READY=1, RELOADING=1, STOPPING=1 and WATCHDOG=1, and its log lines carry journald <N> priority prefixes.
             """,

@@ -120,6 +120,7 @@ enum Watch {
             }
         }
         let settings = try MQTTSupport.settings(output, url: url, hostname: MQTTSupport.hostname)
+        try MQTTSupport.checkNetwork(settings.endpoint, what: "--mqtt")
         let err = context.err
         let publisher: MQTTPublisher
         do throws(MQTTError) {

@@ -1,6 +1,7 @@
 import Foundation
 import PlumbConfiguration
 import PlumbHAL
+import PlumbLinux
 import PlumbMQTT
 import PlumbOrientation
 import Synchronization
@@ -23,6 +24,7 @@ final class MQTTDaemonOutput: DaemonOutput {
 
     init(_ output: MQTTOutput, clock: any MonotonicClock, hostname: String = MQTTSupport.hostname) throws(CLIError) {
         let settings = try MQTTSupport.settings(output, url: nil, hostname: hostname)
+        try MQTTSupport.checkNetwork(settings.endpoint, what: "outputs.mqtt")
         let reports = self.reports
         do throws(MQTTError) {
             publisher = try MQTTPublisher(settings: settings) { report in
@@ -92,6 +94,19 @@ enum MQTTSupport {
                                    fix: "Set caFile in the MQTT configuration file (--mqtt-config FILE or outputs.mqtt).")
         }
         return s
+    }
+
+    /// Refuses to start a publisher that could never connect, because this process's sandbox keeps
+    /// every broker out of reach: plumb.service without its network drop-in
+    /// (`RestrictAddressFamilies=AF_UNIX`, `PrivateNetwork=yes`), `unshare --net`, a container without
+    /// a network. Without this the publisher would retry for ever, saying only that the broker is away.
+    static func checkNetwork(_ endpoint: MQTTEndpoint, what: String) throws(CLIError) {
+        guard let problem = NetworkAccess.problem(host: endpoint.host) else { return }
+        throw CLIError.failure(
+            "\(what): plumb cannot reach the broker \(endpoint): \(problem).",
+            fix: "plumb.service keeps the network out unless its network drop-in is installed: run 'sudo scripts/install --network' "
+                + "in the plumb source folder (it adds /etc/systemd/system/plumb.service.d/network.conf), then 'sudo systemctl restart plumb'. "
+                + "In a container or another sandbox, give it a network.")
     }
 
     static func logLevel(_ level: MQTTReport.Level) -> LogLevel {

@@ -27,26 +27,13 @@ public struct SampleClock: Sendable, Equatable {
     /// Edges in a row that fit no record; at ``unmatchedEdgesBeforeRestart`` the anchor is
     /// forgotten, since the chip's own edges would fit a timeline that is right.
     private var unmatchedEdges = 0
+    /// The newest record an edge was matched to since the anchor (each record gives one edge).
+    private var lastMatchedIndex = 0.0
     /// Unmatched edges in a row that make the timeline start again: a timeline anchored on a
     /// stray edge (a storm at start-up) half a period off the chip's own edges matched none of
     /// them, and stayed there. Stray edges in a storm fit some record most of the time, and the
     /// chip's edges fit a right timeline, so a healthy or storming line resets the count.
     static let unmatchedEdgesBeforeRestart = 8
-
-    /// The FIFO count's measure of the period: a count read's host time and the index of the
-    /// newest record it counted, at the start of the span (``checkPeriod(newestIndex:countTime:)``).
-    private var countBaselineTime: Double?
-    private var countBaselineIndex = 0.0
-    /// Records the count's span needs before it judges the period (its error is one period over
-    /// the span), and the span at which it starts again, so a clock that drifts with temperature
-    /// is judged by its recent rate.
-    static let countSpanToJudge = 64.0
-    static let countSpanToRestart = 1024.0
-    /// The period the FIFO count measured last (kept across FIFO resets: the chip's rate does not
-    /// change with them), and how far an edge's estimate may be from it (fraction): the count's
-    /// own error (1.5 periods over at least 64, and a clock's drift) and a margin.
-    private var countPeriod: Double?
-    static let countAgreement = 0.03
 
     public init(nominalPeriodNanoseconds: Double) {
         nominalPeriod = nominalPeriodNanoseconds
@@ -58,49 +45,6 @@ public struct SampleClock: Sendable, Equatable {
         isAnchored = false
         hasEdgeAnchor = false
         unmatchedEdges = 0
-    }
-
-    /// Forgets the FIFO count's span: after a FIFO reset (the record indices start again), or a
-    /// burst that may or may not have popped its records (the indices may run ahead of the chip's).
-    public mutating func forgetCountSpan() {
-        countBaselineTime = nil
-    }
-
-    /// Checks the period against the FIFO count, which stray edges cannot fool: the newest record
-    /// counted by a read of FIFO_COUNT at host time `countTime` was sampled within the period
-    /// before it, so `n` records after an earlier count the span between the two reads is n
-    /// periods, give or take one. A period outside that (and half a percent for a clock that
-    /// drifts) was learnt from edges matched to the wrong records: stray edges of a storm that
-    /// fell near a record's time, after which the chip's own edges, matched with the wrong
-    /// period, kept it wrong (9 % short for good after a 277 Hz storm on a 500 Hz MPU-6500, the
-    /// samples up to 3 periods off, in the differential test). The period is then the count's,
-    /// and the timeline starts again. Before any edge has measured it, the count's period
-    /// replaces the nominal one, so polled samples are timed by the chip's real rate.
-    ///
-    /// - Returns: `false` when the period was replaced.
-    @discardableResult
-    public mutating func checkPeriod(newestIndex: Int, countTime: UInt64) -> Bool {
-        guard newestIndex >= 0 else { return true }
-        let t = Double(countTime), k = Double(newestIndex)
-        guard let baseTime = countBaselineTime, k > countBaselineIndex, t > baseTime else {
-            countBaselineTime = t; countBaselineIndex = k
-            return true
-        }
-        let n = k - countBaselineIndex
-        guard n >= Self.countSpanToJudge else { return true }
-        let measured = (t - baseTime) / n
-        if n >= Self.countSpanToRestart { countBaselineTime = t; countBaselineIndex = k }
-        guard abs(measured / nominalPeriod - 1) <= tolerance else { return true } // not this chip's rate: a count misread
-        countPeriod = measured
-        let allowed = 1.5 * measured / n + 0.005 * measured
-        if period == nominalPeriod && !hasEdgeAnchor {
-            period = measured
-            return true
-        }
-        guard abs(period - measured) > allowed else { return true }
-        period = measured
-        restart()
-        return false
     }
 
     /// Sets a new nominal period (after a rate change) and forgets everything.
@@ -122,37 +66,48 @@ public struct SampleClock: Sendable, Equatable {
     public mutating func anchor(edge: UInt64, index: Int) {
         anchorTime = Double(edge); anchorIndex = Double(index)
         firstTime = anchorTime; firstIndex = anchorIndex
+        lastMatchedIndex = anchorIndex
         isAnchored = true
         hasEdgeAnchor = true
+    }
+
+    /// Where `nanoseconds` falls on the timeline, in records (fractional; `nil` before an anchor).
+    public func position(of nanoseconds: UInt64) -> Double? {
+        guard isAnchored else { return nil }
+        return (Double(nanoseconds) - anchorTime) / period + anchorIndex
     }
 
     /// Takes one edge timestamp once anchored: matches it to the nearest record index, moves the
     /// anchor there and refines the period. After ``unmatchedEdgesBeforeRestart`` edges in a row
     /// that fit no record, forgets the anchor (as ``restart()``), so the next edge anchors again.
     ///
-    /// - Parameter newestIndex: the index of the newest record counted so far.
-    /// - Returns: the index matched, or `nil` when the edge fits no record (ignored).
+    /// An edge that fits a record not counted yet (`newestIndex` was read after the edge, so its
+    /// record would have been counted: the edge found no data), or a record an edge was matched
+    /// to already (each record gives one edge), fits no record either: it does not move the
+    /// timeline (the chip's own edges, matched, reset the count). In a slow storm such edges, a
+    /// third of a period off, moved the period estimate by 0.1–0.7 %, which the reader then
+    /// extrapolated while it polled (and withheld the storm's edges): a sawtooth error of up to
+    /// half a period (±19 ms on an MPU at 26 Hz), each tooth ended by
+    /// ``keepAnchorIfConsistent(newestIndex:readTime:)``.
+    ///
+    /// - Parameter newestIndex: the index of the newest record counted so far, read after the edge.
+    /// - Returns: the index matched, or `nil` when the edge fits no record or is a stray one (ignored).
     @discardableResult
     public mutating func observe(edge: UInt64, newestIndex: Int) -> Int? {
         guard hasEdgeAnchor else { return nil }
         let te = Double(edge)
         let position = (te - anchorTime) / period + anchorIndex
         let k = position.rounded()
-        guard abs(position - k) < 0.35, k <= Double(newestIndex) + 1 else {
+        guard abs(position - k) < 0.35, k <= Double(newestIndex), k > lastMatchedIndex else {
             unmatchedEdges += 1
             if unmatchedEdges >= Self.unmatchedEdgesBeforeRestart { restart() }
             return nil
         }
         unmatchedEdges = 0
+        lastMatchedIndex = k
         if k - firstIndex >= 8 {
             let estimate = (te - firstTime) / (k - firstIndex)
-            // Within the count's measure too, once it has one (``checkPeriod(newestIndex:countTime:)``):
-            // an edge matched 0.35 period off (a storm's, near a record) puts this estimate up to
-            // 4 % off, two such 9 %, and the chip's own edges matched with the wrong period then
-            // kept it there.
-            if abs(estimate / nominalPeriod - 1) <= tolerance, countPeriod.map({ abs(estimate / $0 - 1) <= Self.countAgreement }) ?? true {
-                period = estimate
-            }
+            if abs(estimate / nominalPeriod - 1) <= tolerance { period = estimate }
         }
         // Toward the edge, not onto it: a stray edge (a floating or noisy line) that lands near a
         // record's time moves the timeline by a quarter of its offset, and the chip's next edges
@@ -164,13 +119,15 @@ public struct SampleClock: Sendable, Equatable {
         return Int(k)
     }
 
-    /// Forgets the anchor (as ``restart()``) when the timeline disagrees with the host clock: record
-    /// `newestIndex` is known to have been sampled in the period before `readTime` (it was in the
-    /// FIFO when the count was read then), so a timeline that puts it more than half a period
-    /// outside that is wrong (a locked timeline is within the 0.35 period edges are matched in).
-    /// Stray edges (a storm's, handed over while they looked plausible)
-    /// can walk the timeline until the chip's own edges match the wrong records; nothing else
-    /// brings it back, and it stayed whole records (up to 0.9 s) off after the storm.
+    /// Forgets the anchor (as ``restart()``) and the period estimate (back to nominal) when the
+    /// timeline disagrees with the host clock: record `newestIndex` is known to have been sampled
+    /// in the period before `readTime` (it was in the FIFO when the count was read then), so a
+    /// timeline that puts it more than half a period outside that is wrong (a locked timeline is
+    /// within the 0.35 period edges are matched in). Stray edges (a storm's, handed over while
+    /// they looked plausible) can walk the timeline until the chip's own edges match the wrong
+    /// records; nothing else brings it back, and it stayed whole records (up to 0.9 s) off after
+    /// the storm. A period estimated from such edges is as wrong, and self-consistent: one edge
+    /// per 16 records matched 17 records on, so each new anchor drifted off again.
     ///
     /// - Returns: `true` when the anchor was kept.
     @discardableResult
@@ -179,6 +136,10 @@ public struct SampleClock: Sendable, Equatable {
         let t = anchorTime + (Double(newestIndex) - anchorIndex) * period
         let read = Double(readTime)
         guard t < read - 1.5 * period || t > read + 0.5 * period else { return true }
+        // The period too: one estimated from stray edges (or from a latched pin's one edge per
+        // read matched a record off, 16 records taken for 17) keeps the timeline wrong, and may
+        // match the chip's own edges to it, so it starts again from the nominal period.
+        period = nominalPeriod
         restart()
         return false
     }
