@@ -309,7 +309,8 @@ struct DifferentialCheck {
 /// The wider sweep behind the cases above (skipped unless asked for): 16 setups, seeds 1…N, each
 /// with and without the extra faults; prints each run's worst timestamp error (periods) and its
 /// missing and reported-lost counts. `PLUMB_EXPLORE=30 swift test --filter MotionFaultExploration`
-/// (960 runs, about a minute in debug).
+/// (960 runs, about a minute in debug); `PLUMB_MORE=1` adds a stuck bus, a NACK window and 1 %
+/// failed transfers to the extra faults.
 @Suite struct MotionFaultExploration {
     static let setups: [MotionFaultDifferentialTests.Setup] = [
         .init(chip: "mpu6050", rate: 1000, watermark: 16),
