@@ -108,16 +108,20 @@ private let senseHAT = FramebufferGeometry(
     /// SIGHUP (systemctl reload) and SIGTERM kill it instead of reloading and stopping in order
     /// (seen in scripts/service-vm-test: the daemon was gone after `systemctl reload plumb`).
     @Test func cleanupHandlersKeepTheDaemonsSignalHandlers() throws {
+        // The test process's own dispositions come back at the end (no other test sends these signals).
+        let signals = [SIGHUP, SIGTERM, SIGINT]
+        var saved: [sigaction] = signals.map { _ in sigaction() }
+        for (i, signal) in signals.enumerated() { #expect(sigaction(signal, nil, &saved[i]) == 0) }
+        defer { for (i, signal) in signals.enumerated() { sigaction(signal, &saved[i], nil) } }
         try SignalMonitor.shared.install()
-        defer { try? SignalMonitor.shared.install() }   // puts them back if this test fails
         func handler(_ signal: Int32) -> OpaquePointer? {
             var current = sigaction()
             #expect(sigaction(signal, nil, &current) == 0)
             return unsafeBitCast(current.__sigaction_handler.sa_handler, to: OpaquePointer?.self)
         }
-        let before = [SIGHUP, SIGTERM, SIGINT].map(handler)
+        let before = signals.map(handler)
         plumb_cleanup_install_signal_handlers()
-        #expect([SIGHUP, SIGTERM, SIGINT].map(handler) == before)
+        #expect(signals.map(handler) == before)
         // And the signal still arrives as a value: a reload, not the process's end.
         _ = SignalMonitor.shared.take()
         SignalMonitor.shared.raise(.reload)
