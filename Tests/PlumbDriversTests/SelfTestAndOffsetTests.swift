@@ -252,4 +252,21 @@ import PlumbSimulation
         // An edge half-way between samples fits no record and is ignored.
         #expect(clock.observe(edge: UInt64(5_000_000 + 100.5 * truePeriod), newestIndex: 101) == nil)
     }
+
+    /// Each record gives one edge, before its count is read: a second edge near a record already
+    /// matched, or one near a record not counted yet (it found no data), is stray and leaves the
+    /// timeline and the period alone. Taken, strays a third of a period off moved the period by
+    /// 0.1-0.7 % in a slow storm, and the timeline drifted while the reader polled.
+    @Test func strayEdgesLeaveTheTimelineAlone() {
+        var clock = SampleClock(nominalPeriodNanoseconds: 1_000_000)
+        clock.anchor(edge: 5_000_000, index: 0)
+        for k in 1...20 { clock.observe(edge: UInt64(5_000_000 + k * 1_000_000), newestIndex: k) }
+        let period = clock.period, time = clock.time(of: 30)
+        #expect(clock.observe(edge: 25_300_000, newestIndex: 20) == nil)   // record 20 again
+        #expect(clock.observe(edge: 25_700_000, newestIndex: 20) == nil)   // record 21, not counted
+        #expect(clock.period == period)
+        #expect(clock.time(of: 30) == time)
+        #expect(clock.observe(edge: 26_000_000, newestIndex: 21) == 21)    // its own edge
+        #expect(clock.time(of: 30) == 35_000_000)
+    }
 }

@@ -27,6 +27,8 @@ public struct SampleClock: Sendable, Equatable {
     /// Edges in a row that fit no record; at ``unmatchedEdgesBeforeRestart`` the anchor is
     /// forgotten, since the chip's own edges would fit a timeline that is right.
     private var unmatchedEdges = 0
+    /// The newest record an edge was matched to since the anchor (each record gives one edge).
+    private var lastMatchedIndex = 0.0
     /// Unmatched edges in a row that make the timeline start again: a timeline anchored on a
     /// stray edge (a storm at start-up) half a period off the chip's own edges matched none of
     /// them, and stayed there. Stray edges in a storm fit some record most of the time, and the
@@ -64,28 +66,45 @@ public struct SampleClock: Sendable, Equatable {
     public mutating func anchor(edge: UInt64, index: Int) {
         anchorTime = Double(edge); anchorIndex = Double(index)
         firstTime = anchorTime; firstIndex = anchorIndex
+        lastMatchedIndex = anchorIndex
         isAnchored = true
         hasEdgeAnchor = true
+    }
+
+    /// Where `nanoseconds` falls on the timeline, in records (fractional; `nil` before an anchor).
+    public func position(of nanoseconds: UInt64) -> Double? {
+        guard isAnchored else { return nil }
+        return (Double(nanoseconds) - anchorTime) / period + anchorIndex
     }
 
     /// Takes one edge timestamp once anchored: matches it to the nearest record index, moves the
     /// anchor there and refines the period. After ``unmatchedEdgesBeforeRestart`` edges in a row
     /// that fit no record, forgets the anchor (as ``restart()``), so the next edge anchors again.
     ///
-    /// - Parameter newestIndex: the index of the newest record counted so far.
-    /// - Returns: the index matched, or `nil` when the edge fits no record (ignored).
+    /// An edge that fits a record not counted yet (`newestIndex` was read after the edge, so its
+    /// record would have been counted: the edge found no data), or a record an edge was matched
+    /// to already (each record gives one edge), fits no record either: it does not move the
+    /// timeline (the chip's own edges, matched, reset the count). In a slow storm such edges, a
+    /// third of a period off, moved the period estimate by 0.1–0.7 %, which the reader then
+    /// extrapolated while it polled (and withheld the storm's edges): a sawtooth error of up to
+    /// half a period (±19 ms on an MPU at 26 Hz), each tooth ended by
+    /// ``keepAnchorIfConsistent(newestIndex:readTime:)``.
+    ///
+    /// - Parameter newestIndex: the index of the newest record counted so far, read after the edge.
+    /// - Returns: the index matched, or `nil` when the edge fits no record or is a stray one (ignored).
     @discardableResult
     public mutating func observe(edge: UInt64, newestIndex: Int) -> Int? {
         guard hasEdgeAnchor else { return nil }
         let te = Double(edge)
         let position = (te - anchorTime) / period + anchorIndex
         let k = position.rounded()
-        guard abs(position - k) < 0.35, k <= Double(newestIndex) + 1 else {
+        guard abs(position - k) < 0.35, k <= Double(newestIndex), k > lastMatchedIndex else {
             unmatchedEdges += 1
             if unmatchedEdges >= Self.unmatchedEdgesBeforeRestart { restart() }
             return nil
         }
         unmatchedEdges = 0
+        lastMatchedIndex = k
         if k - firstIndex >= 8 {
             let estimate = (te - firstTime) / (k - firstIndex)
             if abs(estimate / nominalPeriod - 1) <= tolerance { period = estimate }
@@ -100,13 +119,15 @@ public struct SampleClock: Sendable, Equatable {
         return Int(k)
     }
 
-    /// Forgets the anchor (as ``restart()``) when the timeline disagrees with the host clock: record
-    /// `newestIndex` is known to have been sampled in the period before `readTime` (it was in the
-    /// FIFO when the count was read then), so a timeline that puts it more than half a period
-    /// outside that is wrong (a locked timeline is within the 0.35 period edges are matched in).
-    /// Stray edges (a storm's, handed over while they looked plausible)
-    /// can walk the timeline until the chip's own edges match the wrong records; nothing else
-    /// brings it back, and it stayed whole records (up to 0.9 s) off after the storm.
+    /// Forgets the anchor (as ``restart()``) and the period estimate (back to nominal) when the
+    /// timeline disagrees with the host clock: record `newestIndex` is known to have been sampled
+    /// in the period before `readTime` (it was in the FIFO when the count was read then), so a
+    /// timeline that puts it more than half a period outside that is wrong (a locked timeline is
+    /// within the 0.35 period edges are matched in). Stray edges (a storm's, handed over while
+    /// they looked plausible) can walk the timeline until the chip's own edges match the wrong
+    /// records; nothing else brings it back, and it stayed whole records (up to 0.9 s) off after
+    /// the storm. A period estimated from such edges is as wrong, and self-consistent: one edge
+    /// per 16 records matched 17 records on, so each new anchor drifted off again.
     ///
     /// - Returns: `true` when the anchor was kept.
     @discardableResult
@@ -115,6 +136,10 @@ public struct SampleClock: Sendable, Equatable {
         let t = anchorTime + (Double(newestIndex) - anchorIndex) * period
         let read = Double(readTime)
         guard t < read - 1.5 * period || t > read + 0.5 * period else { return true }
+        // The period too: one estimated from stray edges (or from a latched pin's one edge per
+        // read matched a record off, 16 records taken for 17) keeps the timeline wrong, and may
+        // match the chip's own edges to it, so it starts again from the nominal period.
+        period = nominalPeriod
         restart()
         return false
     }
