@@ -159,14 +159,24 @@ static void handle(int sig) {
     raise(sig);
 }
 
+/* Only where the signal still has its default action: a handler the process installed (the
+ * daemon's SignalMonitor, which turns SIGHUP into a reload and SIGTERM into an orderly stop) or an
+ * ignored SIGHUP (nohup) is left as it is. Replacing the daemon's made `systemctl reload plumb`
+ * kill a daemon drawing the level image (found by scripts/service-vm-test). */
+static void install_if_default(int sig, const struct sigaction *sa) {
+    struct sigaction current;
+    if (sigaction(sig, NULL, &current) != 0) return;
+    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL) sigaction(sig, sa, NULL);
+}
+
 void plumb_cleanup_install_signal_handlers(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = handle;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    install_if_default(SIGINT, &sa);
+    install_if_default(SIGTERM, &sa);
+    install_if_default(SIGHUP, &sa);
 }
 
 static volatile sig_atomic_t usr1_count = 0;

@@ -189,6 +189,34 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         // Every pixel's red, green and blue bytes are 0 (the fourth byte is padding).
         #expect(data.prefix(geometry.bytesPerRow * geometry.height).enumerated().allSatisfy { $0.offset % 4 == 3 || $0.element == 0 })
     }
+
+    /// A page-flipping framebuffer (two screens of virtual height, as plumb sets on vfb and on a
+    /// Raspberry Pi's fb0): close() pans back to row 0, so the blank frame must be on that page too.
+    /// Found by scripts/service-vm-test: after `systemctl stop plumb` the last level frame was on
+    /// page 0 and stayed on the screen, while the black frame had gone to page 1.
+    @Test func blanksBothPagesOfAPageFlippingFramebuffer() throws {
+        let path = NSTemporaryDirectory() + "plumb-fb-flip-\(getpid())"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let geometry = FramebufferGeometry(name: "file", width: 64, height: 48, virtualHeight: 96, bitsPerPixel: 32,
+                                           red: .init(offset: 16, length: 8), green: .init(offset: 8, length: 8), blue: .init(offset: 0, length: 8))
+        let framebuffer = try Framebuffer(file: path, geometry: geometry)
+        #expect(framebuffer.updateMode == .pageFlip)
+        let clock = VirtualClock()
+        let output = try LevelDaemonOutput(framebuffer: framebuffer, image: RGBAImage(width: 32, height: 32, color: .white),
+                                           imagePath: "white.png", clock: clock, frameRate: 10)
+        for frames in 1...2 {   // the last frame on page 1, then on page 0
+            try output.gravityUpdated(SIMD3(sin(0.1 * Double(frames)), -cos(0.1 * Double(frames)), 0.0))
+            clock.advance(by: 200_000_000)
+        }
+        #expect(output.framesDrawn == 2)
+        try output.restore()
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let page = geometry.bytesPerRow * geometry.height
+        #expect(data.count == 2 * page)
+        func lit(_ bytes: Data) -> Int { stride(from: bytes.startIndex, to: bytes.endIndex, by: 4).filter { bytes[$0] != 0 }.count }
+        #expect(lit(data.prefix(page)) == 0, "page 0, shown after close(), still has lit pixels")
+        #expect(lit(data.suffix(page)) == 0, "page 1 still has lit pixels")
+    }
 }
 
 

@@ -103,6 +103,31 @@ private let senseHAT = FramebufferGeometry(
 }
 
 @Suite(.serialized) struct CleanupTests {  // serialized: the cleanup list is one per process
+    /// The daemon installs SignalMonitor, then opens a page-flipping framebuffer for the level
+    /// image, whose cleanup installs its own handlers: those must not replace the daemon's, or
+    /// SIGHUP (systemctl reload) and SIGTERM kill it instead of reloading and stopping in order
+    /// (seen in scripts/service-vm-test: the daemon was gone after `systemctl reload plumb`).
+    @Test func cleanupHandlersKeepTheDaemonsSignalHandlers() throws {
+        // The test process's own dispositions come back at the end (no other test sends these signals).
+        let signals = [SIGHUP, SIGTERM, SIGINT]
+        var saved: [sigaction] = signals.map { _ in sigaction() }
+        for (i, signal) in signals.enumerated() { #expect(sigaction(signal, nil, &saved[i]) == 0) }
+        defer { for (i, signal) in signals.enumerated() { sigaction(signal, &saved[i], nil) } }
+        try SignalMonitor.shared.install()
+        func handler(_ signal: Int32) -> OpaquePointer? {
+            var current = sigaction()
+            #expect(sigaction(signal, nil, &current) == 0)
+            return unsafeBitCast(current.__sigaction_handler.sa_handler, to: OpaquePointer?.self)
+        }
+        let before = signals.map(handler)
+        plumb_cleanup_install_signal_handlers()
+        #expect(signals.map(handler) == before)
+        // And the signal still arrives as a value: a reload, not the process's end.
+        _ = SignalMonitor.shared.take()
+        SignalMonitor.shared.raise(.reload)
+        #expect(SignalMonitor.shared.take() == [.reload])
+    }
+
     @Test func registeredWritesRunOnceNewestFirst() throws {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)

@@ -21,7 +21,8 @@ int plumb_cleanup_add_kd_mode(int fd, int mode);
 int plumb_cleanup_add_write(int fd, const void *bytes, size_t length);
 
 /// Installs handlers for SIGINT, SIGTERM and SIGHUP that run the actions, then die of the same
-/// signal with its default action (so the exit status still says which signal it was).
+/// signal with its default action (so the exit status still says which signal it was). A signal
+/// that already has a handler (SignalMonitor's) or is ignored keeps it.
 void plumb_cleanup_install_signal_handlers(void);
 
 /// Adds "ioctl(fd, request, &copy_of_info)" for FBIOPUT_VSCREENINFO or FBIOPAN_DISPLAY: puts a

@@ -5,7 +5,7 @@ import PlumbOrientation
 
 /// `outputs.level`: the image kept level on a framebuffer, redrawn from the latest gravity at
 /// most `frameRate` times a second and only when the angle moved past the renderer's threshold.
-/// Restoring blanks the screen and releases the framebuffer.
+/// Restoring blanks the screen (both pages of a page-flipping framebuffer) and releases the framebuffer.
 ///
 /// The text console is left alone: a service has no virtual terminal to switch to graphics mode
 /// (that is `plumb level`'s ConsoleGuard, whose signal handlers would also take over the daemon's).
@@ -45,8 +45,12 @@ final class LevelDaemonOutput: DaemonOutput {
     }
 
     func restore() throws {
-        display.nextSurface().fill(.black)
         defer { framebuffer.close() }
-        try display.present()
+        // close() pans a page-flipping framebuffer back to row 0 (the console's page), which may
+        // hold the last frame while the black one went to the other page: blank every page.
+        for _ in 0..<(framebuffer.updateMode == .pageFlip ? 2 : 1) {
+            display.nextSurface().fill(.black)
+            try display.present()
+        }
     }
 }
