@@ -51,7 +51,7 @@ private func run(_ args: [String], environment: [String: String] = [:]) -> (stat
         let config = dir + "/plumb.json"
         try #"{"outputs": {"mqtt": {"url": "mqtt://broker.lan"}}}"#.write(toFile: config, atomically: true, encoding: .utf8)
         let note = "  note: outputs.mqtt needs the network, which the installed plumb.service keeps out: "
-            + "run 'sudo scripts/install --network' in the plumb source folder before starting it.\n"
+            + "run 'sudo scripts/install --binary .build/release/plumb --network' in the plumb source folder before starting it.\n"
         func check() -> (status: Int32, out: String, err: String) {
             run(["config", "check", "--boards-dir", boards, config], environment: ["PLUMB_SYSTEMD_DIR": dir])
         }

@@ -34,7 +34,7 @@ enum Config {
         guard files.fileExists(atPath: systemdDirectory + "/plumb.service"),
               !files.fileExists(atPath: systemdDirectory + "/plumb.service.d/network.conf") else { return nil }
         return "outputs.mqtt needs the network, which the installed plumb.service keeps out: "
-            + "run 'sudo scripts/install --network' in the plumb source folder before starting it."
+            + "run 'sudo scripts/install --binary .build/release/plumb --network' in the plumb source folder before starting it."
     }
 
     static let example = Command(CommandSpec(

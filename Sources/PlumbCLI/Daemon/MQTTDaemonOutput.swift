@@ -104,7 +104,7 @@ enum MQTTSupport {
         guard let problem = NetworkAccess.problem(host: endpoint.host) else { return }
         throw CLIError.failure(
             "\(what): plumb cannot reach the broker \(endpoint): \(problem).",
-            fix: "plumb.service keeps the network out unless its network drop-in is installed: run 'sudo scripts/install --network' "
+            fix: "plumb.service keeps the network out unless its network drop-in is installed: run 'sudo scripts/install --binary .build/release/plumb --network' "
                 + "in the plumb source folder (it adds /etc/systemd/system/plumb.service.d/network.conf), then 'sudo systemctl restart plumb'. "
                 + "In a container or another sandbox, give it a network.")
     }
