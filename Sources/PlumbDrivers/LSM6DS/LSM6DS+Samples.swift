@@ -224,6 +224,9 @@ extension LSM6DS {
             return newlyHeld
         }
 
+        /// True while samples wait for a timestamp word after ``markSlotCountInDoubt()``.
+        public var isHoldingInDoubt: Bool { inDoubt }
+
         /// Returns and clears ``lossFoundAfterDoubt``.
         public mutating func takeLossFoundAfterDoubt() -> Bool {
             defer { lossFoundAfterDoubt = false }

@@ -212,6 +212,17 @@ extension LSM6DS {
     ///   ones were popped and lost: a discontinuity, and a gap of its own (the next words may
     ///   start with a timestamp word, so no sample need be dropped to show the loss: 50 slots went
     ///   unreported so in the differential test's lsm6dso seed 9).
+    ///   Not taken while samples are held in doubt: a slow storm (stray edges before the FIFO
+    ///   reaches its threshold) otherwise chains one read into zeros onto another. With
+    ///   compression each such read drops the timestamp words still waiting in the decompressor
+    ///   (read before the zeros, they must not settle the doubt), so the samples held waited 32
+    ///   slots more, passed ``SampleAssembler/maximumDoubtfulSamples`` and were all dropped: gaps
+    ///   of about 56 samples (StormSweep, LSM6DSO watermark 16 compressed: 833 Hz in 50–100 Hz
+    ///   storms 16–83 gaps, 416 Hz in 30–60 Hz storms 2–50; none after). The chip was right:
+    ///   the threshold and DIFF_FIFO count 7-byte words (DS12140 §6.5.7), the compressor writes
+    ///   a sample up to two slots late (ST STEVAL-BCN002V1 user manual, DPCM: "a latency of 2
+    ///   data words"), and a timestamp word comes every 32 batches (DEC_TS_BATCH = 3); the
+    ///   emulator does all three. A status read instead reads DIFF_FIFO's words, never zeros.
     /// - **Status read**: FIFO_STATUS1/2, then DIFF_FIFO words. Used at start, after anything
     ///   unusual, when polling, and every ``watermarkReadsPerStatusRead`` watermark reads; it
     ///   reports an overrun (OVER_RUN_LATCHED is cleared by the read, so none is missed).
@@ -229,7 +240,9 @@ extension LSM6DS {
         let margin = Double(min(capacityWords - threshold, threshold)) / 2
         // Below 8 words the words gained in the margin could keep the level at the threshold
         // after the read, and the pin would not fall for the next edge: read the status instead.
-        if taggedStateKnown, threshold >= 8, taggedReadsSinceStatus < Self.watermarkReadsPerStatusRead,
+        // While samples are held in doubt after a read that ended in zeros, only status reads:
+        // a second read into zeros would chain a second doubt onto the first (see below).
+        if taggedStateKnown, threshold >= 8, taggedReadsSinceStatus < Self.watermarkReadsPerStatusRead, !a.isHoldingInDoubt,
            let edge, edge >= taggedLastReadEndNanoseconds, now >= edge,
            Double(now - edge) * wordsPerNanosecond < margin {
             taggedStateKnown = false
