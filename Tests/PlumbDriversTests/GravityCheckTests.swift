@@ -37,4 +37,19 @@ import PlumbSimulation
         #expect(samples.count > 150)
         #expect(!stream.takeNotices().contains { $0.message.contains("at rest") })
     }
+
+    /// A push without rotation is not rest: at 833 Hz, 64 samples of the ramp (x from -1 g up at
+    /// 1 g/s, z 1 g) held the magnitude within 0.02 g at 1.36 g, and a right-scaled LSM6DSO was
+    /// named as an LSM6DSO32. The window now lasts 0.5 s as well.
+    @Test func aPushWithoutRotationIsNotRest() throws {
+        let sensor = SimulatedSensor(model: SimulatedChips.model("lsm6dso")!, profile: RampTiming.profile, seed: 5)
+        let imu = LSM6DS(bus: sensor.bus, address: sensor.model.address, clock: sensor.clock)
+        let stream = IMUStream(imu: imu, line: sensor.line, clock: sensor.clock)
+        try stream.start(IMUConfiguration(outputDataRate: 833, fifoWatermark: 16))
+        var samples: [IMUSample] = []
+        _ = stream.run(seconds: 6, clock: sensor.clock, into: &samples)
+        #expect(samples.count > 4000)
+        let notices = stream.takeNotices().map(\.message)
+        #expect(!notices.contains { $0.contains("at rest") }, "\(notices)")
+    }
 }
