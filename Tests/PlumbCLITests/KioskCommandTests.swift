@@ -43,12 +43,12 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
         let result = runPlumb(["kiosk", "--simulate", "--output", "HDMI-A-2"], environment: tools.environment)
         #expect(result.status == 0, "\(result.err)")
         #expect(try tools.calls() == [
-            "wlr-randr --output HDMI-A-2 --transform normal",
-            "wlr-randr --output HDMI-A-2 --transform 180",
-            "wlr-randr --output HDMI-A-2 --transform 90",
-            "wlr-randr --output HDMI-A-2 --transform 270",
+            "wlr-randr --output HDMI-A-2 --on --transform normal",
+            "wlr-randr --output HDMI-A-2 --on --transform 180",
+            "wlr-randr --output HDMI-A-2 --on --transform 90",
+            "wlr-randr --output HDMI-A-2 --on --transform 270",
         ])
-        #expect(result.out.contains("landscapeLeft: wlr-randr --output HDMI-A-2 --transform 90"))
+        #expect(result.out.contains("landscapeLeft: wlr-randr --output HDMI-A-2 --on --transform 90"))
     }
 
     @Test func xrandrWithAnAllowedSetAndLongerHoldOff() throws {

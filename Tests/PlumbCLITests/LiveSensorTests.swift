@@ -113,7 +113,7 @@ struct LiveSensorTests {
         // The tour turns the board through its faces: the screen follows, each turn a hold-off after its change.
         #expect(rotations.count >= 2)
         #expect(rotations.allSatisfy { $0.1 >= Nanoseconds.perSecond })
-        #expect(context.out.captured.contains("(dry run) wlr-randr --output HDMI-A-1 --transform"))
+        #expect(context.out.captured.contains("(dry run) wlr-randr --output HDMI-A-1 --on --transform"))
         #expect(ticks > 100)
     }
 

@@ -296,13 +296,13 @@ private final class RecordingRunner: RotationActionRunner {
         let events = try run(pipeline)
         // Portrait first (the screen turns to it once, as nothing was applied yet), then device
         // landscapeLeft, whose interface is landscapeRight: 270° counter-clockwise.
-        #expect(runner.actions == ["wlr-randr --output HDMI-A-1 --transform normal", "wlr-randr --output HDMI-A-1 --transform 270"])
+        #expect(runner.actions == ["wlr-randr --output HDMI-A-1 --on --transform normal", "wlr-randr --output HDMI-A-1 --on --transform 270"])
         #expect(events.map(\.message).filter { $0.hasPrefix("kiosk:") } == [
-            "kiosk: turned the screen to portrait (wlr-randr --output HDMI-A-1 --transform normal)",
-            "kiosk: turned the screen to landscapeRight (wlr-randr --output HDMI-A-1 --transform 270)",
+            "kiosk: turned the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal)",
+            "kiosk: turned the screen to landscapeRight (wlr-randr --output HDMI-A-1 --on --transform 270)",
         ])
         try pipeline.shutdown()
-        #expect(runner.actions.last == "wlr-randr --output HDMI-A-1 --transform normal")
+        #expect(runner.actions.last == "wlr-randr --output HDMI-A-1 --on --transform normal")
     }
 }
 

@@ -28,7 +28,7 @@ private let ms = Nanoseconds.perMillisecond
             (.landscapeRight, "270", "right", "1"),
         ]
         for (o, transform, rotate, fb) in expected {
-            #expect(wlr.action(for: o) == .run(program: "wlr-randr", arguments: ["--output", "DSI-1", "--transform", transform], environment: [:]))
+            #expect(wlr.action(for: o) == .run(program: "wlr-randr", arguments: ["--output", "DSI-1", "--on", "--transform", transform], environment: [:]))
             #expect(x.action(for: o) == .run(program: "xrandr", arguments: ["--output", "HDMI-1", "--rotate", rotate], environment: [:]))
             #expect(fbcon.action(for: o) == .write(path: "/tmp/fbcon/rotate_all", contents: fb))
         }
@@ -37,8 +37,8 @@ private let ms = Nanoseconds.perMillisecond
     @Test func reversedQuarterTurnsSwapNinetyAndTwoSeventy() {
         var wlr = KioskBackend(kind: .wlrRandr)
         wlr.quarterTurnsReversed = true
-        #expect(wlr.action(for: .landscapeLeft).description == "wlr-randr --output HDMI-A-1 --transform 270")
-        #expect(wlr.action(for: .portraitUpsideDown).description == "wlr-randr --output HDMI-A-1 --transform 180")
+        #expect(wlr.action(for: .landscapeLeft).description == "wlr-randr --output HDMI-A-1 --on --transform 270")
+        #expect(wlr.action(for: .portraitUpsideDown).description == "wlr-randr --output HDMI-A-1 --on --transform 180")
     }
 
     @Test func commandBackendPutsTheOrientationInTheEnvironment() {

@@ -14,7 +14,7 @@ enum Kiosk {
         abstract: "Rotate the screen to follow the interface orientation, after a hold-off.",
         discussion: """
             Each interface-orientation change that holds for the hold-off turns the screen: \
-            wlr-randr --output NAME --transform normal|90|180|270 (labwc, wayfire), xrandr --output NAME \
+            wlr-randr --output NAME --on --transform normal|90|180|270 (labwc, wayfire, sway), xrandr --output NAME \
             --rotate normal|left|inverted|right (X11), echo 0..3 > /sys/class/graphics/fbcon/rotate_all \
             (text console), or your command run with PLUMB_INTERFACE_ORIENTATION, PLUMB_ROTATION_DEGREES, \
             PLUMB_WLR_TRANSFORM, PLUMB_XRANDR_ROTATION and PLUMB_FBCON_ROTATE set. The lock file's \
@@ -243,7 +243,7 @@ final class SystemActionRunner: RotationActionRunner {
                 throw CLIError.failure("\(program) is not on PATH",
                                        fix: program == "wlr-randr" ? "sudo apt install wlr-randr" : program == "xrandr" ? "sudo apt install x11-xserver-utils" : nil)
             }
-            try execute(path, arguments, extra: extra, shown: action.description)
+            try runTool(program, path: path, arguments: arguments, extra: extra, shown: action.description)
         case .shell(let command, let extra):
             try execute("/bin/sh", ["-c", command], extra: extra, shown: command)
         case .write(let path, let contents):
@@ -259,6 +259,53 @@ final class SystemActionRunner: RotationActionRunner {
                 throw CLIError.failure("cannot write \(path): \(failure.localizedDescription)")
             }
         }
+    }
+
+    /// Runs wlr-randr or xrandr with its output captured; on failure (or xrandr's "not found;
+    /// ignoring", which exits 0) lists the outputs with the same tool and throws one clear error
+    /// naming them and the fix (``RotationToolDiagnosis``).
+    private func runTool(_ program: String, path: String, arguments: [String], extra: [String: String], shown: String) throws {
+        let environment = self.environment.merging(extra) { $1 }
+        let (status, text) = try capture(path, arguments, environment: environment)
+        guard status != 0 || RotationToolDiagnosis.failedDespiteSuccess(program: program, text: text) else { return }
+        var outputs: [String]?
+        // The listing only sharpens the message: if it cannot be had, the message says so.
+        do {
+            let listing = try capture(path, program == "xrandr" ? ["--query"] : [], environment: environment)
+            if listing.status == 0 { outputs = RotationToolDiagnosis.outputNames(program: program, listing: listing.text) }
+        } catch {
+            outputs = nil
+        }
+        let output = arguments.firstIndex(of: "--output").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+        let diagnosis = RotationToolDiagnosis.diagnose(program: program, output: output, text: text, status: status,
+                                                       shown: shown, outputs: outputs, environment: environment)
+        throw CLIError.failure(diagnosis.message, fix: diagnosis.fix)
+    }
+
+    /// Runs `path` with stdout and stderr in one pipe; returns the exit status and the text.
+    private func capture(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, text: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw CLIError.failure("cannot run \(path): \(error.localizedDescription)")
+        }
+        let data: Data
+        do {
+            data = try pipe.fileHandleForReading.readToEnd() ?? Data()
+        } catch {
+            process.waitUntilExit()
+            throw CLIError.failure("cannot read the output of \(path): \(error.localizedDescription)")
+        }
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     private func execute(_ path: String, _ arguments: [String], extra: [String: String], shown: String) throws {

@@ -25,7 +25,7 @@ public enum RotationAction: Sendable, Equatable, CustomStringConvertible {
 /// ``InterfaceOrientation/rotationDegrees``: portrait 0, landscapeLeft 90, portraitUpsideDown 180,
 /// landscapeRight 270) to its own vocabulary:
 ///
-/// | content rotation (CCW) | wlr-randr `--transform` | xrandr `--rotate` | fbcon `rotate_all` |
+/// | content rotation (CCW) | wlr-randr `--on --transform` | xrandr `--rotate` | fbcon `rotate_all` |
 /// |---|---|---|---|
 /// | 0 | normal | normal | 0 |
 /// | 90 | 90 | left | 3 (counter-clockwise) |
@@ -34,7 +34,10 @@ public enum RotationAction: Sendable, Equatable, CustomStringConvertible {
 ///
 /// wl_output's transform values are counter-clockwise (wayland.xml, "90 degrees counter-clockwise");
 /// xrandr's `left` turns the picture counter-clockwise; fbcon's 1 is clockwise and 3
-/// counter-clockwise (Documentation/fb/fbcon.rst). That wlr-randr 90 and xrandr left look the
+/// counter-clockwise (Documentation/fb/fbcon.rst). Checked against the real tools
+/// (scripts/test.d/70-kiosk-real): after `wlr-randr --transform 90` sway 1.7's IPC reports the
+/// output's transform as "270", sway's clockwise name for the protocol's counter-clockwise 90,
+/// so the value wlr-randr sends is the protocol's. That wlr-randr 90 and xrandr left look the
 /// same on a Raspberry Pi has not been checked on hardware; ``quarterTurnsReversed`` swaps
 /// 90 and 270 for a setup where they come out the wrong way round.
 public struct KioskBackend: Sendable, Equatable {
@@ -70,7 +73,13 @@ public struct KioskBackend: Sendable, Equatable {
         let d = degrees(for: orientation)
         switch kind {
         case .wlrRandr:
-            return .run(program: "wlr-randr", arguments: ["--output", output ?? "HDMI-A-1", "--transform", Self.wlrTransform(d)], environment: [:])
+            // `--on`: wlr-randr sends the whole head state back, and for a head the compositor reports
+            // as disabled it sends "disable" and drops the transform. sway 1.7 reports every output
+            // without a fixed mode that way (headless and virtual outputs, such as a wayvnc kiosk's
+            // HEADLESS-1), so a bare `--transform` fails there ("failed to apply configuration",
+            // seen with wlr-randr 0.2.0 on sway 1.7 headless). A kiosk's screen is meant to be on;
+            // a screen blanked by DPMS (wlopm) stays enabled and is not woken by this.
+            return .run(program: "wlr-randr", arguments: ["--output", output ?? "HDMI-A-1", "--on", "--transform", Self.wlrTransform(d)], environment: [:])
         case .xrandr:
             return .run(program: "xrandr", arguments: ["--output", output ?? "HDMI-1", "--rotate", Self.xrandrRotation(d)], environment: [:])
         case .fbcon:

@@ -1,0 +1,85 @@
+import Foundation
+
+/// Turns what `wlr-randr` or `xrandr` printed when a rotation failed into one clear sentence and
+/// the fix, naming the outputs that exist.
+///
+/// The tools' own words, as seen on Debian 12 (scripts/test.d/70-kiosk-real runs them against sway
+/// 1.7 headless and Xvfb 21.1): wlr-randr 0.2.0 prints "failed to connect to display" without a
+/// compositor and "unknown output NAME" (status 1) for a wrong name; xrandr 1.5 prints "Can't open
+/// display" without an X server, and for a wrong name only "warning: output NAME not found;
+/// ignoring" with status 0, so a wrong name would pass for a turned screen unless that line is
+/// read; a driver that cannot rotate gives "output NAME cannot use rotation ...".
+public struct RotationToolDiagnosis: Sendable, Equatable {
+    public var message: String
+    public var fix: String?
+
+    public init(message: String, fix: String?) { self.message = message; self.fix = fix }
+
+    /// Whether `text` (the tool's stdout and stderr) says the command did nothing although the
+    /// tool exited with status 0 (xrandr's "not found; ignoring").
+    public static func failedDespiteSuccess(program: String, text: String) -> Bool {
+        program == "xrandr" && text.contains("not found; ignoring")
+    }
+
+    /// The diagnosis of a failed `program --output output ...`.
+    ///
+    /// - Parameters:
+    ///   - text: what the tool printed (stdout and stderr).
+    ///   - status: its exit status.
+    ///   - shown: the command line, for the message.
+    ///   - outputs: the outputs the tool lists (``outputNames(program:listing:)``), nil if the
+    ///     listing could not be had.
+    ///   - environment: the tool's environment, to name WAYLAND_DISPLAY, XDG_RUNTIME_DIR or DISPLAY.
+    public static func diagnose(program: String, output: String?, text: String, status: Int32, shown: String,
+                                outputs: [String]?, environment: [String: String]) -> RotationToolDiagnosis {
+        let said = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }.joined(separator: "; ")
+        let words = said.isEmpty ? "" : " (\(program): \(said))"
+        let available = outputs.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") }
+        if program == "wlr-randr" && text.contains("failed to connect to display") {
+            let display = environment["WAYLAND_DISPLAY"].map { "WAYLAND_DISPLAY=\($0)" } ?? "WAYLAND_DISPLAY is not set"
+            let runtime = environment["XDG_RUNTIME_DIR"].map { "XDG_RUNTIME_DIR=\($0)" } ?? "XDG_RUNTIME_DIR is not set"
+            return RotationToolDiagnosis(
+                message: "wlr-randr cannot reach a Wayland compositor (\(display), \(runtime))",
+                fix: "Run plumb in the desktop session, or set WAYLAND_DISPLAY and XDG_RUNTIME_DIR to the compositor's socket ('ls /run/user/$(id -u <desktop user>)/wayland-*'); as a service, install with 'sudo scripts/install --kiosk-user <desktop user>'.")
+        }
+        if program == "xrandr" && text.contains("Can't open display") {
+            let display = environment["DISPLAY"].map { "DISPLAY=\($0)" } ?? "DISPLAY is not set"
+            return RotationToolDiagnosis(
+                message: "xrandr cannot reach an X server (\(display))",
+                fix: "Run plumb in the X session, or set DISPLAY (and XAUTHORITY) to the session's, e.g. DISPLAY=:0.")
+        }
+        let unknown = program == "wlr-randr" ? text.contains("unknown output") : text.contains("not found; ignoring")
+        if unknown || (outputs.map { list in output.map { !list.contains($0) } ?? false } ?? false) {
+            let name = output ?? "?"
+            let first = outputs?.first
+            return RotationToolDiagnosis(
+                message: "there is no output \(name); \(program) lists: \(available ?? "(could not list them)")",
+                fix: first.map { "Name one of them: --output \($0) (or \"output\": \"\($0)\" in outputs.kiosk)." }
+                    ?? "Check that the screen is connected and on; '\(program)' with no arguments lists the outputs.")
+        }
+        if text.contains("cannot use rotation") {
+            return RotationToolDiagnosis(
+                message: "the X server cannot rotate output \(output ?? "?")\(words)",
+                fix: "Use a driver that rotates (on a Raspberry Pi, the KMS driver: dtoverlay=vc4-kms-v3d), or the fbcon or command backend.")
+        }
+        return RotationToolDiagnosis(message: "'\(shown)' exited with status \(status)\(words)", fix: nil)
+    }
+
+    /// The output names in a listing: `wlr-randr` with no arguments (a line per head that starts
+    /// with its name, details indented below) or `xrandr --query` (lines "NAME connected ..." and
+    /// "NAME disconnected ..."; only connected ones count).
+    public static func outputNames(program: String, listing: String) -> [String] {
+        var names: [String] = []
+        for line in listing.split(separator: "\n") {
+            guard let first = line.first, first != " ", first != "\t" else { continue }
+            let fields = line.split(separator: " ")
+            guard let name = fields.first else { continue }
+            if program == "xrandr" {
+                if fields.count > 1 && fields[1] == "connected" { names.append(String(name)) }
+            } else {
+                names.append(String(name))
+            }
+        }
+        return names
+    }
+}
