@@ -104,6 +104,40 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
         #expect(result.err.contains("Error: wlr-randr is not on PATH\nFix: sudo apt install wlr-randr\n"))
     }
 
+    /// Real xrandr 1.5 (Xvfb, scripts/test.d/70-kiosk-real) answers a wrong --output with only
+    /// "warning: output NAME not found; ignoring" and status 0: that must not count as turned.
+    @Test func xrandrWrongOutputIsAFailureNamingTheOutputs() throws {
+        let tools = try FakeTools()
+        defer { tools.cleanUp() }
+        try """
+            #!/bin/sh
+            if [ "$1" = --query ]; then
+              printf 'Screen 0: minimum 1 x 1, current 800 x 480, maximum 800 x 480\nscreen connected 800x480+0+0 0mm x 0mm\n   800x480  0.00*\n'
+              exit 0
+            fi
+            echo "xrandr $*" >> '\(tools.log)'
+            echo "warning: output $2 not found; ignoring" >&2
+            """.write(toFile: tools.directory + "/bin/xrandr", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tools.directory + "/bin/xrandr")
+        let result = runPlumb(["kiosk", "--simulate", "--backend", "xrandr", "--duration", "3"], environment: tools.environment)
+        #expect(result.status == 1)
+        #expect(try tools.calls() == ["xrandr --output HDMI-1 --rotate normal"])
+        #expect(result.out.contains("portrait: xrandr --output HDMI-1 --rotate normal failed, screen stays"))
+        #expect(result.err.contains("Error: there is no output HDMI-1; xrandr lists: screen\nFix: Name one of them: --output screen"))
+    }
+
+    @Test func wlrRandrFailureKeepsItsWords() throws {
+        let tools = try FakeTools()
+        defer { tools.cleanUp() }
+        try "#!/bin/sh\necho 'failed to connect to display' >&2\nexit 1\n".write(toFile: tools.directory + "/bin/wlr-randr", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tools.directory + "/bin/wlr-randr")
+        var environment = tools.environment
+        environment["XDG_RUNTIME_DIR"] = "/run/user/1000"
+        let result = runPlumb(["kiosk", "--simulate", "--duration", "3"], environment: environment)
+        #expect(result.status == 1)
+        #expect(result.err.hasPrefix("Error: wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY is not set, XDG_RUNTIME_DIR=/run/user/1000)\nFix: "))
+    }
+
     @Test func commandBackendNeedsACommand() {
         let result = runPlumb(["kiosk", "--simulate", "--backend", "command"], environment: [:])
         #expect(result.status == 64)

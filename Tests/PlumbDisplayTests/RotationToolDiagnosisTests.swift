@@ -1,0 +1,56 @@
+import Testing
+@testable import PlumbDisplay
+
+/// The tools' words as captured from wlr-randr 0.2.0 on sway 1.7 headless and xrandr 1.5 on Xvfb
+/// 21.1 (Debian 12); scripts/test.d/70-kiosk-real checks the same against the running tools.
+@Suite struct RotationToolDiagnosisTests {
+    let wlrListing = "HEADLESS-1 \"Headless output 1\"\n  Enabled: no\n  Modes:\n    0x0 px\nHEADLESS-2 \"Headless output 2\"\n  Enabled: yes\n"
+    let xrandrListing = "Screen 0: minimum 1 x 1, current 800 x 480, maximum 800 x 480\nscreen connected 800x480+0+0 0mm x 0mm\n   800x480        0.00*\nHDMI-2 disconnected (normal left inverted right x axis y axis)\n"
+
+    @Test func listingsNameTheOutputs() {
+        #expect(RotationToolDiagnosis.outputNames(program: "wlr-randr", listing: wlrListing) == ["HEADLESS-1", "HEADLESS-2"])
+        // "Screen 0:" is not an output; disconnected outputs are left out.
+        #expect(RotationToolDiagnosis.outputNames(program: "xrandr", listing: xrandrListing) == ["screen"])
+        #expect(RotationToolDiagnosis.outputNames(program: "wlr-randr", listing: "") == [])
+    }
+
+    @Test func aWrongOutputNamesTheOnesThatExist() {
+        let d = RotationToolDiagnosis.diagnose(program: "wlr-randr", output: "HDMI-A-1", text: "unknown output HDMI-A-1\n", status: 1,
+                                               shown: "wlr-randr --output HDMI-A-1 --on --transform 90",
+                                               outputs: ["HEADLESS-1"], environment: [:])
+        #expect(d.message == "there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1")
+        #expect(d.fix?.contains("--output HEADLESS-1") == true)
+        let x = RotationToolDiagnosis.diagnose(program: "xrandr", output: "HDMI-1", text: "warning: output HDMI-1 not found; ignoring\n",
+                                               status: 0, shown: "xrandr --output HDMI-1 --rotate left", outputs: ["screen"], environment: [:])
+        #expect(x.message == "there is no output HDMI-1; xrandr lists: screen")
+        let none = RotationToolDiagnosis.diagnose(program: "wlr-randr", output: "HDMI-A-1", text: "unknown output HDMI-A-1\n", status: 1,
+                                                  shown: "wlr-randr", outputs: nil, environment: [:])
+        #expect(none.message == "there is no output HDMI-A-1; wlr-randr lists: (could not list them)")
+    }
+
+    @Test func xrandrNotFoundIsAFailureDespiteStatusZero() {
+        #expect(RotationToolDiagnosis.failedDespiteSuccess(program: "xrandr", text: "warning: output HDMI-1 not found; ignoring\n"))
+        #expect(!RotationToolDiagnosis.failedDespiteSuccess(program: "xrandr", text: ""))
+        #expect(!RotationToolDiagnosis.failedDespiteSuccess(program: "wlr-randr", text: ""))
+    }
+
+    @Test func noCompositorOrServerNamesTheVariables() {
+        let w = RotationToolDiagnosis.diagnose(program: "wlr-randr", output: "HDMI-A-1", text: "failed to connect to display\n", status: 1,
+                                               shown: "wlr-randr", outputs: nil, environment: ["XDG_RUNTIME_DIR": "/run/user/1000"])
+        #expect(w.message == "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY is not set, XDG_RUNTIME_DIR=/run/user/1000)")
+        #expect(w.fix?.contains("--kiosk-user") == true)
+        let x = RotationToolDiagnosis.diagnose(program: "xrandr", output: "HDMI-1", text: "Can't open display :5\n", status: 1,
+                                               shown: "xrandr", outputs: nil, environment: ["DISPLAY": ":5"])
+        #expect(x.message == "xrandr cannot reach an X server (DISPLAY=:5)")
+    }
+
+    @Test func aServerThatCannotRotateAndOtherFailuresKeepTheToolsWords() {
+        let r = RotationToolDiagnosis.diagnose(program: "xrandr", output: "screen", text: "xrandr: output screen cannot use rotation \"left\" reflection \"none\"\n",
+                                               status: 1, shown: "xrandr --output screen --rotate left", outputs: ["screen"], environment: [:])
+        #expect(r.message == "the X server cannot rotate output screen (xrandr: xrandr: output screen cannot use rotation \"left\" reflection \"none\")")
+        let other = RotationToolDiagnosis.diagnose(program: "wlr-randr", output: "HEADLESS-1", text: "failed to apply configuration\n", status: 1,
+                                                   shown: "wlr-randr --output HEADLESS-1 --on --transform 90", outputs: ["HEADLESS-1"], environment: [:])
+        #expect(other.message == "'wlr-randr --output HEADLESS-1 --on --transform 90' exited with status 1 (wlr-randr: failed to apply configuration)")
+        #expect(other.fix == nil)
+    }
+}
