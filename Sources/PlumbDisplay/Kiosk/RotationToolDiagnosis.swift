@@ -33,7 +33,12 @@ public struct RotationToolDiagnosis: Sendable, Equatable {
     public static func diagnose(program: String, output: String?, text: String, status: Int32, shown: String,
                                 outputs: [String]?, environment: [String: String]) -> RotationToolDiagnosis {
         let said = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }.joined(separator: "; ")
-        let words = said.isEmpty ? "" : " (\(program): \(said))"
+        // xrandr starts its messages with its argv[0] ("/usr/bin/xrandr: output ..."): named once.
+        var plain = Substring(said)
+        if let colon = said.range(of: ": "), said[..<colon.lowerBound].split(separator: "/").last.map(String.init) == program {
+            plain = said[colon.upperBound...]
+        }
+        let words = plain.isEmpty ? "" : " (\(program): \(plain))"
         let available = outputs.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") }
         if program == "wlr-randr" && text.contains("failed to connect to display") {
             let display = environment["WAYLAND_DISPLAY"].map { "WAYLAND_DISPLAY=\($0)" } ?? "WAYLAND_DISPLAY is not set"
