@@ -281,6 +281,14 @@ private final class RecordingRunner: RotationActionRunner {
     func perform(_ action: RotationAction) throws { actions.append(action.description) }
 }
 
+/// A runner whose tool fails as SystemActionRunner reports it: a message and a fix.
+private final class FailingRunner: RotationActionRunner {
+    func perform(_ action: RotationAction) throws {
+        throw CLIError.failure("there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1",
+                               fix: "Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk).")
+    }
+}
+
 @Suite struct KioskDaemonOutputTests {
     let g = 9.80665
 
@@ -303,6 +311,22 @@ private final class RecordingRunner: RotationActionRunner {
         ])
         try pipeline.shutdown()
         #expect(runner.actions.last == "wlr-randr --output HDMI-A-1 --on --transform normal")
+    }
+
+    @Test func aFailedTurnIsLoggedWithItsFix() throws {
+        let source = RecordingSource(recording: recording([SIMD3(0, g, 0)]), name: "recording")
+        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"),
+                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: FailingRunner(), clock: source.clock)
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        let events = try run(pipeline)
+        #expect(events.filter { $0.message.hasPrefix("kiosk:") }.map(\.message) == [
+            "kiosk: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal): "
+                + "there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1 Fix: Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk).",
+        ])
+        #expect(events.first { $0.message.hasPrefix("kiosk:") }?.level == .error)
+        try pipeline.shutdown()
     }
 }
 

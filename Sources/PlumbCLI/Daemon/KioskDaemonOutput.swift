@@ -34,7 +34,12 @@ final class KioskDaemonOutput: DaemonOutput {
     /// outputs are fine, and the next change tries again (the controller drops the pending turn).
     private func tick() {
         do { try controller.tick(at: clock.nowNanoseconds) } catch {
-            failures.append(describe(error))
+            // The runner's diagnosis (RotationToolDiagnosis) carries a fix: the journal line keeps it.
+            if case CLIError.failure(let message, let fix?) = error {
+                failures.append("\(message) Fix: \(fix)")
+            } else {
+                failures.append(describe(error))
+            }
         }
     }
 
