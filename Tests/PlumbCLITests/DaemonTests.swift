@@ -125,6 +125,18 @@ private func config(rate: Double) -> Configuration {
         #expect(h.notifier.states[2].hasPrefix("READY=1\nSTATUS=pipeline 100.0 (reload failed: "))
     }
 
+    @Test func aFailedReloadLogsItsFix() {
+        let bad = CLIError.failure("outputs.mqtt: plumb cannot reach the broker mqtt://broker.lan:1883", fix: "Install the network drop-in.")
+        let h = Harness(configurations: [.success(config(rate: 100)), .failure(bad)])
+        h.signalsAtStep = [2: [.reload], 3: [.terminate]]
+        #expect(h.makeDaemon().run() == 0)
+        #expect(h.err.captured.contains("""
+            <3>reload failed, keeping the running configuration: outputs.mqtt: plumb cannot reach the broker mqtt://broker.lan:1883
+            <3>fix: Install the network drop-in.
+
+            """))
+    }
+
     @Test func aReloadThatCannotBuildRestartsThePreviousConfiguration() {
         let h = Harness(configurations: [.success(config(rate: 100)), .success(config(rate: 200))])
         h.failBuildOf = ["200.0"]

@@ -266,12 +266,12 @@ final class SystemActionRunner: RotationActionRunner {
     /// naming them and the fix (``RotationToolDiagnosis``).
     private func runTool(_ program: String, path: String, arguments: [String], extra: [String: String], shown: String) throws {
         let environment = self.environment.merging(extra) { $1 }
-        let (status, text) = try capture(path, arguments, environment: environment)
+        let (status, text) = try launch(path, arguments, environment: environment, capture: true)
         guard status != 0 || RotationToolDiagnosis.failedDespiteSuccess(program: program, text: text) else { return }
         var outputs: [String]?
         // The listing only sharpens the message: if it cannot be had, the message says so.
         do {
-            let listing = try capture(path, program == "xrandr" ? ["--query"] : [], environment: environment)
+            let listing = try launch(path, program == "xrandr" ? ["--query"] : [], environment: environment, capture: true)
             if listing.status == 0 { outputs = RotationToolDiagnosis.outputNames(program: program, listing: listing.text) }
         } catch {
             outputs = nil
@@ -282,45 +282,41 @@ final class SystemActionRunner: RotationActionRunner {
         throw CLIError.failure(diagnosis.message, fix: diagnosis.fix)
     }
 
-    /// Runs `path` with stdout and stderr in one pipe; returns the exit status and the text.
-    private func capture(_ path: String, _ arguments: [String], environment: [String: String]) throws -> (status: Int32, text: String) {
+    /// Runs `path` and waits for it; with `capture`, its stdout and stderr go to one pipe and
+    /// come back as the text, otherwise to plumb's own.
+    private func launch(_ path: String, _ arguments: [String], environment: [String: String], capture: Bool) throws -> (status: Int32, text: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
+        let pipe = capture ? Pipe() : nil
+        if let pipe {
+            process.standardOutput = pipe
+            process.standardError = pipe
+            process.standardInput = FileHandle.nullDevice
+        }
         do {
             try process.run()
         } catch {
             throw CLIError.failure("cannot run \(path): \(error.localizedDescription)")
         }
-        let data: Data
-        do {
-            data = try pipe.fileHandleForReading.readToEnd() ?? Data()
-        } catch {
-            process.waitUntilExit()
-            throw CLIError.failure("cannot read the output of \(path): \(error.localizedDescription)")
+        var data = Data()
+        if let pipe {
+            do {
+                data = try pipe.fileHandleForReading.readToEnd() ?? Data()
+            } catch {
+                process.waitUntilExit()
+                throw CLIError.failure("cannot read the output of \(path): \(error.localizedDescription)")
+            }
         }
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     private func execute(_ path: String, _ arguments: [String], extra: [String: String], shown: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { $1 }
-        do {
-            try process.run()
-        } catch {
-            throw CLIError.failure("cannot run \(path): \(error.localizedDescription)")
-        }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CLIError.failure("'\(shown)' exited with status \(process.terminationStatus)")
+        let status = try launch(path, arguments, environment: environment.merging(extra) { $1 }, capture: false).status
+        guard status == 0 else {
+            throw CLIError.failure("'\(shown)' exited with status \(status)")
         }
     }
 

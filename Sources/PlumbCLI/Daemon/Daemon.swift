@@ -104,7 +104,7 @@ final class Daemon {
             } catch let end as DaemonSourceFinished {
                 return stop(pipeline, reason: "stopping: \(end.name) has no more data")
             } catch {
-                log.error("the sensor session failed: \(describe(error))")
+                logFailure("the sensor session failed", error)
                 do { try pipeline.shutdown() } catch { log.warning("while stopping: \(describe(error))") }
                 send("STATUS=failed: \(describe(error))")
                 return ExitCode.failure
@@ -121,7 +121,7 @@ final class Daemon {
         send("RELOADING=1")
         let next: DaemonSetup
         do { next = try load() } catch {
-            log.error("reload failed, keeping the running configuration: \(describe(error))")
+            logFailure("reload failed, keeping the running configuration", error)
             send("READY=1\nSTATUS=\(pipeline.summary) (reload failed: \(describe(error)))")
             return (current, pipeline)
         }
@@ -134,7 +134,7 @@ final class Daemon {
             send("READY=1\nSTATUS=\(rebuilt.summary)")
             return (next, rebuilt)
         } catch {
-            log.error("reload failed, restarting the previous configuration: \(describe(error))")
+            logFailure("reload failed, restarting the previous configuration", error)
             do {
                 let old = try build(current)
                 send("READY=1\nSTATUS=\(old.summary) (reload failed)")
@@ -158,9 +158,14 @@ final class Daemon {
     }
 
     private func fail(_ what: String, _ error: Error) {
+        logFailure(what, error)
+        send("STATUS=\(what): \(describe(error))")
+    }
+
+    /// "what: message" at error priority, then the error's fix on a line of its own.
+    private func logFailure(_ what: String, _ error: Error) {
         log.error("\(what): \(describe(error))")
         if case CLIError.failure(_, let fix?) = error { log.error("fix: \(fix)") }
-        send("STATUS=\(what): \(describe(error))")
     }
 
     private func send(_ state: String) {

@@ -39,7 +39,6 @@ public struct RotationToolDiagnosis: Sendable, Equatable {
             plain = said[colon.upperBound...]
         }
         let words = plain.isEmpty ? "" : " (\(program): \(plain))"
-        let available = outputs.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") }
         if program == "wlr-randr" && text.contains("failed to connect to display") {
             let display = environment["WAYLAND_DISPLAY"].map { "WAYLAND_DISPLAY=\($0)" } ?? "WAYLAND_DISPLAY is not set"
             let runtime = environment["XDG_RUNTIME_DIR"].map { "XDG_RUNTIME_DIR=\($0)" } ?? "XDG_RUNTIME_DIR is not set"
@@ -54,8 +53,11 @@ public struct RotationToolDiagnosis: Sendable, Equatable {
                 fix: "Run plumb in the X session, or set DISPLAY (and XAUTHORITY) to the session's, e.g. DISPLAY=:0.")
         }
         let unknown = program == "wlr-randr" ? text.contains("unknown output") : text.contains("not found; ignoring")
-        if unknown || (outputs.map { list in output.map { !list.contains($0) } ?? false } ?? false) {
+        // Also a name the listing lacks, whatever the tool said.
+        let missing = output.flatMap { name in outputs.map { !$0.contains(name) } } ?? false
+        if unknown || missing {
             let name = output ?? "?"
+            let available = outputs.map { $0.isEmpty ? "none" : $0.joined(separator: ", ") }
             let first = outputs?.first
             return RotationToolDiagnosis(
                 message: "there is no output \(name); \(program) lists: \(available ?? "(could not list them)")",

@@ -371,18 +371,12 @@ public final class IMUStream {
         stormHistory = stormHistory << 1 | (suspicious ? 1 : 0)
         stormSteps = min(stormSteps + 1, 16)
         if let n = stormProbation {
-            // The return from a storm holds once 16 edge wake-ups passed and the last 12 of them
-            // all found new data (so at most 4 of the 16 were spurious, half the threshold). A
-            // storm whose edges often coincide with data (its rate near the chip's own edge rate)
-            // is spurious on 2 to 7 wake-ups of 16, and now and then on only 4 of a trial's 16
-            // (spread out): with "at most 4 of 16" the return held, was announced, and the storm
-            // was found again as a new one a few tenths of a second later (a 60 Hz storm on an
-            // LSM6DSO at 208 Hz: 10 storm and 10 'back' notices in 20 s). A storm that has ended
-            // leaves only clean wake-ups, so the return holds as soon as the storm's last
-            // spurious wake-up is 12 behind. One that dies down to a trickle of stray edges (one
-            // per three of the chip's or more) is not announced as over, since such a trickle
-            // cannot be told from a storm whose edges mostly coincide with data; the reader
-            // wakes on the edges meanwhile, and a storm found again is the same one.
+            // The return holds once 16 edge wake-ups passed and the last 12 all found new data
+            // (``stormClearRun``). "At most 4 spurious of 16" held during a storm near the chip's
+            // own edge rate, whose spurious count dips to 4 now and then: a 60 Hz storm on an
+            // LSM6DSO at 208 Hz gave 10 storm and 10 'back' notices in 20 s (StormTrialTests).
+            // A storm that dies down to a trickle of stray edges is therefore never announced as
+            // over; the reader wakes on the edges meanwhile.
             if n + 1 >= 16, stormHistory & ((UInt16(1) << Self.stormClearRun) - 1) == 0 {
                 stormProbation = nil
                 stormRetry = options.stormRetryNanoseconds
