@@ -56,17 +56,7 @@ enum SensorOptions {
         }
         let profile: MotionProfile
         if let path = args.string("replay") {
-            let text: String
-            do {
-                // Bytes that are not UTF-8 become U+FFFD, so the parser names their line.
-                text = String(decoding: try InputFile.read(path), as: UTF8.self)
-            } catch {
-                throw .failure("\(path): cannot read the recording (\(error.reason)).",
-                               fix: "Give the path of a CSV file with the columns \(MotionProfile.replayColumns.joined(separator: ", ")).")
-            }
-            do { profile = try MotionProfile.replay(csv: text, name: path) } catch {
-                throw .failure(error.description + ".", fix: error.fix)
-            }
+            profile = try SimulatedIMU.recordedProfile(path)
         } else {
             let name = args.string("profile") ?? defaultProfile
             guard let p = MotionProfile.named(name) else {
