@@ -72,6 +72,15 @@ struct BusBudgetEmulationTests {
         #expect(abs(ratio - 1) < 0.03, "\(chip) \(rate) Hz wm \(watermark): budget \(run.budget.bitsPerSecond) bit/s, emulator \(run.measuredBitsPerSecond)")
     }
 
+    /// With FIFO compression the budget counts uncompressed words: an upper bound on what the
+    /// emulated LSM6DSO carries (at rest it packs up to three samples a word).
+    @Test func aCompressingFIFONeedsAtMostTheBudget() throws {
+        let run = try BusRun.run("lsm6dso", rate: 833, watermark: 16, busHertz: 1_000_000, compression: true)
+        #expect(run.overflowGaps == 0)
+        #expect(run.measuredBitsPerSecond < run.budget.bitsPerSecond)
+        #expect(run.measuredBitsPerSecond > run.budget.bitsPerSecond / 4)
+    }
+
     /// A bus the budget calls too slow (the stream needs more than all of it) overflows the FIFO;
     /// one it calls safe (at most half) never does.
     @Test(arguments: [("mpu6050", 1000.0, 16), ("lsm6dso", 833.0, 16), ("lsm6ds3", 833.0, 32)])

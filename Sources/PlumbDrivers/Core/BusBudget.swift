@@ -96,17 +96,24 @@ public struct StreamTraffic: Sendable, Equatable {
 
 /// A stream's bus time against the bus clock.
 ///
-/// ``safeShare`` comes from the chip emulators on ``EmulatedI2CBus`` (BusBudgetEmulationTests):
-/// a stream reads without a FIFO overflow up to a share of about 0.9 with an ideal reader that
-/// wakes on time, and overflows from about 1.0 on. A real bus does not give that: the kernel's
-/// driver adds software time between messages (the BCM2835 controller interrupts every 16 bytes
-/// of its FIFO and between the write and the read of a transfer), the reader thread wakes late
-/// under load, the VPU clock can run the divider slower than configured (62.5 kHz for 100 kHz
-/// on a Pi 3 without `core_freq=250`, raspberrypi/firmware#1281), and other devices may share
-/// the bus. Half the clock leaves room for all of that, and still passes every default
-/// configuration at 400 kHz.
+/// The budget is the bus time the configured schedule needs. On ``EmulatedI2CBus`` (which
+/// charges the same bit times to the virtual clock) it matches what the bus carried within 3 %,
+/// and a stream overflowed its FIFO from 1.05 of the bus on, never at 1.0 or below
+/// (BusBudgetEmulationTests; `PLUMB_BUS_SWEEP=1` prints the sweep: MPU-6050 1 kHz watermark 16,
+/// 2 overflows in 12 s at 1.05, 22 at 1.2; LSM6DSO 833 Hz watermark 16, 18 at 1.05). A reader
+/// that falls behind drains bigger batches, so a configuration dominated by per-drain reads
+/// (a watermark of 1) goes further: the MPU-6050 at 500 Hz read per sample had none at 1.2.
+///
+/// The emulated reader wakes on time, alone on a bus that runs at its nominal clock. A real one
+/// does not: the kernel's driver adds interrupt and scheduling latency to every message, the
+/// reader thread wakes late under load, other devices may share the bus, and the clock can run
+/// slower than configured (the BCM2835's divider runs from the VPU core clock: 100 kHz
+/// configured measured 62.5 kHz on a Pi 3 without `core_freq=250`, raspberrypi/firmware#1281,
+/// which alone turns a share of 0.6 into 1.0). ``safeShare`` is therefore half the clock, with
+/// room for all of that; every default configuration stays well inside it at 400 kHz (the
+/// MPU-6050 at 1 kHz, watermark 100: 0.28).
 public struct BusBudget: Sendable, Equatable {
-    /// The share of the bus clock a stream may use before the user is told, 0.5 (see the type).
+    /// The share of the bus clock a stream may use before the user is told: 0.5 (see the type).
     public static let safeShare = 0.5
 
     public var traffic: StreamTraffic
