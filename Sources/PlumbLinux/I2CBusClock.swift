@@ -42,18 +42,7 @@ public struct I2CBusClock: Sendable, Equatable, CustomStringConvertible {
     /// "100 kHz (device tree)", or "unknown (…why…)".
     public var description: String {
         guard let hertz else { return "unknown" + (unknownReason.map { " (\($0))" } ?? "") }
-        return Self.format(hertz: Double(hertz)) + " (device tree)"
-    }
-
-    /// "100 kHz", "62.5 kHz", "1 MHz".
-    public static func format(hertz: Double) -> String {
-        func trimmed(_ v: Double) -> String {
-            let rounded = (v * 10).rounded() / 10
-            return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
-        }
-        if hertz >= 1_000_000 { return trimmed(hertz / 1_000_000) + " MHz" }
-        if hertz >= 1000 { return trimmed(hertz / 1000) + " kHz" }
-        return trimmed(hertz) + " Hz"
+        return frequencyText(hertz: Double(hertz)) + " (device tree)"
     }
 
     /// Reads the clock of the adapter behind `busPath`.

@@ -97,11 +97,4 @@ struct I2CBusClockTests {
             try driver.withMocking { () throws(SysfsError) in _ = try I2CBusClock.read(busPath: "/dev/i2c-1", sysfsRoot: tree.root) }
         }
     }
-
-    @Test func frequenciesAreShownInTheirUnit() {
-        #expect(I2CBusClock.format(hertz: 100_000) == "100 kHz")
-        #expect(I2CBusClock.format(hertz: 62_500) == "62.5 kHz")
-        #expect(I2CBusClock.format(hertz: 1_000_000) == "1 MHz")
-        #expect(I2CBusClock.format(hertz: 3_400_000) == "3.4 MHz")
-    }
 }
