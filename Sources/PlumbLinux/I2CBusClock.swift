@@ -53,25 +53,24 @@ public struct I2CBusClock: Sendable, Equatable, CustomStringConvertible {
     /// - Returns: the clock, or an unknown clock with the reason: no such adapter in sysfs, no
     ///   device-tree node, or a node without `clock-frequency`. An unknown clock is not an error.
     /// - Throws: ``SysfsError`` naming the file when `clock-frequency` exists but cannot be read,
-    ///   or does not hold one 4-byte big-endian cell of at least 1 Hz (a damaged device tree).
+    ///   or does not hold one 4-byte big-endian cell of at least 1 Hz (a damaged device tree), or
+    ///   naming the directory when the adapter's or its node's exists but cannot be listed.
     ///   Callers that only advise (the bus check) report the error and carry on as if unknown.
     public static func read(busPath: String, sysfsRoot: String = "/sys") throws(SysfsError) -> I2CBusClock {
         guard let name = adapterName(busPath) else {
             return I2CBusClock(busPath: busPath, hertz: nil, unknownReason: "\(busPath) is not an i2c-dev node (/dev/i2c-N)")
         }
         let adapter = "\(sysfsRoot)/bus/i2c/devices/\(name)"
-        var error: Int32 = 0
-        if Sys.listDirectory(adapter, error: &error) == nil {
+        guard try exists(adapter) else {
             return I2CBusClock(busPath: busPath, hertz: nil, unknownReason: "no adapter \(name) in \(sysfsRoot)/bus/i2c/devices")
         }
         let node = "\(adapter)/of_node"
-        error = 0
-        if Sys.listDirectory(node, error: &error) == nil {
+        guard try exists(node) else {
             return I2CBusClock(busPath: busPath, hertz: nil,
                                unknownReason: "\(name) has no device-tree node (an ACPI, PCI, USB or stub adapter)")
         }
         let file = "\(node)/clock-frequency"
-        error = 0
+        var error: Int32 = 0
         guard let bytes = Sys.readFileBytes(file, error: &error) else {
             if error == ENOENT || error == ENOTDIR {
                 return I2CBusClock(busPath: busPath, hertz: nil, unknownReason: "the device-tree node of \(name) has no clock-frequency")
@@ -88,6 +87,15 @@ public struct I2CBusClock: Sendable, Equatable, CustomStringConvertible {
             throw SysfsError(path: file, errno: 0, message: "holds 0 Hz, not a bus clock")
         }
         return I2CBusClock(busPath: busPath, hertz: hertz, file: file)
+    }
+
+    /// True when the directory `path` can be listed, false when it does not exist.
+    /// - Throws: ``SysfsError`` when it exists but cannot be listed.
+    static func exists(_ path: String) throws(SysfsError) -> Bool {
+        var error: Int32 = 0
+        if Sys.listDirectory(path, error: &error) != nil { return true }
+        if error == ENOENT || error == ENOTDIR { return false }
+        throw SysfsError(path: path, errno: error, message: Sys.describe(errno: error))
     }
 
     /// "i2c-1" for "/dev/i2c-1" (or for a symlink to it); `nil` when the path names no i2c-dev node.

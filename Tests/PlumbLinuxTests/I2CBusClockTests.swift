@@ -97,4 +97,17 @@ struct I2CBusClockTests {
             try driver.withMocking { () throws(SysfsError) in _ = try I2CBusClock.read(busPath: "/dev/i2c-1", sysfsRoot: tree.root) }
         }
     }
+
+    @Test func aNodeThatCannotBeListedIsAnErrorNamingIt() throws {
+        let tree = try Tree()
+        try tree.adapter(1, node: true, clockCell: [0x00, 0x01, 0x86, 0xA0])
+        let node = "\(tree.root)/bus/i2c/devices/i2c-1/of_node"
+        let driver = MockingDriver { call in
+            if case .listDirectory(let path) = call, path == node { return .fail(errno: EACCES) }
+            return .passThrough
+        }
+        #expect(throws: SysfsError(path: node, errno: EACCES, message: String(cString: strerror(EACCES)))) {
+            try driver.withMocking { () throws(SysfsError) in _ = try I2CBusClock.read(busPath: "/dev/i2c-1", sysfsRoot: tree.root) }
+        }
+    }
 }
