@@ -32,7 +32,7 @@ public struct I2CBusClock: Sendable, Equatable, CustomStringConvertible {
     public var hertz: UInt32?
     /// The file it was read from, when known.
     public var file: String?
-    /// Why it is unknown ("i2c-11 has no device-tree node (an ACPI, PCI or stub adapter)").
+    /// Why it is unknown ("i2c-11 has no device-tree node: an ACPI, PCI, USB or stub adapter").
     public var unknownReason: String?
 
     public init(busPath: String, hertz: UInt32?, file: String? = nil, unknownReason: String? = nil) {
@@ -67,7 +67,7 @@ public struct I2CBusClock: Sendable, Equatable, CustomStringConvertible {
         let node = "\(adapter)/of_node"
         guard try exists(node) else {
             return I2CBusClock(busPath: busPath, hertz: nil,
-                               unknownReason: "\(name) has no device-tree node (an ACPI, PCI, USB or stub adapter)")
+                               unknownReason: "\(name) has no device-tree node: an ACPI, PCI, USB or stub adapter")
         }
         let file = "\(node)/clock-frequency"
         var error: Int32 = 0

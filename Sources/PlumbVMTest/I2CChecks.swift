@@ -22,7 +22,7 @@ extension VMChecks {
             // i2c-stub is a platform-less adapter: no device-tree node, so no clock-frequency. The
             // real sysfs layout (/sys/bus/i2c/devices/i2c-N) must be found and say so, not fail.
             let clock = try I2CBusClock.read(busPath: "/dev/i2c-\(env.i2cBus)")
-            try require(clock.hertz == nil && clock.unknownReason == "i2c-\(env.i2cBus) has no device-tree node (an ACPI, PCI, USB or stub adapter)",
+            try require(clock.hertz == nil && clock.unknownReason == "i2c-\(env.i2cBus) has no device-tree node: an ACPI, PCI, USB or stub adapter",
                         "i2c-stub's clock read as \(clock)")
             return "/dev/i2c-\(env.i2cBus): \(clock)"
         },

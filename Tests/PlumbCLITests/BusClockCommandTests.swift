@@ -88,7 +88,7 @@ struct BusClockCommandTests {
         _ = try unknown.start(configuration(rate: 1000))
         let events = unknown.takeEvents()
         #expect(events.first == DaemonEvent(level: .info,
-                                            message: "I2C bus /dev/i2c-1: unknown (i2c-1 has no device-tree node (an ACPI, PCI, USB or stub adapter))"))
+                                            message: "I2C bus /dev/i2c-1: unknown (i2c-1 has no device-tree node: an ACPI, PCI, USB or stub adapter)"))
         #expect(events.filter { $0.level != .info }.isEmpty)
     }
 

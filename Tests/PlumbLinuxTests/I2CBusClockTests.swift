@@ -48,7 +48,7 @@ struct I2CBusClockTests {
         try tree.adapter(11, node: false)
         let clock = try I2CBusClock.read(busPath: "/dev/i2c-11", sysfsRoot: tree.root)
         #expect(clock.hertz == nil)
-        #expect(clock.description == "unknown (i2c-11 has no device-tree node (an ACPI, PCI, USB or stub adapter))")
+        #expect(clock.description == "unknown (i2c-11 has no device-tree node: an ACPI, PCI, USB or stub adapter)")
     }
 
     @Test func aNodeWithoutClockFrequencyOrNoAdapterIsUnknown() throws {
