@@ -98,11 +98,12 @@ public struct StreamTraffic: Sendable, Equatable {
 ///
 /// The budget is the bus time the configured schedule needs. On ``EmulatedI2CBus`` (which
 /// charges the same bit times to the virtual clock) it matches what the bus carried within 3 %,
-/// and a stream overflowed its FIFO from 1.05 of the bus on, never at 1.0 or below
-/// (BusBudgetEmulationTests; `PLUMB_BUS_SWEEP=1` prints the sweep: MPU-6050 1 kHz watermark 16,
-/// 2 overflows in 12 s at 1.05, 22 at 1.2; LSM6DSO 833 Hz watermark 16, 18 at 1.05). A reader
-/// that falls behind drains bigger batches, so a configuration dominated by per-drain reads
-/// (a watermark of 1) goes further: the MPU-6050 at 500 Hz read per sample had none at 1.2.
+/// and no stream overflowed its FIFO at 1.0 of the bus or below (BusBudgetEmulationTests;
+/// `PLUMB_BUS_SWEEP=1` prints the sweep, 12 s a point, LSM6DS FIFOs uncompressed). Above it they
+/// did: the MPU-6050 at 1 kHz, watermark 16, 2 overflows at 1.05 and 22 at 1.2; the LSM6DSO at
+/// 833 Hz, watermark 16, 18 at 1.05; the LSM6DS3 at 833 Hz, whose 8 KB FIFO takes longer to fill,
+/// 2 at 1.1. A reader that falls behind drains bigger batches, so a configuration dominated by
+/// per-drain reads goes further: the MPU-6050 at 500 Hz read per sample had none at 1.2.
 ///
 /// The emulated reader wakes on time, alone on a bus that runs at its nominal clock. A real one
 /// does not: the kernel's driver adds interrupt and scheduling latency to every message, the
@@ -110,8 +111,8 @@ public struct StreamTraffic: Sendable, Equatable {
 /// slower than configured (the BCM2835's divider runs from the VPU core clock: 100 kHz
 /// configured measured 62.5 kHz on a Pi 3 without `core_freq=250`, raspberrypi/firmware#1281,
 /// which alone turns a share of 0.6 into 1.0). ``safeShare`` is therefore half the clock, with
-/// room for all of that; every default configuration stays well inside it at 400 kHz (the
-/// MPU-6050 at 1 kHz, watermark 100: 0.28).
+/// room for all of that; at 400 kHz even the highest rate `imu.rate` allows stays well inside it
+/// (the MPU-6050 at 1 kHz as `plumb run` drives it, 42 samples a read: 0.28).
 public struct BusBudget: Sendable, Equatable {
     /// The share of the bus clock a stream may use before the user is told: 0.5 (see the type).
     public static let safeShare = 0.5
