@@ -43,6 +43,7 @@ enum Read {
         for w in sensor.identity.warnings { context.err.line("plumb read: warning: \(w)") }
 
         let stream = IMUStream(imu: sensor.imu, line: sensor.line, clock: sensor.clock)
+        sensor.useBusClock(on: stream, rateSetting: "--rate") { context.err.line("plumb read: warning: \($0)") }
         do { try stream.start(config) } catch { throw CLIError.failure("\(error)", fix: nil) }
         if format == "csv" { context.out.line(header) }
         var samples: [IMUSample] = []

@@ -188,7 +188,7 @@ enum Watch {
         energy.normal = found.imu
         let configuration = found.setup.configuration
         let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
-            do throws(CLIError) { return try LiveSensor.open(found, context: context) } catch {
+            do throws(CLIError) { return try LiveSensor.open(found, context: context, command: "watch") } catch {
                 if case .failure(let message, let fix) = error { throw .other(message + (fix.map { " (\($0))" } ?? "")) }
                 throw .other(String(describing: error))
             }
