@@ -15,6 +15,8 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     let stream: IMUStream
     var clock: any MonotonicClock { stream.clock }
     private var events: [DaemonEvent] = []
+    /// Gap warnings, at most one summary a minute while they keep coming.
+    private var gapLog = GapLog()
     /// Receives each event as it happens instead of ``takeEvents()`` (the commands that run the
     /// notifier, such as `plumb watch`, print them); set before ``start(_:)``.
     var eventSink: (@Sendable (DaemonEvent) -> Void)?
@@ -50,15 +52,20 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
 
     func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
         let before = samples.count
-        for gap in stream.step(into: &samples) {
-            let lost = gap.lostSamples.map { ", \($0) samples lost" } ?? ""
-            emit(DaemonEvent(level: .warning, message: "gap in the stream from \(name): \(gap.reason.rawValue)\(lost)"))
+        let gaps = stream.step(into: &samples)
+        let now = stream.clock.nowNanoseconds
+        for gap in gaps {
+            if let line = gapLog.record(gap, source: name, now: now) { emit(DaemonEvent(level: .warning, message: line)) }
         }
+        if let summary = gapLog.flush(source: name, now: now) { emit(DaemonEvent(level: .warning, message: summary)) }
         for notice in stream.takeNotices() { emit(DaemonEvent(level: .notice, message: notice.message)) }
         return samples.count > before ? .samples : .timedOut
     }
 
     func stop() throws(MotionSourceError) {
+        if let summary = gapLog.flush(source: name, now: stream.clock.nowNanoseconds, force: true) {
+            emit(DaemonEvent(level: .warning, message: summary))
+        }
         do { try stream.stop() } catch { throw .imu(error) }
     }
 
