@@ -114,7 +114,8 @@ targets.append(.executableTarget(name: "PlumbVMTest", dependencies: ["PlumbHAL",
 let products: [Product] = [
     .executable(name: "plumb", targets: ["plumb"]),
     .executable(name: "plumb-vmtest", targets: ["PlumbVMTest"]),
-] + ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus", "PlumbMQTT"]
+] + ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus", "PlumbMQTT",
+       "PlumbConfiguration"] // PlumbConfiguration for the fuzz harnesses (fuzz/Package.swift)
     .map { Product.library(name: $0, targets: [$0]) }
 
 let package = Package(
