@@ -144,9 +144,19 @@ public struct SampleClock: Sendable, Equatable {
         return false
     }
 
-    /// The time of record `index`, nanoseconds.
+    /// The time of record `index`, nanoseconds: 0 before the clock's origin and `UInt64.max` past
+    /// its end. A timeline anchored on an edge stamped near the end of the 64-bit range (a line on
+    /// another clock, a corrupted event) puts later records past it, where the conversion trapped
+    /// (found by scripts/fuzz decoders).
     public func time(of index: Int) -> UInt64 {
-        let t = anchorTime + (Double(index) - anchorIndex) * period
-        return t <= 0 ? 0 : UInt64(t.rounded())
+        Self.nanoseconds(anchorTime + (Double(index) - anchorIndex) * period)
+    }
+
+    /// `t` rounded to whole nanoseconds and clamped to `0...UInt64.max` (NaN gives 0), never a trap.
+    @inline(__always)
+    public static func nanoseconds(_ t: Double) -> UInt64 {
+        let r = t.rounded()
+        guard r > 0 else { return 0 }
+        return r < 0x1p64 ? UInt64(r) : .max
     }
 }

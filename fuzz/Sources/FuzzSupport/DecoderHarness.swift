@@ -73,8 +73,9 @@ public enum DecoderHarness {
         let p = input.byte()
         var g = factors[Int(p & 7)], x = factors[Int(p >> 3 & 7)]
         let ts = [0, 1, 2, 4, 8][Int(p >> 6) % 5]
-        if g == 0 && x == 0 { x = 1 }
         if input.bool() { g = 0 }
+        // At least one set (the pattern's precondition; the driver always batches the accelerometer).
+        if g == 0 && x == 0 { x = 1 }
         let pattern = LSM6DS.PatternFIFO(gyroscopeDecimation: g, accelerometerDecimation: x, timestampDecimation: ts)
         var a = assembler(input, gyroscope: g > 0, bits: 24)
         var position = Int(input.uint16())
