@@ -20,7 +20,7 @@ let package = Package(
     dependencies: [.package(path: root.path)],
     targets: [
         .target(name: "FuzzSupport",
-                dependencies: ["PlumbHAL", "PlumbDrivers", "PlumbSimulation", "PlumbOrientation", "PlumbConfiguration", "PlumbMQTT"]
+                dependencies: ["PlumbHAL", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbConfiguration", "PlumbMQTT"]
                     .map(plumbProduct),
                 swiftSettings: [.swiftLanguageMode(.v6)]),
         // Writes fuzz/corpus (scripts/fuzz --seeds): not a fuzzer.

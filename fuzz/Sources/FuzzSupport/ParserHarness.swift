@@ -31,6 +31,9 @@ public enum ParserHarness {
         if which & 1 == 0 {
             guard let recording = try? IMURecording.parse(csv: bytes, name: "recording.csv") else { return }
             _ = recording.sampleRate
+            // As `plumb watch --replay` and `plumb run` with a recording: through fusion and the classifier.
+            var pipeline = PipelineHarness(choice: which >> 1)
+            pipeline.feed(recording.samples)
             return
         }
         guard let profile = try? MotionProfile.replay(csv: String(decoding: bytes, as: UTF8.self), name: "recording.csv") else { return }
@@ -53,5 +56,7 @@ public enum ParserHarness {
         guard (try? stream.start(IMUConfiguration(outputDataRate: 104, fifoWatermark: 8))) != nil else { return }
         var samples: [IMUSample] = []
         for _ in 0..<6 { _ = stream.step(into: &samples) }
+        var pipeline = PipelineHarness(choice: which >> 5)
+        pipeline.feed(samples)
     }
 }

@@ -4,7 +4,8 @@ import PlumbSimulation
 
 /// One fuzz run of a driver as the daemon runs it: an emulated chip behind a ``GarbledBus`` and a
 /// ``GarbledLine``, the real driver, and ``IMUStream`` stepping it (drains, verification,
-/// re-initialisation after a chip reset), in virtual time.
+/// re-initialisation after a chip reset), in virtual time; the samples go on through fusion and
+/// the orientation classifier (``PipelineHarness``), as in the daemon.
 ///
 /// The input: a header (which part, which configuration, which motion, the bus's read limit, FIFO
 /// compression), then the control bytes the bus and the line take as the stream runs. The run
@@ -63,7 +64,9 @@ public enum StreamHarness {
         guard started else { return }
 
         var samples: [IMUSample] = []
+        var pipeline = PipelineHarness(choice: flags >> 4)
         var cleanSteps = 0
+        var lastTime: UInt64?
         for _ in 0..<maximumSteps {
             if input.isEmpty { cleanSteps += 1 }
             if cleanSteps > 8 { break }
@@ -79,7 +82,17 @@ public enum StreamHarness {
                 check(s.timestampNanoseconds <= now &+ 2 * Nanoseconds.perSecond &+ (now &- begin) / 10,
                       "a sample timed \(s.timestampNanoseconds) ns, after the read at \(now) ns (began \(begin) ns)")
             }
+            // The MPU-6050 decoder's promise: each sample at least half a period after the one before.
+            if family == .mpu6050 {
+                for s in samples {
+                    if let last = lastTime {
+                        check(s.timestampNanoseconds > last, "a sample timed \(s.timestampNanoseconds) ns, not after the previous one (\(last) ns)")
+                    }
+                    lastTime = s.timestampNanoseconds
+                }
+            }
             check(samples.count < 100_000, "one step gave \(samples.count) samples")
+            pipeline.feed(samples)
             _ = stream.takeNotices()
         }
         _ = try? stream.stop()
