@@ -23,8 +23,8 @@ import FuzzSupport
         // Stream harnesses: header, then pass-through control bytes (the chip's own data).
         for (target, models) in [("mpu6050", SimulatedChips.mpu), ("lsm6ds", SimulatedChips.lsm6ds)] {
             for (i, model) in models.enumerated() {
-                // 104 Hz ±4 g ±2000 dps, watermark 16 (c: rate 3, ranges; d: watermark index 4).
-                let header: [UInt8] = [UInt8(i), 0xE3 & 0xF3 | 0x10, 0x04, 0x01]
+                // 104 Hz, ±16 g, ±2000 dps (c = 0xF3), watermark 16 (d = 0x04), slow rotation (flags = 0x01).
+                let header: [UInt8] = [UInt8(i), 0xF3, 0x04, 0x01]
                 try write(target, "\(model.key)-104hz", header + [UInt8](repeating: 0, count: 160))
             }
             // A fast rate with compression and a pulsed pin, and an accelerometer-only low rate.
