@@ -90,12 +90,12 @@ final class KioskDaemonOutput: DaemonOutput {
         if failure != loggedFailure {
             loggedFailure = failure
             let then = n == 1 ? ", then at least every \(Self.seconds(Self.retry.maximum))" : ""
-            log.append(DaemonEvent(level: .warning, message: "kiosk: could not turn the screen to \(o.rawValue) (\(action)): \(failure); "
-                                   + "trying again in \(pause)\(then), until it works"))
+            log.append(DaemonEvent(level: .warning, message: "kiosk: could not turn the screen to \(o.rawValue) (\(action)); "
+                                   + "trying again in \(pause)\(then), until it works: \(failure)"))
         } else if !loggedLong, let since = controller.failingSince, t &- since >= Self.failingLong {
             loggedLong = true
             log.append(DaemonEvent(level: .error, message: "kiosk: still cannot turn the screen to \(o.rawValue) after \(n) tries in "
-                                   + "\(Self.seconds(t &- since)) (\(action)): \(failure); trying again every \(pause)"))
+                                   + "\(Self.seconds(t &- since)) (\(action)); trying again every \(pause): \(failure)"))
         }
     }
 

@@ -35,7 +35,9 @@ public final class KioskController {
     /// When a failed turn is tried again: `first` after the first failure, then twice as long
     /// after each further one, never longer than `maximum`.
     public struct Retry: Sendable, Equatable {
+        /// The pause after the first failure, in nanoseconds.
         public var first: UInt64
+        /// The longest pause, in nanoseconds.
         public var maximum: UInt64
 
         public init(first: UInt64, maximum: UInt64) {
@@ -43,7 +45,7 @@ public final class KioskController {
             self.first = first; self.maximum = maximum
         }
 
-        /// The pause after the `failures`-th failure in a row (1, 2, ...).
+        /// The pause after the `failures`-th failure in a row (1, 2, ...), in nanoseconds.
         public func pause(afterFailures failures: Int) -> UInt64 {
             var pause = first
             for _ in 1..<max(failures, 1) {
@@ -60,7 +62,7 @@ public final class KioskController {
         public var holdOff: UInt64 = Nanoseconds.perSecond
         /// The orientations the screen may take. Default: all four.
         public var allowed: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases)
-        /// How a failed turn is tried again; `nil` (the default) drops it.
+        /// How a failed turn is tried again. Default `nil`: it is dropped, and the next change tries.
         public var retry: Retry?
 
         public init(holdOff: UInt64 = Nanoseconds.perSecond, allowed: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases),
