@@ -51,8 +51,8 @@ public struct IMUSettings: Sendable, Equatable {
     public var rate: Double = 100
     /// Accelerometer range in g (±). Default 4.
     public var accelerometerRange: Double = 4
-    /// Gyroscope range in °/s (±). Default 500.
-    public var gyroscopeRange: Double = 500
+    /// Gyroscope range in °/s (±). Default 2000 (see ``IMUConfiguration/gyroscopeRange``).
+    public var gyroscopeRange: Double = 2000
     /// The data-ready line: the board's (`.board`), an explicit one, or none (poll). Default `.board`.
     public var interrupt: InterruptChoice = .board
     /// Let LSM6DSO-generation chips compress their FIFO where it pays (PlumbDrivers'

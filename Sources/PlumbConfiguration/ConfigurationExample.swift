@@ -12,7 +12,7 @@ extension Configuration {
             "part": "auto",
             "rate": 200,
             "accelerometerRange": 4,
-            "gyroscopeRange": 500,
+            "gyroscopeRange": 2000,
             "interrupt": "board"
           },
           "mounting": { "x": "+x", "y": "+y", "z": "+z" },
@@ -45,7 +45,7 @@ extension Configuration {
                                                                                          default auto
         imu.rate                       1...1000 Hz                                       default 100
         imu.accelerometerRange         2, 4, 8, 16, 32 g                                 default 4
-        imu.gyroscopeRange             125, 250, 500, 1000, 2000, 4000 °/s               default 500
+        imu.gyroscopeRange             125, 250, 500, 1000, 2000, 4000 °/s               default 2000
         imu.fifoCompression            true, false (LSM6DSO generation at high rates)   default true
         imu.interrupt                  "board", "poll" or {"chip": LABEL|PATH, "line": NAME|OFFSET}
                                                                                          default "board"

@@ -31,13 +31,32 @@ enum Sys {
         _ = Glibc.close(fd)
     }
 
-    /// The whole content of a (small, sysfs) file, or nil with `error` set to the errno.
+    /// The whole content of a (small, sysfs) file as text, or nil with `error` set to the errno.
     static func readFile(_ path: String, error: inout Int32) -> String? {
         if let reply = mocked(.readFile(path: path)) {
-            if case .text(let text) = reply { return text }
-            error = -reply.result
-            return nil
+            switch reply {
+            case .text(let text): return text
+            case .bytes(let bytes): return String(decoding: bytes, as: UTF8.self)
+            default: error = -reply.result; return nil
+            }
         }
+        return readBytes(path, error: &error).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The whole content of a (small, sysfs or device-tree) file as bytes, or nil with `error` set
+    /// to the errno: for binary properties such as a device tree's big-endian cells.
+    static func readFileBytes(_ path: String, error: inout Int32) -> [UInt8]? {
+        if let reply = mocked(.readFile(path: path)) {
+            switch reply {
+            case .bytes(let bytes): return bytes
+            case .text(let text): return Array(text.utf8)
+            default: error = -reply.result; return nil
+            }
+        }
+        return readBytes(path, error: &error)
+    }
+
+    private static func readBytes(_ path: String, error: inout Int32) -> [UInt8]? {
         let fd = path.withCString { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { error = errno; return nil }
         defer { _ = Glibc.close(fd) }
@@ -53,7 +72,7 @@ enum Sys {
             if n == 0 { break }
             bytes += chunk[0..<n]
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     // MARK: - Network

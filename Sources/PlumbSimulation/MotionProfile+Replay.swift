@@ -97,7 +97,7 @@ extension MotionProfile {
         }
         let t0 = first
         let (ts, rs, fs, qs) = (times, rates, forces, attitudes)
-        return MotionProfile(name: name, duration: last - t0) { t in
+        var profile = MotionProfile(name: name, duration: last - t0) { t in
             let time = t + t0
             // Binary search for the row at or before `time`.
             var lo = 0, hi = ts.count - 1
@@ -112,6 +112,8 @@ extension MotionProfile {
                                specificForce: fs[i] + (fs[j] - fs[i]) * f,
                                attitude: attitude)
         }
+        profile.timeOrigin = t0
+        return profile
     }
 }
 

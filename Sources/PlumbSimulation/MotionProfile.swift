@@ -39,6 +39,9 @@ public struct MotionProfile: Sendable {
     public var name: String
     /// How long the motion lasts in seconds, or `nil` when it never ends.
     public var duration: Double?
+    /// The source's own time at the profile's start, in seconds: a recording's first `t_s`
+    /// (0 for the built-in profiles). Add it to profile time to name a moment as the source does.
+    public var timeOrigin: Double = 0
     private let evaluate: @Sendable (Double) -> MotionState
 
     /// A profile from a function of time in seconds.

@@ -18,6 +18,15 @@ extension VMChecks {
             return "i2c-\(stub.number) \"\(stub.name)\" \(stub.functionality!.hexString), mode smbusBlock"
         },
 
+        VMCheck(name: "i2c.bus-clock-unknown-on-the-stub") { env in
+            // i2c-stub is a platform-less adapter: no device-tree node, so no clock-frequency. The
+            // real sysfs layout (/sys/bus/i2c/devices/i2c-N) must be found and say so, not fail.
+            let clock = try I2CBusClock.read(busPath: "/dev/i2c-\(env.i2cBus)")
+            try require(clock.hertz == nil && clock.unknownReason == "i2c-\(env.i2cBus) has no device-tree node: an ACPI, PCI, USB or stub adapter",
+                        "i2c-stub's clock read as \(clock)")
+            return "/dev/i2c-\(env.i2cBus): \(clock)"
+        },
+
         VMCheck(name: "i2c.register-write-read") { env in
             let bus = try LinuxI2CBus(bus: env.i2cBus)
             let a = env.stubAddresses[0]

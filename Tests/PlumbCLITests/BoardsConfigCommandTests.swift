@@ -94,7 +94,7 @@ private func run(_ args: [String], environment: [String: String] = [:]) -> (stat
         #expect(r.out == """
             \(path): OK
               board: auto
-              imu: /dev/i2c-1 at 0x68, part auto, 200 Hz, ±4 g, ±500 °/s, the board's data-ready line
+              imu: /dev/i2c-1 at 0x68, part auto, 200 Hz, ±4 g, ±2000 °/s, the board's data-ready line
               mounting: x +x, y +y, z +z
               calibration: /var/lib/plumb/calibration.json
               filter: plumb, time constant 3 s

@@ -17,6 +17,7 @@ import PlumbSimulation
         #expect(r.status == 0)
         #expect(r.out == """
             simulated bus  emulated LSM6DSO  [I2C]
+              bus clock: 400 kHz (emulated)
               0x6a  WHO_AM_I 0x6c  LSM6DSO/LSM6DSOX/LSM6DSO32 (lsm6dso)
                     warning: WHO_AM_I 0x6c is also LSM6DSO32 (--part lsm6dso32); driving it as LSM6DSO
 

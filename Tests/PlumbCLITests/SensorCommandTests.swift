@@ -12,14 +12,14 @@ private func run(_ arguments: [String]) -> (status: Int32, out: String, err: Str
     @Test func probesTheEmulatedBus() {
         let r = run(["probe", "--simulate"])
         #expect(r.status == 0)
-        #expect(r.out == "simulated bus  emulated MPU-6050  [I2C]\n  0x68  WHO_AM_I 0x68  MPU-6050 (mpu6050)\n")
+        #expect(r.out == "simulated bus  emulated MPU-6050  [I2C]\n  bus clock: 400 kHz (emulated)\n  0x68  WHO_AM_I 0x68  MPU-6050 (mpu6050)\n")
         #expect(r.err == "")
     }
 
     @Test func jsonNamesTheCloneAndWarns() {
         let r = run(["probe", "--simulate", "--chip", "icm20689", "--format", "json"])
         #expect(r.status == 0)
-        #expect(r.out == #"{"adapters":[{"devices":[{"address":"0x68","family":"MPU-6050 family","key":"icm20689","part":"ICM-20689","register":"0x75","warnings":["WHO_AM_I 0x98 is an ICM-20689-compatible chip (often sold as MPU-6050); driving it as ICM-20689"],"whoAmI":"0x98"}],"functionality":["I2C"],"name":"emulated ICM-20689","path":"simulated bus"}]}"# + "\n")
+        #expect(r.out == #"{"adapters":[{"clock":"400 kHz (emulated)","clockHz":400000,"devices":[{"address":"0x68","family":"MPU-6050 family","key":"icm20689","part":"ICM-20689","register":"0x75","warnings":["WHO_AM_I 0x98 is an ICM-20689-compatible chip (often sold as MPU-6050); driving it as ICM-20689"],"whoAmI":"0x98"}],"functionality":["I2C"],"name":"emulated ICM-20689","path":"simulated bus"}]}"# + "\n")
     }
 
     @Test func unknownChipIsAUsageError() {

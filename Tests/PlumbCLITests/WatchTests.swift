@@ -22,14 +22,14 @@ struct WatchTests {
 
     /// A recording in the BROAD CSV format: portrait for 4 s, a 1 s quarter turn to
     /// landscapeLeft (right edge up), held 4 s; 100 Hz.
-    func writeRecording() throws -> String {
+    func writeRecording(startingAt start: Double = 0) throws -> String {
         var text = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,true_qw,true_qx,true_qy,true_qz,movement\n"
         for k in 0..<900 {
             let t = Double(k) / 100
             let s = min(max(t - 4, 0), 1)
             let theta = (Double.pi / 2) * (1 - cos(.pi * s)) / 2
             let rate = (t > 4 && t < 5) ? (Double.pi / 2) * .pi / 2 * sin(.pi * s) : 0
-            text += String(format: "%.6f,0,0,%.7g,%.7g,%.7g,0,nan,nan,nan,nan,0\n", t, rate, 9.80665 * sin(theta), 9.80665 * cos(theta))
+            text += String(format: "%.6f,0,0,%.7g,%.7g,%.7g,0,nan,nan,nan,nan,0\n", start + t, rate, 9.80665 * sin(theta), 9.80665 * cos(theta))
         }
         let path = NSTemporaryDirectory() + "plumb-watch-\(UUID().uuidString).csv"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -50,6 +50,22 @@ struct WatchTests {
         // smoothed over 0.25 s opens at 5.04 s, then the 0.05 s settle time and a 50 ms FIFO batch.
         #expect(changes[1].t_s > 5.04 && changes[1].t_s < 5.15, "\(changes[1].t_s)")
         #expect(r.out.hasPrefix("{\"t_s\": "))
+    }
+
+    @Test(arguments: ["mpu6050", "lsm6dso"])
+    func aRecordingPlaysThroughTheEmulatedChip(chip: String) throws {
+        // The same turn, sampled by the emulated chip (its rate, scale, noise and FIFO batches)
+        // and read through its driver; times are the recording's, shifted here by 100 s.
+        let path = try writeRecording(startingAt: 100)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = run(["watch", "--simulate", "--replay", path, "--chip", chip])
+        #expect(r.status == 0)
+        #expect(r.err == "")
+        let changes = try lines(r.out)
+        #expect(changes.map(\.deviceOrientation) == ["portrait", "landscapeLeft"])
+        #expect(changes[0].t_s >= 100 && changes[0].t_s < 100.4, "\(changes[0].t_s)")
+        // As in the direct replay (5.04 s gate, settle), plus up to one FIFO batch of the chip.
+        #expect(changes[1].t_s > 105.04 && changes[1].t_s < 105.25, "\(changes[1].t_s)")
     }
 
     @Test func theSeedsRuleRunsOnTheSameRecording() throws {
@@ -92,6 +108,15 @@ struct WatchTests {
         r = run(["watch", "--replay", "/nonexistent/trial.csv"])
         #expect(r.status == 1)
         #expect(r.err == "Error: /nonexistent/trial.csv: cannot read the recording (no such file).\nFix: Give the path of a CSV file with the columns t_s, gyr_x, gyr_y, gyr_z, acc_x, acc_y, acc_z.\n")
+        r = run(["watch", "--simulate", "--replay", "/nonexistent/trial.csv", "--rule", "seed"])
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: --rule seed reads the recording itself: leave out --simulate.\n"))
+        r = run(["watch", "--simulate", "--replay", "/nonexistent/trial.csv", "--profile", "tour"])
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: Give '--profile' or '--replay', not both.\n"))
+        r = run(["watch", "--simulate", "--replay", "/nonexistent/trial.csv"])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: /nonexistent/trial.csv: cannot read the recording (no such file).\n"))
         r = run(["watch", "--simulate", "--profile", "jogging"])
         #expect(r.status == 64)
         #expect(r.err.hasPrefix("Error: The value 'jogging' is invalid for '--profile'"))

@@ -89,7 +89,7 @@ func errorMessage(_ name: String) -> String? {
         #expect(c.imu.address?.rawValue == 0x68)
         #expect(c.imu.rate == 200)
         #expect(c.imu.accelerometerRange == 4)
-        #expect(c.imu.gyroscopeRange == 500)
+        #expect(c.imu.gyroscopeRange == 2000)
         #expect(c.calibrationFile == "/var/lib/plumb/calibration.json")
         #expect(c.filter.kind == .plumb)
         #expect(c.filter.beta == nil)

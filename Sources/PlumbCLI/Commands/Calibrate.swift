@@ -33,6 +33,7 @@ enum Calibrate {
         let sensor = try SensorOptions.open(args, context: context, defaultProfile: gyroOnly ? "rest" : "tour")
         for w in sensor.identity.warnings { context.err.line("plumb calibrate: warning: \(w)") }
         let stream = IMUStream(imu: sensor.imu, line: sensor.line, clock: sensor.clock)
+        sensor.useBusClock(on: stream, rateSetting: "--rate") { context.err.line("plumb calibrate: warning: \($0)") }
         do { try stream.start(IMUConfiguration(outputDataRate: rate, accelerometerRange: 2, gyroscopeRange: 250)) } catch {
             throw CLIError.failure("\(error)", fix: nil)
         }

@@ -79,7 +79,7 @@ enum Kiosk {
             for name in ["profile", "chip"] where args.string(name) != nil { throw CLIError.usage("'--\(name)' needs '--simulate'.") }
             let found = try LiveSensor.find(args, context: context)
             try LiveSensor.check(found, context: context)
-            source = try LiveSensor.open(found, context: context)
+            source = try LiveSensor.open(found, context: context, command: "kiosk")
             live = (found, try LiveSensor.stopOnSignals())
         }
 

@@ -51,7 +51,7 @@ enum LED {
         } else {
             if args.string("profile") != nil { throw CLIError.usage("'--profile' needs '--simulate'.") }
             if args.has("no-pacing") { throw CLIError.usage("'--no-pacing' is for '--simulate' and '--angle'; the board's IMU is paced by the wall clock.") }
-            source = try LiveSensor.gravity(args, context: context, frameRate: rate, duration: try args.double("duration", in: 0...1e7))
+            source = try LiveSensor.gravity(args, context: context, command: "led", frameRate: rate, duration: try args.double("duration", in: 0...1e7))
         }
         let isLive = source is LiveGravity
         // The board's IMU is stopped however the run ends.

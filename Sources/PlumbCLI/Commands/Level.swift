@@ -77,7 +77,7 @@ enum Level {
                 // The picture is drawn turned by `angle` clockwise: the gravity of a device turned back by as much.
                 source = FixedGravity(.turned(by: -angle * .pi / 180), name: "fixed \(angle)°")
             } else {
-                source = try LiveSensor.gravity(args, context: context, frameRate: rate, duration: try args.double("duration", in: 0...1e7))
+                source = try LiveSensor.gravity(args, context: context, command: "level", frameRate: rate, duration: try args.double("duration", in: 0...1e7))
             }
         }
         let isFixed = fixedAngle != nil

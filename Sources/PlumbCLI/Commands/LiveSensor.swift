@@ -69,11 +69,16 @@ enum LiveSensor {
     }
 
     /// Opens the sensor (not started yet), with the configured calibration applied.
-    static func open(_ found: Found, context: CommandContext) throws(CLIError) -> any MotionSampleSource {
+    ///
+    /// - Parameter command: the command's name ("watch"): the stream's notices and warnings (an
+    ///   interrupt storm, a wrong scale at rest, a bus too slow for the rate, gaps) go to standard
+    ///   error as "plumb watch: …" while it runs; `nil` drops them (a check that starts and stops).
+    static func open(_ found: Found, context: CommandContext, command: String? = nil) throws(CLIError) -> any MotionSampleSource {
         guard FileManager.default.fileExists(atPath: found.busPath) else {
             throw I2CHelp.openFailure(I2CError(errno: Errno.ENOENT, bus: found.busPath, address: nil))
         }
-        let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+        var factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+        factory.eventSink = command.map { printingSink(command: $0, context: context) } ?? { _ in }
         do {
             let (source, _) = try factory.makeSource(found.setup, imuConfiguration: found.imu)
             guard let correct = try factory.calibration(found.setup.configuration) else { return source }
@@ -82,6 +87,17 @@ enum LiveSensor {
             throw error
         } catch {
             throw .failure(String(describing: error), fix: nil)
+        }
+    }
+
+    /// Prints a live source's notices and warnings to standard error as "plumb COMMAND: …", as
+    /// `plumb read` prints its stream's; information (the chip found, the bus clock) is left out.
+    static func printingSink(command: String, context: CommandContext) -> @Sendable (DaemonEvent) -> Void {
+        let err = context.err
+        return { event in
+            guard event.level == .notice || event.level == .warning else { return }
+            err.line("plumb \(command): \(event.message)")
+            err.flush()
         }
     }
 
@@ -142,13 +158,13 @@ enum LiveSensor {
     /// The board's IMU as a gravity source for frames paced at `frameRate` by the wall clock
     /// (`plumb level`, `plumb led`): checked now, so that a missing chip fails before the display
     /// or the LEDs are touched, and ending on SIGINT/SIGTERM or after `duration` seconds.
-    static func gravity(_ args: ParsedArguments, context: CommandContext, frameRate: Double,
+    static func gravity(_ args: ParsedArguments, context: CommandContext, command: String, frameRate: Double,
                         duration: Double?) throws(CLIError) -> LiveGravity {
         var found = try find(args, context: context, alternatives: "--simulate or --angle DEG")
         // About one FIFO read per frame.
         found.imu.fifoWatermark = max(1, min(32, Int((found.imu.outputDataRate / frameRate).rounded(.down))))
         try check(found, context: context)
-        let source = try open(found, context: context)
+        let source = try open(found, context: context, command: command)
         let stop = try stopOnSignals()
         return LiveGravity(source: source, found: found, pipeline: DaemonFactory.orientationPipeline(found.setup.configuration),
                            clock: SystemClock(), duration: duration, shouldStop: stop)

@@ -12,7 +12,8 @@ enum Probe {
         discussion: """
         Reads the identity register of each supported family at each of its addresses (WHO_AM_I 0x75 at
         0x68/0x69 for the MPU-6050 family) and names the part found, with a warning for clone IDs.
-        With --simulate it probes the emulated bus instead.
+        Each bus's clock is read from the device tree (/sys/bus/i2c/devices/i2c-N/of_node/clock-frequency):
+        "unknown" on adapters without one (x86, i2c-stub). With --simulate it probes the emulated bus instead.
         """,
         options: [
             .option("bus", value: "PATH", help: "Probe only this bus, such as /dev/i2c-1."),
@@ -35,6 +36,10 @@ enum Probe {
     struct Adapter: Codable, Equatable {
         var path: String
         var name: String
+        /// "100 kHz (device tree)", "unknown (…)".
+        var clock: String
+        /// The clock in hertz, or `nil` when unknown.
+        var clockHz: Int?
         var functionality: [String]
         var error: String?
         var devices: [Device]
@@ -50,7 +55,10 @@ enum Probe {
         if args.has("simulate") {
             if args.string("bus") != nil { throw CLIError.usage("'--bus' names hardware; it cannot be combined with '--simulate'.") }
             let sensor = try SensorOptions.simulation(args)
-            adapters.append(try probe(bus: sensor.bus, name: "emulated \(sensor.model.part)", functionality: ["I2C"]))
+            let hertz = sensor.bus.bitsPerSecond
+            let clock = hertz.map { frequencyText(hertz: $0) + " (emulated)" } ?? "unknown (instant transfers)"
+            adapters.append(try probe(bus: sensor.bus, name: "emulated \(sensor.model.part)", clock: (clock, hertz.map { Int($0) }),
+                                      functionality: ["I2C"]))
         } else {
             var list: [I2CAdapter] = []
             do throws(I2CError) { list = try I2CAdapter.list() } catch {
@@ -70,13 +78,16 @@ enum Probe {
             }
             for a in list {
                 let functionality = a.functionality?.decoded ?? []
+                let reading = BusClockSupport.read(busPath: a.devicePath)
+                let clock = (reading.text, reading.clock?.hertz.map { Int($0) })
                 if let reason = a.unavailableReason {
-                    adapters.append(Adapter(path: a.devicePath, name: a.name, functionality: functionality, error: reason, devices: []))
+                    adapters.append(Adapter(path: a.devicePath, name: a.name, clock: clock.0, clockHz: clock.1, functionality: functionality,
+                                            error: reason, devices: []))
                     continue
                 }
                 do {
                     let bus = try LinuxI2CBus(path: a.devicePath)
-                    adapters.append(try probe(bus: bus, name: a.name, functionality: bus.functionality.decoded))
+                    adapters.append(try probe(bus: bus, name: a.name, clock: clock, functionality: bus.functionality.decoded))
                 } catch let error as I2CError {
                     // The one-line reason and its fix, as the other commands give them.
                     let reason: String
@@ -85,7 +96,8 @@ enum Probe {
                     } else {
                         reason = error.description
                     }
-                    adapters.append(Adapter(path: a.devicePath, name: a.name, functionality: functionality, error: reason, devices: []))
+                    adapters.append(Adapter(path: a.devicePath, name: a.name, clock: clock.0, clockHz: clock.1, functionality: functionality,
+                                            error: reason, devices: []))
                 }
             }
         }
@@ -104,16 +116,17 @@ enum Probe {
         }
     }
 
-    static func probe(bus: any I2CBus, name: String, functionality: [String]) throws(CLIError) -> Adapter {
+    static func probe(bus: any I2CBus, name: String, clock: (text: String, hertz: Int?), functionality: [String]) throws(CLIError) -> Adapter {
         let findings: [ProbeFinding]
         do { findings = try IMUFamilies.probe(bus) } catch {
-            return Adapter(path: bus.path, name: name, functionality: functionality, error: error.description, devices: [])
+            return Adapter(path: bus.path, name: name, clock: clock.text, clockHz: clock.hertz, functionality: functionality,
+                           error: error.description, devices: [])
         }
         let devices = findings.map { f in
             Device(address: f.address.description, register: "0x" + hex(f.register), whoAmI: "0x" + hex(f.whoAmI),
                    family: f.family, part: f.part, key: f.partKey, warnings: f.warnings)
         }
-        return Adapter(path: bus.path, name: name, functionality: functionality, error: nil, devices: devices)
+        return Adapter(path: bus.path, name: name, clock: clock.text, clockHz: clock.hertz, functionality: functionality, error: nil, devices: devices)
     }
 
     static func text(_ a: Adapter) -> String {
@@ -122,6 +135,7 @@ enum Probe {
         if !a.name.isEmpty { head += "  \(a.name)" }
         if !a.functionality.isEmpty { head += "  [\(a.functionality.joined(separator: ", "))]" }
         lines.append(head)
+        lines.append("  bus clock: \(a.clock)")
         if let error = a.error { lines.append("  error: \(error)") }
         if a.error == nil, a.devices.isEmpty {
             let number = a.path.hasPrefix("/dev/i2c-") ? String(a.path.dropFirst("/dev/i2c-".count)) : "N"

@@ -22,7 +22,7 @@ enum Read {
             .option("format", value: "FORMAT", help: "csv or jsonl. Default csv."),
             .option("watermark", value: "N", help: "Samples per FIFO read. Default 16 (1 below 20 Hz)."),
             .option("accel-range", value: "G", help: "Accelerometer range in g (2, 4, 8, 16). Default 4."),
-            .option("gyro-range", value: "DPS", help: "Gyroscope range in °/s (250, 500, 1000, 2000). Default 500."),
+            .option("gyro-range", value: "DPS", help: "Gyroscope range in °/s (250, 500, 1000, 2000). Default 2000."),
             .option("calibration", value: "FILE", help: "Apply a calibration saved by 'plumb calibrate'."),
             .option("mount", value: "AXES", help: "Axis alignment of the sensor in the device, such as -y,x,z."),
         ] + SensorOptions.specs)
@@ -43,6 +43,7 @@ enum Read {
         for w in sensor.identity.warnings { context.err.line("plumb read: warning: \(w)") }
 
         let stream = IMUStream(imu: sensor.imu, line: sensor.line, clock: sensor.clock)
+        sensor.useBusClock(on: stream, rateSetting: "--rate") { context.err.line("plumb read: warning: \($0)") }
         do { try stream.start(config) } catch { throw CLIError.failure("\(error)", fix: nil) }
         if format == "csv" { context.out.line(header) }
         var samples: [IMUSample] = []

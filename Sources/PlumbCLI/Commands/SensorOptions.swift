@@ -31,6 +31,21 @@ enum SensorOptions {
         var clock: any MonotonicClock
         /// The simulation behind it, when `--simulate`.
         var simulation: SimulatedSensor?
+        /// The clock of the hardware bus, read from the device tree; `nil` for a simulation.
+        var busClock: BusClockSupport.Reading? = nil
+        /// The adapter's longest read (32 for SMBus-only adapters), or `nil`.
+        var maximumReadLength: Int? = nil
+
+        /// Tells `stream` the bus clock (so that it says when `rateSetting` asks too much of the
+        /// bus), and warns through `warn` when the clock file could not be read.
+        func useBusClock(on stream: IMUStream, rateSetting: String, warn: (String) -> Void) {
+            guard let busClock else { return }
+            if let error = busClock.error {
+                warn("the clock of \(identity.bus) is unknown, its load not checked: cannot read \(error.path): \(error.message)")
+            }
+            stream.busClock = BusClockSupport.streamClock(busClock, maximumReadLength: maximumReadLength, rateSetting: rateSetting,
+                                                          model: BusClockSupport.model())
+        }
     }
 
     static func validateSimulationOptions(_ args: ParsedArguments) throws(CLIError) {
@@ -56,17 +71,7 @@ enum SensorOptions {
         }
         let profile: MotionProfile
         if let path = args.string("replay") {
-            let text: String
-            do {
-                // Bytes that are not UTF-8 become U+FFFD, so the parser names their line.
-                text = String(decoding: try InputFile.read(path), as: UTF8.self)
-            } catch {
-                throw .failure("\(path): cannot read the recording (\(error.reason)).",
-                               fix: "Give the path of a CSV file with the columns \(MotionProfile.replayColumns.joined(separator: ", ")).")
-            }
-            do { profile = try MotionProfile.replay(csv: text, name: path) } catch {
-                throw .failure(error.description + ".", fix: error.fix)
-            }
+            profile = try SimulatedIMU.recordedProfile(path)
         } else {
             let name = args.string("profile") ?? defaultProfile
             guard let p = MotionProfile.named(name) else {
@@ -113,7 +118,8 @@ enum SensorOptions {
                                                    fifoCompression: !args.has("no-fifo-compression"))
                 var line: (any InterruptLine)?
                 if let spec = args.string("interrupt") { line = try interruptLine(spec) }
-                return Opened(imu: imu, identity: identity, line: line, clock: clock, simulation: nil)
+                return Opened(imu: imu, identity: identity, line: line, clock: clock, simulation: nil,
+                              busClock: BusClockSupport.read(busPath: path), maximumReadLength: bus.maximumReadLength)
             } catch {
                 if error == silence(path, at: address) { silent.append(path) } else { lastError = error }
             }

@@ -1,4 +1,5 @@
 import PlumbDrivers
+import PlumbConfiguration
 import PlumbHAL
 import PlumbOrientation
 import PlumbSimulation
@@ -29,6 +30,21 @@ enum SimulatedIMU {
         let stream = IMUStream(imu: imu, line: sensor.line, clock: sensor.clock)
         let end = duration.map { sensor.chip.profileStart + Nanoseconds.seconds($0) }
         return (IMUStreamSource(stream: stream, name: "simulated \(model.part) (\(profile.name))", endNanoseconds: end), sensor)
+    }
+
+    /// A recording (the BROAD column format) as the emulated chip's motion.
+    static func recordedProfile(_ path: String) throws(CLIError) -> MotionProfile {
+        let text: String
+        do {
+            // Bytes that are not UTF-8 become U+FFFD, so the parser names their line.
+            text = String(decoding: try InputFile.read(path), as: UTF8.self)
+        } catch {
+            throw .failure("\(path): cannot read the recording (\(error.reason)).",
+                           fix: "Give the path of a CSV file with the columns \(MotionProfile.replayColumns.joined(separator: ", ")).")
+        }
+        do { return try MotionProfile.replay(csv: text, name: path) } catch {
+            throw .failure(error.description + ".", fix: error.fix)
+        }
     }
 
     /// The named built-in motion profile.

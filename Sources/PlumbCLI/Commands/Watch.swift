@@ -6,6 +6,7 @@ import PlumbFusion
 import PlumbHAL
 import PlumbMQTT
 import PlumbOrientation
+import PlumbSimulation
 
 /// `plumb watch`: prints every orientation change.
 enum Watch {
@@ -17,7 +18,9 @@ enum Watch {
         board's IMU (found as 'plumb run' finds it; the system's power state is followed), on the
         simulated IMU (--simulate), or on a recording (--replay FILE.csv, BROAD CSV format, played
         in virtual time as fast as possible, sensor frame = device frame), and prints one line per
-        change. JSON Lines: {"t_s": <seconds>, "deviceOrientation": "...", "interfaceOrientation": "..."}.
+        change. --simulate --replay FILE.csv plays the recording through the emulated chip
+        (--chip) and its driver instead: sampled at the chip's rate and scale, with the chip's
+        noise, FIFO batches and wake-ups; times are the recording's. JSON Lines: {"t_s": <seconds>, "deviceOrientation": "...", "interfaceOrientation": "..."}.
         --exec runs CMD through /bin/sh for each change with PLUMB_DEVICE_ORIENTATION and
         PLUMB_INTERFACE_ORIENTATION set.
         --mqtt URL also publishes each change (retained) to <prefix>/<hostname>/orientation and
@@ -31,7 +34,7 @@ enum Watch {
         ] + LiveSensor.options + [
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
             .option("chip", value: "PART", help: "Simulated chip (default mpu6050)."),
-            .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time."),
+            .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time (with --simulate: through the emulated chip)."),
             .option("duration", value: "SECONDS", help: "Stop after this much sensor time."),
             .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
             .option("exec", value: "CMD", help: "Run CMD for each change, with PLUMB_DEVICE_ORIENTATION and PLUMB_INTERFACE_ORIENTATION set."),
@@ -66,8 +69,7 @@ enum Watch {
         printer.mqtt = try mqttPublisher(args, context: context)
         defer { printer.mqtt?.stop() }
 
-        if let path = args.string("replay") {
-            if args.has("simulate") { throw CLIError.usage("--replay and --simulate cannot be combined.") }
+        if let path = args.string("replay"), !args.has("simulate") {
             let recording = try loadRecording(path)
             if rule == "seed" {
                 runSeedRule(recording, duration: duration, printer: printer)
@@ -80,7 +82,10 @@ enum Watch {
             try watch(motion, until: duration, printer: printer)
             return
         }
-        if rule == "seed" { throw CLIError.usage("--rule seed needs --replay FILE.") }
+        if rule == "seed" {
+            throw CLIError.usage(args.string("replay") == nil ? "--rule seed needs --replay FILE."
+                                 : "--rule seed reads the recording itself: leave out --simulate.")
+        }
         guard args.has("simulate") else {
             let motion = try liveMotion(args, context: context, algorithm: algorithm)
             if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
@@ -89,7 +94,13 @@ enum Watch {
             try watch(motion, until: duration, origin: SystemClock().nowNanoseconds, wallClock: true, printer: live)
             return
         }
-        let profile = try SimulatedIMU.profile(args.string("profile") ?? "tour")
+        let profile: MotionProfile
+        if let path = args.string("replay") {
+            if args.string("profile") != nil { throw CLIError.usage("Give '--profile' or '--replay', not both.") }
+            profile = try SimulatedIMU.recordedProfile(path)
+        } else {
+            profile = try SimulatedIMU.profile(args.string("profile") ?? "tour")
+        }
         let chip = args.string("chip") ?? "mpu6050"
         _ = try SimulatedIMU.source(chip: chip, profile: profile, duration: nil) // validates --chip
         let end = duration ?? profile.duration ?? 60
@@ -103,8 +114,10 @@ enum Watch {
             }
         }, estimator: { algorithm.makeGravityEstimator() }, classifier: classifier, energy: energy)
         if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
-        // The simulator's virtual clock starts at 1 s, when its profile starts.
-        try watch(motion, until: nil, origin: Nanoseconds.perSecond, printer: printer)
+        // The simulator's virtual clock starts at 1 s, when its profile starts; a recording's
+        // times are printed as the recording gives them.
+        let origin = Nanoseconds.perSecond &- UInt64(bitPattern: Int64((profile.timeOrigin * 1e9).rounded()))
+        try watch(motion, until: nil, origin: origin, printer: printer)
     }
 
     /// The publisher for --mqtt URL (settings from --mqtt-config FILE), started; `nil` without --mqtt.
@@ -175,7 +188,7 @@ enum Watch {
         energy.normal = found.imu
         let configuration = found.setup.configuration
         let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
-            do throws(CLIError) { return try LiveSensor.open(found, context: context) } catch {
+            do throws(CLIError) { return try LiveSensor.open(found, context: context, command: "watch") } catch {
                 if case .failure(let message, let fix) = error { throw .other(message + (fix.map { " (\($0))" } ?? "")) }
                 throw .other(String(describing: error))
             }

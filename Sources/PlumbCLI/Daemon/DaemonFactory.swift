@@ -27,6 +27,11 @@ struct DaemonFactory {
     var realClock: any MonotonicClock
     /// The LED class directory.
     var ledDirectory = "/sys/class/leds"
+    /// Where sysfs is mounted, for the I2C bus clock.
+    var sysfsRoot = "/sys"
+    /// Where the hardware source's events go as they happen (see ``StreamSampleSource/eventSink``);
+    /// `nil` keeps them for the daemon's ``DaemonPipeline/step(timeoutNanoseconds:)``.
+    var eventSink: (@Sendable (DaemonEvent) -> Void)?
     /// Performs kiosk rotations; `nil` runs the real commands (tests substitute a recorder).
     var rotationRunner: (any RotationActionRunner & Sendable)?
     /// Where `lowEnergy: auto` reads the power state (the running system's, on a poller thread).
@@ -180,7 +185,11 @@ struct DaemonFactory {
                 }
             }
             let name = "IMU at \(address) on \(busPath)" + (location.map { ", data-ready \($0)" } ?? ", polling")
-            return (StreamSampleSource(name: name, imu: imu, line: line, clock: clock), nil)
+            let source = StreamSampleSource(name: name, imu: imu, line: line, clock: clock)
+            source.eventSink = eventSink
+            source.useBusClock(BusClockSupport.read(busPath: busPath, sysfsRoot: sysfsRoot), maximumReadLength: bus.maximumReadLength,
+                               rateSetting: "imu.rate", model: BusClockSupport.model())
+            return (source, nil)
         }
     }
 

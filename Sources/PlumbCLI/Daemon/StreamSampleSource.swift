@@ -15,6 +15,11 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     let stream: IMUStream
     var clock: any MonotonicClock { stream.clock }
     private var events: [DaemonEvent] = []
+    /// Gap warnings, at most one summary a minute while they keep coming.
+    private var gapLog = GapLog()
+    /// Receives each event as it happens instead of ``takeEvents()`` (the commands that run the
+    /// notifier, such as `plumb watch`, print them); set before ``start(_:)``.
+    var eventSink: (@Sendable (DaemonEvent) -> Void)?
 
     init(name: String, imu: any IMU, line: (any InterruptLine)?, clock: any MonotonicClock) {
         self.name = name
@@ -22,28 +27,50 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
         stream = IMUStream(imu: imu, line: line, clock: clock)
     }
 
+    /// Tells the stream the clock of its bus, read from the device tree, so that it can say when
+    /// its rate needs more of the bus than is safe; logs the clock (and why it is unknown).
+    func useBusClock(_ reading: BusClockSupport.Reading, maximumReadLength: Int?, rateSetting: String, model: String?) {
+        stream.busClock = BusClockSupport.streamClock(reading, maximumReadLength: maximumReadLength, rateSetting: rateSetting, model: model)
+        if let error = reading.error {
+            emit(DaemonEvent(level: .warning, message: "the clock of \(reading.busPath) is unknown, its load not checked: cannot read \(error.path): \(error.message)"))
+        } else {
+            emit(DaemonEvent(level: .info, message: "I2C bus \(reading.busPath): \(reading.text)"))
+        }
+    }
+
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
         let effective: IMUConfiguration
         do { effective = try stream.start(configuration) } catch { throw .imu(error) }
         if let identity = imu.identity {
-            events.append(DaemonEvent(level: .info, message: "found \(identity.part) (WHO_AM_I 0x\(hex(identity.whoAmI))) at \(identity.address) on \(identity.bus)"))
-            for warning in identity.warnings { events.append(DaemonEvent(level: .warning, message: warning)) }
+            emit(DaemonEvent(level: .info, message: "found \(identity.part) (WHO_AM_I 0x\(hex(identity.whoAmI))) at \(identity.address) on \(identity.bus)"))
+            for warning in identity.warnings { emit(DaemonEvent(level: .warning, message: warning)) }
         }
+        // Notices from the start (the bus budget) now, after the chip's identity.
+        for notice in stream.takeNotices() { emit(DaemonEvent(level: .notice, message: notice.message)) }
         return effective
     }
 
     func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
         let before = samples.count
-        for gap in stream.step(into: &samples) {
-            let lost = gap.lostSamples.map { ", \($0) samples lost" } ?? ""
-            events.append(DaemonEvent(level: .warning, message: "gap in the stream from \(name): \(gap.reason.rawValue)\(lost)"))
+        let gaps = stream.step(into: &samples)
+        let now = stream.clock.nowNanoseconds
+        for gap in gaps {
+            if let line = gapLog.record(gap, source: name, now: now) { emit(DaemonEvent(level: .warning, message: line)) }
         }
-        for notice in stream.takeNotices() { events.append(DaemonEvent(level: .notice, message: notice.message)) }
+        if let summary = gapLog.flush(source: name, now: now) { emit(DaemonEvent(level: .warning, message: summary)) }
+        for notice in stream.takeNotices() { emit(DaemonEvent(level: .notice, message: notice.message)) }
         return samples.count > before ? .samples : .timedOut
     }
 
     func stop() throws(MotionSourceError) {
+        if let summary = gapLog.flush(source: name, now: stream.clock.nowNanoseconds, force: true) {
+            emit(DaemonEvent(level: .warning, message: summary))
+        }
         do { try stream.stop() } catch { throw .imu(error) }
+    }
+
+    private func emit(_ event: DaemonEvent) {
+        if let eventSink { eventSink(event) } else { events.append(event) }
     }
 
     func takeEvents() -> [DaemonEvent] {

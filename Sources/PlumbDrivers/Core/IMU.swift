@@ -100,6 +100,11 @@ public protocol IMU: AnyObject {
     /// The most samples one watermark interrupt can stand for: the configured watermark, or more
     /// when the FIFO compresses its data (LSM6DSO generation). A reader sizes its watchdog by it.
     var maximumSamplesPerWatermark: Int { get }
+    /// What streaming `configuration` would put on the bus, as this driver reads the FIFO: computed
+    /// without touching the bus, from the configuration as ``apply(_:)`` would program it. `nil`
+    /// before ``identify()`` (the layout depends on the part) or for a configuration the part
+    /// refuses. See ``BusBudget``.
+    func streamTraffic(for configuration: IMUConfiguration) -> StreamTraffic?
     /// Runs the chip's self-test and compares the response with the datasheet limits.
     func selfTest() throws(IMUError) -> SelfTestResult
     /// True when the chip still holds the configuration last applied (a brown-out or reset
@@ -110,6 +115,9 @@ public protocol IMU: AnyObject {
 extension IMU {
     /// The configured watermark: a chip whose FIFO holds each sample whole.
     public var maximumSamplesPerWatermark: Int { max(1, configuration.fifoWatermark) }
+
+    /// A driver that cannot say what its stream costs the bus.
+    public func streamTraffic(for configuration: IMUConfiguration) -> StreamTraffic? { nil }
 
     /// Drains with at most one edge (the one that woke the reader).
     public func drain(into samples: inout [IMUSample], edge: EdgeEvent?) throws(IMUError) -> DrainResult {

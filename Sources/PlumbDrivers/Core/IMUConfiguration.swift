@@ -5,7 +5,13 @@ public struct IMUConfiguration: Sendable, Equatable {
     public var outputDataRate: Double
     /// Accelerometer full-scale range in g (±). Default 4.
     public var accelerometerRange: Double
-    /// Gyroscope full-scale range in degrees per second (±). Default 500.
+    /// Gyroscope full-scale range in degrees per second (±). Default 2000: a hand turns a board
+    /// faster than 500 °/s (BROAD's fast-rotation trial 06 reaches 925 °/s on one axis), and a
+    /// clipped reading costs the attitude (the filter restarts from the accelerometer). Through
+    /// the emulated LSM6DSO, whose ±500 °/s scale clips at 573 °/s, orientation agreement on
+    /// BROAD was 99.46 % at ±500 and 99.56 % at ±2000 (`scripts/eval-orientation --chip
+    /// lsm6dso`). The resolution left, 0.061 °/s per count on an MPU-6050, is below its noise.
+    /// Linux's inv_mpu6050 also starts at ±2000 °/s (inv_mpu_core.c, chip_config_6050.fsr).
     public var gyroscopeRange: Double
     /// Digital low-pass bandwidth in hertz, or `nil` to let the driver choose from the rate
     /// (about ODR/2, as the kernel's inv_mpu6050 does). Default `nil`.
@@ -18,7 +24,7 @@ public struct IMUConfiguration: Sendable, Equatable {
     /// The interrupt pin's electrical behaviour.
     public var interrupt: InterruptPinConfiguration
 
-    public init(outputDataRate: Double = 100, accelerometerRange: Double = 4, gyroscopeRange: Double = 500,
+    public init(outputDataRate: Double = 100, accelerometerRange: Double = 4, gyroscopeRange: Double = 2000,
                 lowPassBandwidth: Double? = nil, fifoWatermark: Int = 16, gyroscopeEnabled: Bool = true,
                 interrupt: InterruptPinConfiguration = .init()) {
         self.outputDataRate = outputDataRate

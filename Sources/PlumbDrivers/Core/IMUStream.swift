@@ -35,6 +35,9 @@ import PlumbHAL
 /// - **Scale check.** The first still window (``gravityWindow`` samples) must read about 1 g; a
 ///   chip driven with the wrong scale (an LSM6DSO32 found as an LSM6DSO reads 0.5 g) is named in
 ///   a notice once.
+/// - **Bus budget.** Given the bus's clock (``busClock``), ``start(_:)`` compares the bus time the
+///   stream needs (``BusBudget``) with it once, and says in a notice when the stream needs more
+///   than ``BusBudget/safeShare`` of it, with how to raise the clock and the highest rate that fits.
 /// - **Integrity.** Only whole records are decoded (the drivers' contract), timestamps never go
 ///   backwards, and every loss is a ``StreamGap``.
 public final class IMUStream {
@@ -61,6 +64,31 @@ public final class IMUStream {
         public init() {}
     }
 
+    /// The I2C bus's clock as the caller found it (PlumbLinux reads it from the device tree), and
+    /// how the user can change what the bus budget notice suggests.
+    public struct BusClock: Sendable, Equatable {
+        /// The SCL clock, hertz.
+        public var hertz: Double
+        /// Where the figure came from, for the notice: "device tree".
+        public var source: String
+        /// The adapter's longest read (32 for SMBus-only adapters), or `nil`.
+        public var maximumReadLength: Int?
+        /// The setting that holds the output data rate, for the notice: "imu.rate", "--rate".
+        public var rateSetting: String
+        /// How to raise the clock to ``raisedHertz``, or `nil` when the notice cannot say:
+        /// "set dtparam=i2c_arm_baudrate=400000 in /boot/firmware/config.txt and reboot".
+        public var raiseInstruction: String?
+        /// The clock ``raiseInstruction`` gives, hertz. Default 400 kHz (Fast-mode, UM10204 §3.1:
+        /// the highest rating every supported part has; above it several parts and clones misbehave).
+        public var raisedHertz: Double
+
+        public init(hertz: Double, source: String, maximumReadLength: Int? = nil, rateSetting: String,
+                    raiseInstruction: String? = nil, raisedHertz: Double = 400_000) {
+            self.hertz = hertz; self.source = source; self.maximumReadLength = maximumReadLength
+            self.rateSetting = rateSetting; self.raiseInstruction = raiseInstruction; self.raisedHertz = raisedHertz
+        }
+    }
+
     /// Counts for reports and benchmarks.
     public struct Statistics: Sendable, Equatable {
         /// Times the reader blocked (a wait for an edge or a sleep) and woke again.
@@ -84,6 +112,12 @@ public final class IMUStream {
     public private(set) var statistics = Statistics()
     /// Notices since the last ``takeNotices()``.
     public private(set) var notices: [Notice] = []
+    /// The bus's clock, when known; `nil` (unknown: no device tree, i2c-stub, a simulation)
+    /// checks nothing. Set before ``start(_:)``.
+    public var busClock: BusClock?
+    /// The bus budget was checked (once per stream: a restart with another configuration, such
+    /// as the low-energy mode's, does not say it again).
+    private var busBudgetChecked = false
     /// The configuration the chip runs (as the driver reported it).
     public private(set) var configuration: IMUConfiguration
 
@@ -140,6 +174,7 @@ public final class IMUStream {
         if imu.identity == nil { _ = try imu.identify() }
         try imu.reset()
         self.configuration = try imu.apply(configuration)
+        checkBusBudget()
         try imu.startStreaming()
         discardQueuedEdges() // stale edges from before the start mean nothing
         started = true
@@ -468,6 +503,38 @@ public final class IMUStream {
             }
             return
         }
+    }
+
+    /// Compares the bus time the requested stream needs with ``busClock``, once; says when it needs
+    /// more than ``BusBudget/safeShare``: the share, the clock and its source, and the fixes (the
+    /// raised clock with the share it would leave, and the highest rate that fits this clock).
+    private func checkBusBudget() {
+        guard !busBudgetChecked, let clock = busClock, clock.hertz > 0, let traffic = imu.streamTraffic(for: requested) else { return }
+        busBudgetChecked = true
+        let budget = BusBudget(traffic: traffic, busHertz: clock.hertz, maximumReadLength: clock.maximumReadLength)
+        guard !budget.fits else { return }
+        func percent(_ share: Double) -> String { "\(Int((share * 100).rounded())) %" }
+        let bus = imu.identity?.bus ?? "the I2C bus"
+        var fixes: [String] = []
+        if let raise = clock.raiseInstruction, clock.raisedHertz > clock.hertz {
+            let raised = BusBudget(traffic: traffic, busHertz: clock.raisedHertz, maximumReadLength: clock.maximumReadLength)
+            fixes.append("\(raise) (then \(percent(raised.share)))")
+        }
+        if let rate = BusBudget.highestFittingRate(for: imu, configuration: requested, busHertz: clock.hertz,
+                                                   maximumReadLength: clock.maximumReadLength) {
+            fixes.append("set \(clock.rateSetting) to \(Self.rateText(rate)) or lower")
+        } else {
+            fixes.append("lower \(clock.rateSetting)")
+        }
+        notice("\(bus) runs at \(frequencyText(hertz: clock.hertz)) (\(clock.source)) and the \(traffic.part) at \(Self.rateText(traffic.outputDataRate)) Hz "
+            + "needs \(percent(budget.share)) of it (\(Int((budget.bitsPerSecond / 1000).rounded())) kbit/s, a FIFO read every \(traffic.samplesPerDrain) samples); "
+            + "above \(percent(BusBudget.safeShare)) the FIFO can overflow (gaps in the stream): " + fixes.joined(separator: ", or "))
+    }
+
+    /// "333" for 333.3 Hz (a rate the chip runs at or below), "12.5" for 12.5 Hz.
+    static func rateText(_ hertz: Double) -> String {
+        if hertz >= 100 || hertz == hertz.rounded() { return String(Int(hertz.rounded(.down))) }
+        return String((hertz * 10).rounded(.down) / 10)
     }
 
     private func notice(_ message: String) {
