@@ -281,11 +281,19 @@ private final class RecordingRunner: RotationActionRunner {
     func perform(_ action: RotationAction) throws { actions.append(action.description) }
 }
 
-/// A runner whose tool fails as SystemActionRunner reports it: a message and a fix.
+/// A runner whose tool fails as SystemActionRunner reports it, a message and a fix: the first
+/// `times` tries (all of them by default).
 private final class FailingRunner: RotationActionRunner {
+    let times: Int
+    let message: String
+    private(set) var tries = 0
+    init(times: Int = .max, message: String = "there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1") {
+        self.times = times; self.message = message
+    }
     func perform(_ action: RotationAction) throws {
-        throw CLIError.failure("there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1",
-                               fix: "Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk).")
+        tries += 1
+        guard tries <= times else { return }
+        throw CLIError.failure(message, fix: "Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk).")
     }
 }
 
@@ -313,19 +321,66 @@ private final class FailingRunner: RotationActionRunner {
         #expect(runner.actions.last == "wlr-randr --output HDMI-A-1 --on --transform normal")
     }
 
-    @Test func aFailedTurnIsLoggedWithItsFix() throws {
+    @Test func aFailedTurnIsLoggedWithItsFixAndTriedAgain() throws {
         let source = RecordingSource(recording: recording([SIMD3(0, g, 0)]), name: "recording")
+        let runner = FailingRunner()
         let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"),
-                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: FailingRunner(), clock: source.clock)
+                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
         let pipeline = try SensorPipeline(
             source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
             outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
         let events = try run(pipeline)
+        // Logged once (the same failure again is not), as a warning: it is tried again.
         #expect(events.filter { $0.message.hasPrefix("kiosk:") }.map(\.message) == [
-            "kiosk: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal): "
+            "kiosk: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal); "
+                + "trying again in 1 s, then at least every 10 s, until it works: "
                 + "there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1 Fix: Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk).",
         ])
-        #expect(events.first { $0.message.hasPrefix("kiosk:") }?.level == .error)
+        #expect(events.first { $0.message.hasPrefix("kiosk:") }?.level == .warning)
+        // 20 s of portrait: tries after the hold-off and 1, 2, 4 and 8 s later.
+        #expect(runner.tries == 5)
+        try pipeline.shutdown()
+    }
+
+    /// plumb.service started before the compositor (found by scripts/service-vm-test): the turn
+    /// works once the compositor is up, without the device moving.
+    @Test func aTurnWorksOnceTheCompositorIsUp() throws {
+        let source = RecordingSource(recording: recording([SIMD3(0, g, 0)]), name: "recording")
+        let runner = FailingRunner(times: 3, message: "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY=wayland-1, XDG_RUNTIME_DIR=/run/user/1000)")
+        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HEADLESS-1"),
+                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }
+        #expect(runner.tries == 4)
+        #expect(events.count == 2)
+        #expect(events.first?.level == .warning)
+        #expect(events.first?.message.hasPrefix("kiosk: could not turn the screen to portrait (wlr-randr --output HEADLESS-1 --on --transform normal); "
+                                                + "trying again in 1 s, then at least every 10 s, until it works: "
+                                                + "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY=wayland-1, XDG_RUNTIME_DIR=/run/user/1000) Fix: ") == true)
+        #expect(events.last?.level == .notice)
+        // Tries after the hold-off and 1, 2 and 4 s later: the fourth works 7 s after the first.
+        let last = events.last?.message ?? ""
+        #expect(last.hasPrefix("kiosk: turned the screen to portrait (wlr-randr --output HEADLESS-1 --on --transform normal) after 3 failed tries in 7"), "\(last)")
+        try pipeline.shutdown()
+    }
+
+    /// A turn that keeps failing for a minute is logged once more, as an error.
+    @Test func aTurnFailingForAMinuteIsAnError() throws {
+        let source = RecordingSource(recording: recording(Array(repeating: SIMD3(0, g, 0), count: 4)), name: "recording")
+        let runner = FailingRunner()
+        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"),
+                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }
+        #expect(events.map(\.level) == [.warning, .error])
+        #expect(events.last?.message.hasPrefix("kiosk: still cannot turn the screen to portrait after 10 tries in 6") == true, "\(events.last?.message ?? "")")
+        #expect(events.last?.message.contains("(wlr-randr --output HDMI-A-1 --on --transform normal); trying again every 10 s: there is no output HDMI-A-1") == true)
+        // 80 s: after the hold-off, +1, +2, +4, +8, then every 10 s.
+        #expect(runner.tries == 11)
         try pipeline.shutdown()
     }
 }
