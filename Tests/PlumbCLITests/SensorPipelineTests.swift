@@ -297,8 +297,45 @@ private final class FailingRunner: RotationActionRunner {
     }
 }
 
+/// Turns succeed; the listing shows the last turn, but upright at read-back `keptFor + 1` (a
+/// compositor that restarted in between).
+private final class RestartingScreenRunner: RotationActionRunner {
+    var actions: [String] = []
+    var listings = 0
+    let keptFor: Int
+    init(keptFor: Int) { self.keptFor = keptFor }
+    func perform(_ action: RotationAction) throws { actions.append(action.description) }
+    func capture(_ action: RotationAction) throws -> String? {
+        listings += 1
+        let transform = listings == keptFor + 1 ? "normal" : (actions.last?.split(separator: " ").last.map(String.init) ?? "normal")
+        return "HDMI-A-1 \"Monitor\"\n  Enabled: yes\n  Modes:\n    1920x1080 px, 60.000000 Hz (current)\n  Position: 0,0\n  Transform: \(transform)\n  Scale: 1.000000\n"
+    }
+}
+
 @Suite struct KioskDaemonOutputTests {
     let g = 9.80665
+
+    @Test func aTurnLostToARestartedCompositorIsMadeAgain() throws {
+        // 20 s on the long edge; the screen is read back every 5 s and comes back upright after the second read.
+        let source = RecordingSource(recording: recording([SIMD3(g, 0, 0)]), name: "recording")
+        let runner = RestartingScreenRunner(keptFor: 2)
+        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"),
+                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }
+        #expect(runner.actions == ["wlr-randr --output HDMI-A-1 --on --transform 270", "wlr-randr --output HDMI-A-1 --on --transform 270"])
+        #expect(events.map(\.message) == [
+            "kiosk: turned the screen to landscapeRight (wlr-randr --output HDMI-A-1 --on --transform 270)",
+            "kiosk: the screen HDMI-A-1 shows normal, not 270 (the compositor restarted, or the screen was plugged in again?): turning it to landscapeRight again",
+            "kiosk: turned the screen to landscapeRight (wlr-randr --output HDMI-A-1 --on --transform 270)",
+        ])
+        #expect(events[1].level == .notice)
+        // Read back at about 5, 10, 15 s after the turn (the third found it upright, the fourth the turn again).
+        #expect((3...4).contains(runner.listings), "\(runner.listings)")
+        try pipeline.shutdown()
+    }
 
     @Test func turnsTheScreenAfterTheHoldOffAndBackOnRestore() throws {
         let source = RecordingSource(recording: recording([SIMD3(0, g, 0), SIMD3(g, 0, 0)]), name: "recording")

@@ -15,6 +15,9 @@ final class KioskDaemonOutput: DaemonOutput {
     /// After a failed turn: again in 1 s, then 2, 4, 8 s and every 10 s (one short-lived process
     /// each, so a broken setup costs little).
     static let retry = KioskController.Retry(first: Nanoseconds.perSecond, maximum: 10 * Nanoseconds.perSecond)
+    /// How often what the screen shows is read back (one short-lived wlr-randr or xrandr each),
+    /// so that a turn lost to a restarted compositor or a re-plugged screen is made again.
+    static let verifyInterval: UInt64 = 5 * Nanoseconds.perSecond
     /// How long failing turns go on before they are logged as an error.
     static let failingLong: UInt64 = 60 * Nanoseconds.perSecond
 
@@ -32,6 +35,7 @@ final class KioskDaemonOutput: DaemonOutput {
     init(backend: KioskBackend, settings: KioskController.Settings, runner: any RotationActionRunner, clock: any MonotonicClock) {
         var settings = settings
         settings.retry = settings.retry ?? Self.retry
+        settings.verifyInterval = settings.verifyInterval ?? Self.verifyInterval
         controller = KioskController(backend: backend, settings: settings, runner: runner)
         self.runner = runner
         self.clock = clock
@@ -79,6 +83,10 @@ final class KioskDaemonOutput: DaemonOutput {
                 log.append(DaemonEvent(level: .info, message: "kiosk: \(o.rawValue) is not in orientation.interfaceOrientations; the screen stays"))
             case .heldByLock(let o, _):
                 log.append(DaemonEvent(level: .info, message: "kiosk: \(o.rawValue) held back by the orientation lock"))
+            case .drifted(let o, let shown, _):
+                let output = controller.backend.output.map { " \($0)" } ?? ""
+                log.append(DaemonEvent(level: .notice, message: "kiosk: the screen\(output) shows \(shown), not \(controller.backend.shownWord(for: o)) "
+                                       + "(the compositor restarted, or the screen was plugged in again?): turning it to \(o.rawValue) again"))
             }
         }
         reported = controller.events.count
