@@ -281,16 +281,61 @@ private final class RecordingRunner: RotationActionRunner {
     func perform(_ action: RotationAction) throws { actions.append(action.description) }
 }
 
-/// A runner whose tool fails as SystemActionRunner reports it: a message and a fix.
+/// A runner whose tool fails as SystemActionRunner reports it, a message and a fix: the first
+/// `times` tries (all of them by default).
 private final class FailingRunner: RotationActionRunner {
+    let times: Int
+    let message: String
+    private(set) var tries = 0
+    init(times: Int = .max, message: String = "there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1") {
+        self.times = times; self.message = message
+    }
     func perform(_ action: RotationAction) throws {
-        throw CLIError.failure("there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1",
-                               fix: "Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk).")
+        tries += 1
+        guard tries <= times else { return }
+        throw CLIError.failure(message, fix: "Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk).")
+    }
+}
+
+/// Turns succeed; the listing shows the last turn, but upright at read-back `keptFor + 1` (a
+/// compositor that restarted in between).
+private final class RestartingScreenRunner: RotationActionRunner {
+    var actions: [String] = []
+    var listings = 0
+    let keptFor: Int
+    init(keptFor: Int) { self.keptFor = keptFor }
+    func perform(_ action: RotationAction) throws { actions.append(action.description) }
+    func capture(_ action: RotationAction) throws -> String? {
+        listings += 1
+        let transform = listings == keptFor + 1 ? "normal" : (actions.last?.split(separator: " ").last.map(String.init) ?? "normal")
+        return "HDMI-A-1 \"Monitor\"\n  Enabled: yes\n  Modes:\n    1920x1080 px, 60.000000 Hz (current)\n  Position: 0,0\n  Transform: \(transform)\n  Scale: 1.000000\n"
     }
 }
 
 @Suite struct KioskDaemonOutputTests {
     let g = 9.80665
+
+    @Test func aTurnLostToARestartedCompositorIsMadeAgain() throws {
+        // 20 s on the long edge; the screen is read back every 5 s and comes back upright after the second read.
+        let source = RecordingSource(recording: recording([SIMD3(g, 0, 0)]), name: "recording")
+        let runner = RestartingScreenRunner(keptFor: 2)
+        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"),
+                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }
+        #expect(runner.actions == ["wlr-randr --output HDMI-A-1 --on --transform 270", "wlr-randr --output HDMI-A-1 --on --transform 270"])
+        #expect(events.map(\.message) == [
+            "kiosk: turned the screen to landscapeRight (wlr-randr --output HDMI-A-1 --on --transform 270)",
+            "kiosk: the screen HDMI-A-1 shows normal, not 270 (the compositor restarted, or the screen was plugged in again?): turning it to landscapeRight again",
+            "kiosk: turned the screen to landscapeRight (wlr-randr --output HDMI-A-1 --on --transform 270)",
+        ])
+        #expect(events[1].level == .notice)
+        // Read back at about 5, 10, 15 s after the turn (the third found it upright, the fourth the turn again).
+        #expect((3...4).contains(runner.listings), "\(runner.listings)")
+        try pipeline.shutdown()
+    }
 
     @Test func turnsTheScreenAfterTheHoldOffAndBackOnRestore() throws {
         let source = RecordingSource(recording: recording([SIMD3(0, g, 0), SIMD3(g, 0, 0)]), name: "recording")
@@ -313,19 +358,66 @@ private final class FailingRunner: RotationActionRunner {
         #expect(runner.actions.last == "wlr-randr --output HDMI-A-1 --on --transform normal")
     }
 
-    @Test func aFailedTurnIsLoggedWithItsFix() throws {
+    @Test func aFailedTurnIsLoggedWithItsFixAndTriedAgain() throws {
         let source = RecordingSource(recording: recording([SIMD3(0, g, 0)]), name: "recording")
+        let runner = FailingRunner()
         let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"),
-                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: FailingRunner(), clock: source.clock)
+                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
         let pipeline = try SensorPipeline(
             source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
             outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
         let events = try run(pipeline)
+        // Logged once (the same failure again is not), as a warning: it is tried again.
         #expect(events.filter { $0.message.hasPrefix("kiosk:") }.map(\.message) == [
-            "kiosk: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal): "
+            "kiosk: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal); "
+                + "trying again in 1 s, then at least every 10 s, until it works: "
                 + "there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1 Fix: Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk).",
         ])
-        #expect(events.first { $0.message.hasPrefix("kiosk:") }?.level == .error)
+        #expect(events.first { $0.message.hasPrefix("kiosk:") }?.level == .warning)
+        // 20 s of portrait: tries after the hold-off and 1, 2, 4 and 8 s later.
+        #expect(runner.tries == 5)
+        try pipeline.shutdown()
+    }
+
+    /// plumb.service started before the compositor (found by scripts/service-vm-test): the turn
+    /// works once the compositor is up, without the device moving.
+    @Test func aTurnWorksOnceTheCompositorIsUp() throws {
+        let source = RecordingSource(recording: recording([SIMD3(0, g, 0)]), name: "recording")
+        let runner = FailingRunner(times: 3, message: "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY=wayland-1, XDG_RUNTIME_DIR=/run/user/1000)")
+        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HEADLESS-1"),
+                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }
+        #expect(runner.tries == 4)
+        #expect(events.count == 2)
+        #expect(events.first?.level == .warning)
+        #expect(events.first?.message.hasPrefix("kiosk: could not turn the screen to portrait (wlr-randr --output HEADLESS-1 --on --transform normal); "
+                                                + "trying again in 1 s, then at least every 10 s, until it works: "
+                                                + "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY=wayland-1, XDG_RUNTIME_DIR=/run/user/1000) Fix: ") == true)
+        #expect(events.last?.level == .notice)
+        // Tries after the hold-off and 1, 2 and 4 s later: the fourth works 7 s after the first.
+        let last = events.last?.message ?? ""
+        #expect(last.hasPrefix("kiosk: turned the screen to portrait (wlr-randr --output HEADLESS-1 --on --transform normal) after 3 failed tries in 7"), "\(last)")
+        try pipeline.shutdown()
+    }
+
+    /// A turn that keeps failing for a minute is logged once more, as an error.
+    @Test func aTurnFailingForAMinuteIsAnError() throws {
+        let source = RecordingSource(recording: recording(Array(repeating: SIMD3(0, g, 0), count: 4)), name: "recording")
+        let runner = FailingRunner()
+        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"),
+                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }
+        #expect(events.map(\.level) == [.warning, .error])
+        #expect(events.last?.message.hasPrefix("kiosk: still cannot turn the screen to portrait after 10 tries in 6") == true, "\(events.last?.message ?? "")")
+        #expect(events.last?.message.contains("(wlr-randr --output HDMI-A-1 --on --transform normal); trying again every 10 s: there is no output HDMI-A-1") == true)
+        // 80 s: after the hold-off, +1, +2, +4, +8, then every 10 s.
+        #expect(runner.tries == 11)
         try pipeline.shutdown()
     }
 }

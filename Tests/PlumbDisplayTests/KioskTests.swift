@@ -13,6 +13,17 @@ final class SwitchLock: OrientationLock {
     var isLocked = false
 }
 
+/// Fails while `down` is set, as wlr-randr does while the compositor is not up; records the tries.
+final class DownRunner: RotationActionRunner {
+    struct Unreachable: Error {}
+    var down = true
+    var tries: [RotationAction] = []
+    func perform(_ action: RotationAction) throws {
+        tries.append(action)
+        if down { throw Unreachable() }
+    }
+}
+
 private let ms = Nanoseconds.perMillisecond
 
 @Suite struct KioskBackendTests {
@@ -100,5 +111,57 @@ private let ms = Nanoseconds.perMillisecond
         #expect(kiosk.events[1] == .ignoredNotAllowed(.portraitUpsideDown, atNanoseconds: 10 * ms))
         #expect(runner.actions == [.write(path: "/sys/class/graphics/fbcon/rotate_all", contents: "0"),
                                    .write(path: "/sys/class/graphics/fbcon/rotate_all", contents: "3")])
+    }
+
+    /// Without a retry a failed turn is dropped: the screen stays until the orientation changes.
+    @Test func withoutRetryAFailedTurnIsDropped() throws {
+        let runner = DownRunner()
+        let kiosk = KioskController(backend: KioskBackend(kind: .wlrRandr), settings: .init(holdOff: 500 * ms), runner: runner)
+        kiosk.observe(.landscapeLeft, at: 0)
+        #expect(throws: DownRunner.Unreachable.self) { try kiosk.tick(at: 500 * ms) }
+        #expect(kiosk.pending == nil)
+        runner.down = false
+        #expect(try kiosk.tick(at: 60_000 * ms) == nil)
+        #expect(runner.tries.count == 1)
+        #expect(kiosk.failuresInARow == 1)
+    }
+
+    /// The compositor comes up late: the turn is tried again after 1, 2, then 4 s (the maximum)
+    /// and works once the compositor is there; a newer orientation is the one tried.
+    @Test func aFailedTurnIsTriedAgainWithGrowingPauses() throws {
+        let runner = DownRunner()
+        let retry = KioskController.Retry(first: 1000 * ms, maximum: 4000 * ms)
+        let kiosk = KioskController(backend: KioskBackend(kind: .wlrRandr), settings: .init(holdOff: 500 * ms, retry: retry), runner: runner)
+        kiosk.observe(.landscapeLeft, at: 0)
+        #expect(throws: DownRunner.Unreachable.self) { try kiosk.tick(at: 500 * ms) }
+        #expect(kiosk.retryAt == 1500 * ms)
+        #expect(kiosk.nextDeadline == 1500 * ms)
+        #expect(try kiosk.tick(at: 1499 * ms) == nil)   // no try before the pause is over
+        #expect(runner.tries.count == 1)
+        #expect(throws: DownRunner.Unreachable.self) { try kiosk.tick(at: 1500 * ms) }
+        #expect(kiosk.retryAt == 3500 * ms)
+        #expect(throws: DownRunner.Unreachable.self) { try kiosk.tick(at: 3500 * ms) }
+        #expect(kiosk.retryAt == 7500 * ms)
+        #expect(kiosk.failuresInARow == 3)
+        #expect(kiosk.failingSince == 500 * ms)
+        kiosk.observe(.portraitUpsideDown, at: 5000 * ms)   // moved meanwhile: its hold-off ends before the pause
+        #expect(kiosk.nextDeadline == 7500 * ms)
+        #expect(try kiosk.tick(at: 6000 * ms) == nil)
+        runner.down = false
+        #expect(try kiosk.tick(at: 7500 * ms) == .portraitUpsideDown)
+        #expect(runner.tries.map(\.description) == ["wlr-randr --output HDMI-A-1 --on --transform 90", "wlr-randr --output HDMI-A-1 --on --transform 90",
+                                                    "wlr-randr --output HDMI-A-1 --on --transform 90", "wlr-randr --output HDMI-A-1 --on --transform 180"])
+        #expect(kiosk.applied == .portraitUpsideDown)
+        #expect(kiosk.failuresInARow == 0 && kiosk.failingSince == nil && kiosk.retryAt == nil)
+        // The next turn is not held back by the old pauses.
+        kiosk.observe(.portrait, at: 8000 * ms)
+        #expect(try kiosk.tick(at: 8500 * ms) == .portrait)
+    }
+
+    @Test func retryPausesDoubleUpToTheMaximum() {
+        let retry = KioskController.Retry(first: 1000 * ms, maximum: 10_000 * ms)
+        #expect((1...7).map { retry.pause(afterFailures: $0) / ms } == [1000, 2000, 4000, 8000, 10_000, 10_000, 10_000])
+        let huge = KioskController.Retry(first: UInt64.max / 3, maximum: UInt64.max)
+        #expect(huge.pause(afterFailures: 10) == UInt64.max)
     }
 }

@@ -81,6 +81,9 @@ enum Kiosk {
             try LiveSensor.check(found, context: context)
             source = try LiveSensor.open(found, context: context, command: "kiosk")
             live = (found, try LiveSensor.stopOnSignals())
+            // On the board's IMU, in wall time: a compositor that restarts, or a screen plugged in
+            // again, comes back upright; the kiosk notices and turns it again.
+            settings.verifyInterval = KioskDaemonOutput.verifyInterval
         }
 
         let runner: any RotationActionRunner = args.has("dry-run") ? PrintingRunner(context: context) : SystemActionRunner(environment: context.environment)
@@ -99,6 +102,8 @@ enum Kiosk {
                     context.out.line("\(seconds(t)) s  \(o.rawValue): \(action) failed, screen stays")
                 case .heldByLock(let o, let t):
                     context.out.line("\(seconds(t)) s  \(o.rawValue): locked, screen stays")
+                case .drifted(let o, let shown, let t):
+                    context.out.line("\(seconds(t)) s  \(o.rawValue): the screen shows \(shown) now, turning it again")
                 }
             }
             reported = controller.events.count
@@ -259,6 +264,18 @@ final class SystemActionRunner: RotationActionRunner {
                 throw CLIError.failure("cannot write \(path): \(failure.localizedDescription)")
             }
         }
+    }
+
+    /// Runs a listing (wlr-randr, xrandr --query) and returns what it printed; a program that is
+    /// missing or fails throws, as a turn would.
+    func capture(_ action: RotationAction) throws -> String? {
+        guard case .run(let program, let arguments, let extra) = action else { return nil }
+        guard let path = Self.find(program, in: environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin") else {
+            throw CLIError.failure("\(program) is not on PATH")
+        }
+        let (status, text) = try launch(path, arguments, environment: environment.merging(extra) { $1 }, capture: true)
+        guard status == 0 else { throw CLIError.failure("'\(action)' exited with status \(status)") }
+        return text
     }
 
     /// Runs wlr-randr or xrandr with its output captured; on failure (or xrandr's "not found;

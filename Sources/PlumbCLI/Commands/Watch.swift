@@ -18,9 +18,10 @@ enum Watch {
         board's IMU (found as 'plumb run' finds it; the system's power state is followed), on the
         simulated IMU (--simulate), or on a recording (--replay FILE.csv, BROAD CSV format, played
         in virtual time as fast as possible, sensor frame = device frame), and prints one line per
-        change. --simulate --replay FILE.csv plays the recording through the emulated chip
-        (--chip) and its driver instead: sampled at the chip's rate and scale, with the chip's
-        noise, FIFO batches and wake-ups; times are the recording's. JSON Lines: {"t_s": <seconds>, "deviceOrientation": "...", "interfaceOrientation": "..."}.
+        change. JSON Lines: {"t_s": <seconds>, "deviceOrientation": "...", "interfaceOrientation": "..."}.
+        --simulate --replay FILE.csv plays the recording through the emulated chip (--chip) and
+        its driver instead: sampled at the chip's rate and scale, with the chip's noise, FIFO
+        batches and wake-ups; times are the recording's.
         --exec runs CMD through /bin/sh for each change with PLUMB_DEVICE_ORIENTATION and
         PLUMB_INTERFACE_ORIENTATION set.
         --mqtt URL also publishes each change (retained) to <prefix>/<hostname>/orientation and

@@ -101,6 +101,58 @@ public struct KioskBackend: Sendable, Equatable {
         ]
     }
 
+    /// How to ask the tool what the output shows now (``shownRotation(inListing:)`` reads the
+    /// answer), or `nil` for backends whose state nothing else changes (fbcon) or cannot be read
+    /// (a command).
+    public var listingAction: RotationAction? {
+        switch kind {
+        case .wlrRandr: return .run(program: "wlr-randr", arguments: [], environment: [:])
+        case .xrandr: return .run(program: "xrandr", arguments: ["--query"], environment: [:])
+        case .fbcon, .command: return nil
+        }
+    }
+
+    /// What ``output`` shows in a listing from ``listingAction``, in the backend's own word
+    /// ("90", "left", "normal"); `nil` when the listing does not say: the output is not in it, or
+    /// it is off (wlr-randr also reports sway's headless outputs as disabled, transform and all).
+    ///
+    /// wlr-randr (0.2, 0.3) prints a line per head that starts with its name, then indented
+    /// details, among them `  Enabled: yes|no` and, for an enabled head only, `  Transform: T`
+    /// with T from wl_output's transform names (wlr-randr main.c, print_state). xrandr --query
+    /// prints `NAME connected [primary] WxH+X+Y [left|inverted|right] [X axis|Y axis] (normal left
+    /// inverted right x axis y axis) ...`: the rotation word only when it is not normal, and no
+    /// geometry at all while the output is off (xrandr.c, the output's summary line).
+    public func shownRotation(inListing listing: String) -> String? {
+        let name = output ?? (kind == .xrandr ? "HDMI-1" : "HDMI-A-1")
+        let lines = listing.split(separator: "\n", omittingEmptySubsequences: false)
+        switch kind {
+        case .wlrRandr:
+            guard let start = lines.firstIndex(where: { $0.split(separator: " ").first.map(String.init) == name }) else { return nil }
+            for line in lines[(start + 1)...] {
+                guard line.first == " " || line.first == "\t" else { break }
+                let text = line.drop { $0 == " " || $0 == "\t" }
+                if text.hasPrefix("Transform: ") { return String(text.dropFirst("Transform: ".count)) }
+            }
+            return nil
+        case .xrandr:
+            guard let line = lines.first(where: { $0.split(separator: " ").first.map(String.init) == name }) else { return nil }
+            let fields = line.split(separator: " ")
+            guard fields.count > 1, fields[1] == "connected" else { return nil }
+            // The fields before the list of rotations the output can take.
+            let summary = fields.prefix { !$0.hasPrefix("(") }
+            guard summary.contains(where: { $0.contains("+") && $0.contains("x") }) else { return nil }
+            return summary.first { ["left", "inverted", "right"].contains($0) }.map(String.init) ?? "normal"
+        case .fbcon, .command:
+            return nil
+        }
+    }
+
+    /// The word ``shownRotation(inListing:)`` gives for a screen showing `orientation`.
+    public func shownWord(for orientation: InterfaceOrientation) -> String {
+        let d = degrees(for: orientation)
+        return kind == .xrandr ? Self.xrandrRotation(d) : Self.wlrTransform(d)
+    }
+
     static func wlrTransform(_ degrees: Int) -> String { degrees == 0 ? "normal" : String(degrees) }
 
     static func xrandrRotation(_ degrees: Int) -> String {

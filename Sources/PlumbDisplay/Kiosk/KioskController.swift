@@ -5,6 +5,13 @@ import PlumbOrientation
 /// tests record.
 public protocol RotationActionRunner: AnyObject {
     func perform(_ action: RotationAction) throws
+    /// Runs `action` (a listing, ``KioskBackend/listingAction``) and returns what it printed, or
+    /// `nil` when this runner cannot (then nothing is checked).
+    func capture(_ action: RotationAction) throws -> String?
+}
+
+extension RotationActionRunner {
+    public func capture(_ action: RotationAction) throws -> String? { nil }
 }
 
 /// Whether the user has locked the screen's orientation.
@@ -26,16 +33,57 @@ public final class NoOrientationLock: OrientationLock {
 /// turns, and when it is released the screen turns at once to an orientation that has already
 /// held for the hold-off. Time is the caller's (``observe(_:at:)`` and ``tick(at:)`` take
 /// monotonic nanoseconds), so a timeline runs in virtual time.
+///
+/// A turn that fails is dropped (the next change tries again), or, with ``Settings/retry``, kept
+/// and tried again after a growing pause until it works: a service may start before the
+/// compositor it turns (plumb.service and a desktop session start side by side at boot), and a
+/// kiosk that stands still would otherwise keep the wrong turn until it is moved.
+///
+/// With ``Settings/verifyInterval``, what the screen shows is read back now and then
+/// (``KioskBackend/listingAction``) while no turn is pending: a compositor that restarted, or a
+/// screen plugged in again, comes back upright while the controller still believes its last turn
+/// is on screen, and a kiosk standing still would never be turned again. When the listing shows
+/// another rotation, the turn is made again (``Event/drifted(_:shown:atNanoseconds:)``).
 public final class KioskController {
+    /// When a failed turn is tried again: `first` after the first failure, then twice as long
+    /// after each further one, never longer than `maximum`.
+    public struct Retry: Sendable, Equatable {
+        /// The pause after the first failure, in nanoseconds.
+        public var first: UInt64
+        /// The longest pause, in nanoseconds.
+        public var maximum: UInt64
+
+        public init(first: UInt64, maximum: UInt64) {
+            precondition(first > 0 && maximum >= first, "Retry needs 0 < first <= maximum")
+            self.first = first; self.maximum = maximum
+        }
+
+        /// The pause after the `failures`-th failure in a row (1, 2, ...), in nanoseconds.
+        public func pause(afterFailures failures: Int) -> UInt64 {
+            var pause = first
+            for _ in 1..<max(failures, 1) {
+                guard pause < maximum else { break }
+                pause = pause > maximum / 2 ? maximum : pause * 2
+            }
+            return min(pause, maximum)
+        }
+    }
+
     /// Settings of the kiosk.
     public struct Settings: Sendable, Equatable {
         /// How long a new orientation must hold before the screen turns, in nanoseconds. Default 1 s.
         public var holdOff: UInt64 = Nanoseconds.perSecond
         /// The orientations the screen may take. Default: all four.
         public var allowed: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases)
+        /// How a failed turn is tried again. Default `nil`: it is dropped, and the next change tries.
+        public var retry: Retry?
+        /// How often what the screen shows is read back and a lost turn made again, in
+        /// nanoseconds. Default `nil`: never.
+        public var verifyInterval: UInt64?
 
-        public init(holdOff: UInt64 = Nanoseconds.perSecond, allowed: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases)) {
-            self.holdOff = holdOff; self.allowed = allowed
+        public init(holdOff: UInt64 = Nanoseconds.perSecond, allowed: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases),
+                    retry: Retry? = nil, verifyInterval: UInt64? = nil) {
+            self.holdOff = holdOff; self.allowed = allowed; self.retry = retry; self.verifyInterval = verifyInterval
         }
     }
 
@@ -49,6 +97,9 @@ public final class KioskController {
         case failed(InterfaceOrientation, action: String, atNanoseconds: UInt64)
         /// The orientation held long enough but the lock is set.
         case heldByLock(InterfaceOrientation, atNanoseconds: UInt64)
+        /// The screen was turned to this orientation, but the backend's listing shows `shown`
+        /// (its own word) now: the turn is made again.
+        case drifted(InterfaceOrientation, shown: String, atNanoseconds: UInt64)
     }
 
     public let backend: KioskBackend
@@ -60,8 +111,16 @@ public final class KioskController {
     /// The orientation waiting for its hold-off, and since when.
     public private(set) var pending: (orientation: InterfaceOrientation, since: UInt64)?
     public private(set) var events: [Event] = []
+    /// Turns that failed in a row (0 after a turn that worked).
+    public private(set) var failuresInARow = 0
+    /// When the first of those failures happened.
+    public private(set) var failingSince: UInt64?
+    /// With ``Settings/retry``: no turn is tried before this time after a failure.
+    public private(set) var retryAt: UInt64?
     private var reportedLock = false
     private var lastObserved: InterfaceOrientation?
+    /// With ``Settings/verifyInterval``: when the screen is next read back.
+    private var nextVerify: UInt64?
 
     public init(backend: KioskBackend, settings: Settings = Settings(), runner: any RotationActionRunner,
                 lock: any OrientationLock = NoOrientationLock()) {
@@ -91,7 +150,9 @@ public final class KioskController {
     /// - Returns: the orientation turned to, if the screen turned.
     @discardableResult
     public func tick(at now: UInt64) throws -> InterfaceOrientation? {
+        verifyIfDue(at: now)
         guard let (orientation, since) = pending, now >= since, now - since >= settings.holdOff else { return nil }
+        if let retryAt, now < retryAt { return nil }
         if lock.isLocked {
             if !reportedLock { events.append(.heldByLock(orientation, atNanoseconds: now)); reportedLock = true }
             return nil
@@ -100,17 +161,46 @@ public final class KioskController {
         do {
             try runner.perform(action)
         } catch {
-            // The screen stays; the next change tries again (no retry storm on a broken setup).
-            pending = nil
+            // The screen stays. Without a retry the next change tries again; with one, this turn
+            // (or a newer orientation's) is tried after a pause that grows: no storm of attempts.
+            failuresInARow += 1
+            if failingSince == nil { failingSince = now }
+            if let retry = settings.retry {
+                retryAt = now + retry.pause(afterFailures: failuresInARow)
+            } else {
+                pending = nil
+            }
             events.append(.failed(orientation, action: action.description, atNanoseconds: now))
             throw error
         }
         applied = orientation
         pending = nil
+        failuresInARow = 0
+        failingSince = nil
+        retryAt = nil
         events.append(.rotated(orientation, action: action.description, atNanoseconds: now))
         return orientation
     }
 
+    /// Reads back what the screen shows, at most every ``Settings/verifyInterval``, while the
+    /// last turn stands (nothing pending, no retry waiting, no lock). A listing that cannot be had
+    /// (the compositor is away) or does not say is no finding: the next check looks again.
+    private func verifyIfDue(at now: UInt64) {
+        guard let interval = settings.verifyInterval, let applied, pending == nil, retryAt == nil,
+              let listingAction = backend.listingAction else { return }
+        if let nextVerify, now < nextVerify { return }
+        nextVerify = now + interval
+        guard !lock.isLocked else { return }
+        let listing: String?
+        do { listing = try runner.capture(listingAction) } catch { return }
+        guard let listing, let shown = backend.shownRotation(inListing: listing),
+              shown != backend.shownWord(for: applied) else { return }
+        events.append(.drifted(applied, shown: shown, atNanoseconds: now))
+        self.applied = nil
+        // Due at once: the orientation has held all along.
+        pending = (applied, now >= settings.holdOff ? now - settings.holdOff : 0)
+    }
+
     /// When ``tick(at:)`` should next be called to turn the screen on time, if anything is pending.
-    public var nextDeadline: UInt64? { pending.map { $0.since + settings.holdOff } }
+    public var nextDeadline: UInt64? { pending.map { max($0.since + settings.holdOff, retryAt ?? 0) } }
 }
