@@ -154,9 +154,16 @@ public struct SampleClock: Sendable, Equatable {
 
     /// `t` rounded to whole nanoseconds and clamped to `0...UInt64.max` (NaN gives 0), never a trap.
     @inline(__always)
-    public static func nanoseconds(_ t: Double) -> UInt64 {
-        let r = t.rounded()
-        guard r > 0 else { return 0 }
-        return r < 0x1p64 ? UInt64(r) : .max
+    public static func nanoseconds(_ t: Double) -> UInt64 { UInt64(roundingClamped: t) }
+}
+
+extension UInt64 {
+    /// `x` rounded to the nearest whole number and clamped to `0...UInt64.max` (NaN gives 0): a
+    /// conversion that cannot trap, for times and tick counts computed from values a chip or a
+    /// bus handed over (found by scripts/fuzz: `UInt64(_:)` traps on a Double past the range).
+    @inline(__always)
+    init(roundingClamped x: Double) {
+        let r = x.rounded()
+        if r > 0 { self = r < 0x1p64 ? UInt64(r) : .max } else { self = 0 }
     }
 }

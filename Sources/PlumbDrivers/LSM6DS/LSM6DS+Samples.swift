@@ -36,7 +36,7 @@ extension LSM6DS {
         /// Host nanoseconds for an unwrapped tick count (fractional ticks allowed).
         @inline(__always)
         public func nanoseconds(ticks: Double) -> UInt64 {
-            originNanoseconds &+ UInt64(max(0, ticks * tickNanoseconds).rounded())
+            originNanoseconds &+ UInt64(roundingClamped: ticks * tickNanoseconds)
         }
     }
 
@@ -455,13 +455,13 @@ extension LSM6DS {
                     } else {
                         base = Double(h.ticks)
                     }
-                    ticks = UInt64(max(0, base.rounded())) + sinceHeld
+                    ticks = UInt64(roundingClamped: base) &+ sinceHeld
                     held = nil
                 } else {
                     // Disagrees with both: hold it; the slot count times the samples meanwhile.
-                    held = Held(raw: raw, ticks: UInt64(max(0, expected.rounded())), slotsFromTrusted: sinceTrusted)
+                    held = Held(raw: raw, ticks: UInt64(roundingClamped: expected), slotsFromTrusted: sinceTrusted)
                     timestampJumps += 1
-                    anchorTicks = UInt64(max(0, expected.rounded()))
+                    anchorTicks = UInt64(roundingClamped: expected)
                     slotsSinceAnchor = 0
                     return
                 }
@@ -477,7 +477,7 @@ extension LSM6DS {
                     let wraps = max(0, ((hostTicks - Double(step)) / Double(modulus)).rounded())
                     ticks = lastUnwrappedTicks + step + UInt64(wraps) * modulus
                 } else if lastRawTimestamp != nil, step > modulus / 2 {
-                    ticks = lastUnwrappedTicks + UInt64(max(1, elapsed.rounded()))
+                    ticks = lastUnwrappedTicks &+ Swift.max(1, UInt64(roundingClamped: elapsed))
                     timestampJumps += 1
                 }
                 guard possible(Double(ticks)) else {

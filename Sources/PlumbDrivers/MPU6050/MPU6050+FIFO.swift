@@ -274,7 +274,7 @@ extension MPU6050 {
                            lastTime: inout UInt64?, temperature: inout Double?, into samples: inout [IMUSample]) {
             precondition(buffer.count >= records * recordSize, "a partial record would be misaligned")
             samples.reserveCapacity(samples.count + records)
-            let spacing = UInt64(max(1, (clock.period / 2).rounded(.up)))
+            let spacing = Swift.max(1, UInt64(roundingClamped: (clock.period / 2).rounded(.up)))
             var earliest = lastTime.map { $0 &+ spacing } ?? 0
             var t: UInt64 = 0
             for i in 0..<records {
