@@ -315,15 +315,21 @@ private final class RestartingScreenRunner: RotationActionRunner {
 @Suite struct KioskDaemonOutputTests {
     let g = 9.80665
 
-    @Test func aTurnLostToARestartedCompositorIsMadeAgain() throws {
-        // 20 s on the long edge; the screen is read back every 5 s and comes back upright after the second read.
-        let source = RecordingSource(recording: recording([SIMD3(g, 0, 0)]), name: "recording")
-        let runner = RestartingScreenRunner(keptFor: 2)
-        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"),
+    /// The daemon's pipeline from `source` to a wlr-randr kiosk on `output` (hold-off 0.5 s).
+    func kioskPipeline(_ source: RecordingSource, runner: any RotationActionRunner, output: String) throws -> (KioskDaemonOutput, SensorPipeline) {
+        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: output),
                                       settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
         let pipeline = try SensorPipeline(
             source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
             outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        return (kiosk, pipeline)
+    }
+
+    @Test func aTurnLostToARestartedCompositorIsMadeAgain() throws {
+        // 20 s on the long edge; the screen is read back every 5 s and comes back upright after the second read.
+        let source = RecordingSource(recording: recording([SIMD3(g, 0, 0)]), name: "recording")
+        let runner = RestartingScreenRunner(keptFor: 2)
+        let (kiosk, pipeline) = try kioskPipeline(source, runner: runner, output: "HDMI-A-1")
         let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }
         #expect(runner.actions == ["wlr-randr --output HDMI-A-1 --on --transform 270", "wlr-randr --output HDMI-A-1 --on --transform 270"])
         #expect(events.map(\.message) == [
@@ -340,12 +346,8 @@ private final class RestartingScreenRunner: RotationActionRunner {
     @Test func turnsTheScreenAfterTheHoldOffAndBackOnRestore() throws {
         let source = RecordingSource(recording: recording([SIMD3(0, g, 0), SIMD3(g, 0, 0)]), name: "recording")
         let runner = RecordingRunner()
-        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"),
-                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
+        let (kiosk, pipeline) = try kioskPipeline(source, runner: runner, output: "HDMI-A-1")
         #expect(kiosk.name == "kiosk via wlr-randr on HDMI-A-1")
-        let pipeline = try SensorPipeline(
-            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
-            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
         let events = try run(pipeline)
         // Portrait first (the screen turns to it once, as nothing was applied yet), then device
         // landscapeLeft, whose interface is landscapeRight: 270° counter-clockwise.
@@ -361,11 +363,7 @@ private final class RestartingScreenRunner: RotationActionRunner {
     @Test func aFailedTurnIsLoggedWithItsFixAndTriedAgain() throws {
         let source = RecordingSource(recording: recording([SIMD3(0, g, 0)]), name: "recording")
         let runner = FailingRunner()
-        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"),
-                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
-        let pipeline = try SensorPipeline(
-            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
-            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        let (kiosk, pipeline) = try kioskPipeline(source, runner: runner, output: "HDMI-A-1")
         let events = try run(pipeline)
         // Logged once (the same failure again is not), as a warning: it is tried again.
         #expect(events.filter { $0.message.hasPrefix("kiosk:") }.map(\.message) == [
@@ -384,11 +382,7 @@ private final class RestartingScreenRunner: RotationActionRunner {
     @Test func aTurnWorksOnceTheCompositorIsUp() throws {
         let source = RecordingSource(recording: recording([SIMD3(0, g, 0)]), name: "recording")
         let runner = FailingRunner(times: 3, message: "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY=wayland-1, XDG_RUNTIME_DIR=/run/user/1000)")
-        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HEADLESS-1"),
-                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
-        let pipeline = try SensorPipeline(
-            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
-            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        let (kiosk, pipeline) = try kioskPipeline(source, runner: runner, output: "HEADLESS-1")
         let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }
         #expect(runner.tries == 4)
         #expect(events.count == 2)
@@ -407,11 +401,7 @@ private final class RestartingScreenRunner: RotationActionRunner {
     @Test func aTurnFailingForAMinuteIsAnError() throws {
         let source = RecordingSource(recording: recording(Array(repeating: SIMD3(0, g, 0), count: 4)), name: "recording")
         let runner = FailingRunner()
-        let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"),
-                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
-        let pipeline = try SensorPipeline(
-            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
-            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        let (kiosk, pipeline) = try kioskPipeline(source, runner: runner, output: "HDMI-A-1")
         let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }
         #expect(events.map(\.level) == [.warning, .error])
         #expect(events.last?.message.hasPrefix("kiosk: still cannot turn the screen to portrait after 10 tries in 6") == true, "\(events.last?.message ?? "")")
