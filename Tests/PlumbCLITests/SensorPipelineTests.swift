@@ -329,7 +329,7 @@ private final class RestartingScreenRunner: RotationActionRunner {
         // 20 s on the long edge; the screen is read back every 5 s and comes back upright after the second read.
         let source = RecordingSource(recording: recording([SIMD3(g, 0, 0)]), name: "recording")
         let runner = RestartingScreenRunner(keptFor: 2)
-        let (kiosk, pipeline) = try kioskPipeline(source, runner: runner, output: "HDMI-A-1")
+        let (_, pipeline) = try kioskPipeline(source, runner: runner, output: "HDMI-A-1")
         let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }
         #expect(runner.actions == ["wlr-randr --output HDMI-A-1 --on --transform 270", "wlr-randr --output HDMI-A-1 --on --transform 270"])
         #expect(events.map(\.message) == [
@@ -363,7 +363,7 @@ private final class RestartingScreenRunner: RotationActionRunner {
     @Test func aFailedTurnIsLoggedWithItsFixAndTriedAgain() throws {
         let source = RecordingSource(recording: recording([SIMD3(0, g, 0)]), name: "recording")
         let runner = FailingRunner()
-        let (kiosk, pipeline) = try kioskPipeline(source, runner: runner, output: "HDMI-A-1")
+        let (_, pipeline) = try kioskPipeline(source, runner: runner, output: "HDMI-A-1")
         let events = try run(pipeline)
         // Logged once (the same failure again is not), as a warning: it is tried again.
         #expect(events.filter { $0.message.hasPrefix("kiosk:") }.map(\.message) == [
@@ -382,7 +382,7 @@ private final class RestartingScreenRunner: RotationActionRunner {
     @Test func aTurnWorksOnceTheCompositorIsUp() throws {
         let source = RecordingSource(recording: recording([SIMD3(0, g, 0)]), name: "recording")
         let runner = FailingRunner(times: 3, message: "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY=wayland-1, XDG_RUNTIME_DIR=/run/user/1000)")
-        let (kiosk, pipeline) = try kioskPipeline(source, runner: runner, output: "HEADLESS-1")
+        let (_, pipeline) = try kioskPipeline(source, runner: runner, output: "HEADLESS-1")
         let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }
         #expect(runner.tries == 4)
         #expect(events.count == 2)
