@@ -401,7 +401,7 @@ private final class RestartingScreenRunner: RotationActionRunner {
     @Test func aTurnFailingForAMinuteIsAnError() throws {
         let source = RecordingSource(recording: recording(Array(repeating: SIMD3(0, g, 0), count: 4)), name: "recording")
         let runner = FailingRunner()
-        let (kiosk, pipeline) = try kioskPipeline(source, runner: runner, output: "HDMI-A-1")
+        let (_, pipeline) = try kioskPipeline(source, runner: runner, output: "HDMI-A-1")
         let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }
         #expect(events.map(\.level) == [.warning, .error])
         #expect(events.last?.message.hasPrefix("kiosk: still cannot turn the screen to portrait after 10 tries in 6") == true, "\(events.last?.message ?? "")")
