@@ -38,4 +38,18 @@ import PlumbHAL
         #expect(SampleClock.nanoseconds(0x1p64) == .max)
         #expect(SampleClock.nanoseconds(1234.4) == 1234)
     }
+
+    /// fuzz configuration: a calibration file whose mounting matrix held a 1e124 entry trapped
+    /// while the error message was being written (the entry rounded through `Int(_:)`). It is
+    /// refused with a message naming the rows, as any matrix that is not a rotation is.
+    @Test func aHugeMountingEntryIsRefusedNotATrap() {
+        let huge = 5.5555555555555555e124
+        #expect {
+            try Mounting(matrix: [[0, 4, 0], [0, 1, huge], [0, 0, 1]])
+        } throws: { error in
+            guard case IMUError.invalidConfiguration(let message) = error else { return false }
+            return message.contains("e+124]") && message.contains("not a rotation")
+        }
+        #expect(throws: IMUError.self) { try Mounting(matrix: [[1, 0, 0], [0, 1, 0], [0, 0, -.greatestFiniteMagnitude]]) }
+    }
 }

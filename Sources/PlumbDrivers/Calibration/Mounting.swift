@@ -113,9 +113,12 @@ public struct Mounting: Sendable, Equatable, Codable {
 
     private static func rounded(_ x: Double) -> String { rounded(x, scale: 1000) }
 
+    /// `x` to `1/scale`, as a whole number when it is one. Entries far past any rotation's (a
+    /// typo of 1e120 in calibration.json) stay in Double's own notation: `Int(_:)` would trap
+    /// (found by scripts/fuzz configuration).
     private static func rounded(_ x: Double, scale: Double) -> String {
         let r = (x * scale).rounded() / scale
-        return r == r.rounded() ? String(Int(r)) : String(r)
+        return r.isFinite && abs(r) < 1e15 && r == r.rounded() ? String(Int(r)) : String(r)
     }
 
     private static func describe(_ m: [[Double]]) -> String {
