@@ -244,11 +244,7 @@ final class SystemActionRunner: RotationActionRunner {
     func perform(_ action: RotationAction) throws {
         switch action {
         case .run(let program, let arguments, let extra):
-            guard let path = Self.find(program, in: environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin") else {
-                throw CLIError.failure("\(program) is not on PATH",
-                                       fix: program == "wlr-randr" ? "sudo apt install wlr-randr" : program == "xrandr" ? "sudo apt install x11-xserver-utils" : nil)
-            }
-            try runTool(program, path: path, arguments: arguments, extra: extra, shown: action.description)
+            try runTool(program, path: try path(of: program), arguments: arguments, extra: extra, shown: action.description)
         case .shell(let command, let extra):
             try execute("/bin/sh", ["-c", command], extra: extra, shown: command)
         case .write(let path, let contents):
@@ -270,10 +266,7 @@ final class SystemActionRunner: RotationActionRunner {
     /// missing or fails throws, as a turn would.
     func capture(_ action: RotationAction) throws -> String? {
         guard case .run(let program, let arguments, let extra) = action else { return nil }
-        guard let path = Self.find(program, in: environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin") else {
-            throw CLIError.failure("\(program) is not on PATH")
-        }
-        let (status, text) = try launch(path, arguments, environment: environment.merging(extra) { $1 }, capture: true)
+        let (status, text) = try launch(try path(of: program), arguments, environment: environment.merging(extra) { $1 }, capture: true)
         guard status == 0 else { throw CLIError.failure("'\(action)' exited with status \(status)") }
         return text
     }
@@ -335,6 +328,15 @@ final class SystemActionRunner: RotationActionRunner {
         guard status == 0 else {
             throw CLIError.failure("'\(shown)' exited with status \(status)")
         }
+    }
+
+    /// Where `program` is on PATH; a missing one throws with the package that has it.
+    private func path(of program: String) throws -> String {
+        guard let path = Self.find(program, in: environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin") else {
+            throw CLIError.failure("\(program) is not on PATH",
+                                   fix: program == "wlr-randr" ? "sudo apt install wlr-randr" : program == "xrandr" ? "sudo apt install x11-xserver-utils" : nil)
+        }
+        return path
     }
 
     static func find(_ program: String, in searchPath: String) -> String? {

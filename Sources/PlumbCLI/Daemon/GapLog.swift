@@ -1,4 +1,5 @@
 import PlumbDrivers
+import PlumbHAL
 
 /// Turns a source's stream gaps into log lines: the first gap at once, then at most one summary a
 /// minute while they keep coming.
@@ -11,7 +12,7 @@ import PlumbDrivers
 /// virtual time.
 struct GapLog {
     /// How long after a logged line further gaps are only counted, in nanoseconds. Default 60 s.
-    var window: UInt64 = 60 * 1_000_000_000
+    var window: UInt64 = 60 * Nanoseconds.perSecond
     /// When the last line was logged; `nil` when the next gap should be logged at once.
     private var windowStart: UInt64?
     /// Gaps counted since then, by reason, in the order first seen.
@@ -41,6 +42,10 @@ struct GapLog {
         windowStart = (summary == nil || force) ? nil : now
         return summary
     }
+
+    /// No gap logged within the window: nothing to flush, and a drain without gaps need not read
+    /// the clock.
+    var isIdle: Bool { windowStart == nil }
 
     /// One gap, as the stream reported it.
     static func line(_ gap: StreamGap, source: String) -> String {

@@ -53,11 +53,13 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
         let before = samples.count
         let gaps = stream.step(into: &samples)
-        let now = stream.clock.nowNanoseconds
-        for gap in gaps {
-            if let line = gapLog.record(gap, source: name, now: now) { emit(DaemonEvent(level: .warning, message: line)) }
+        if !gaps.isEmpty || !gapLog.isIdle {
+            let now = stream.clock.nowNanoseconds
+            for gap in gaps {
+                if let line = gapLog.record(gap, source: name, now: now) { emit(DaemonEvent(level: .warning, message: line)) }
+            }
+            if let summary = gapLog.flush(source: name, now: now) { emit(DaemonEvent(level: .warning, message: summary)) }
         }
-        if let summary = gapLog.flush(source: name, now: now) { emit(DaemonEvent(level: .warning, message: summary)) }
         for notice in stream.takeNotices() { emit(DaemonEvent(level: .notice, message: notice.message)) }
         return samples.count > before ? .samples : .timedOut
     }

@@ -62,6 +62,10 @@ public struct KioskBackend: Sendable, Equatable {
         self.kind = kind; self.output = output; self.command = command
     }
 
+    /// The output the tool is told to turn: ``output``, or the usual first HDMI connector's name
+    /// (HDMI-A-1 under a Wayland compositor, HDMI-1 under the X server's modesetting driver).
+    public var outputName: String { output ?? (kind == .xrandr ? "HDMI-1" : "HDMI-A-1") }
+
     /// Counter-clockwise degrees of content rotation for `orientation` (0, 90, 180, 270).
     public func degrees(for orientation: InterfaceOrientation) -> Int {
         let d = orientation.rotationDegrees
@@ -79,9 +83,9 @@ public struct KioskBackend: Sendable, Equatable {
             // HEADLESS-1), so a bare `--transform` fails there ("failed to apply configuration",
             // seen with wlr-randr 0.2.0 on sway 1.7 headless). A kiosk's screen is meant to be on;
             // a screen blanked by DPMS (wlopm) stays enabled and is not woken by this.
-            return .run(program: "wlr-randr", arguments: ["--output", output ?? "HDMI-A-1", "--on", "--transform", Self.wlrTransform(d)], environment: [:])
+            return .run(program: "wlr-randr", arguments: ["--output", outputName, "--on", "--transform", Self.wlrTransform(d)], environment: [:])
         case .xrandr:
-            return .run(program: "xrandr", arguments: ["--output", output ?? "HDMI-1", "--rotate", Self.xrandrRotation(d)], environment: [:])
+            return .run(program: "xrandr", arguments: ["--output", outputName, "--rotate", Self.xrandrRotation(d)], environment: [:])
         case .fbcon:
             return .write(path: fbconDirectory + "/rotate_all", contents: String(Self.fbconRotate(d)))
         case .command:
@@ -123,7 +127,7 @@ public struct KioskBackend: Sendable, Equatable {
     /// inverted right x axis y axis) ...`: the rotation word only when it is not normal, and no
     /// geometry at all while the output is off (xrandr.c, the output's summary line).
     public func shownRotation(inListing listing: String) -> String? {
-        let name = output ?? (kind == .xrandr ? "HDMI-1" : "HDMI-A-1")
+        let name = outputName
         let lines = listing.split(separator: "\n", omittingEmptySubsequences: false)
         switch kind {
         case .wlrRandr:

@@ -81,8 +81,9 @@ public struct StreamTraffic: Sendable, Equatable {
             let chunk = max(fifoReadUnit, limit / fifoReadUnit * fifoReadUnit)
             chunks = (fifoBytesPerDrain / Double(chunk)).rounded(.up)
         }
-        // Each chunk: START, STOP, two messages and the register-pointer byte; the data bytes counted once.
-        let dataOverhead = Double(2 + 2 * 10 + 9)
+        // Each chunk is a FIFO register read: its framing (START, STOP, two messages, the register
+        // pointer) is a one-byte read's less that byte; the data bytes are counted once, below.
+        let dataOverhead = Double(I2CTransferShape.registerRead(1).bits - 9)
         let perDrainBits = Double(perDrain.reduce(0) { $0 + $1.bits }) + chunks * dataOverhead + 9 * fifoBytesPerDrain
         let periodicBits = periodic.reduce(0.0) { $0 + Double($1.shape.bits) * $1.perSecond }
         return drainsPerSecond * perDrainBits + periodicBits
