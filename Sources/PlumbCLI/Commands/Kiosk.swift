@@ -21,7 +21,12 @@ enum Kiosk {
             existence, or SIGUSR1 (toggle), holds the screen as it is. Over SSH, set WAYLAND_DISPLAY \
             (wlr-randr) or DISPLAY (xrandr) for the session. Without --simulate or --replay it reads the \
             board's IMU, found as 'plumb run' finds it (the configuration, the board, --bus, --address); \
-            the hold-off is then timed by the system clock and Ctrl-C or SIGTERM stops it cleanly.
+            the hold-off is then timed by the system clock and Ctrl-C or SIGTERM stops it cleanly. As \
+            'plumb run' does, a turn that fails (the compositor or X server is not up yet) is tried again \
+            after 1, 2, 4 and 8 s and then every 10 s until it works, with one warning and the fix on \
+            standard error and an error if it still fails after a minute; every 5 s the output is read \
+            back (wlr-randr, xrandr) and a turn it lost (a restarted compositor) is made again. It exits 1 if the screen's \
+            turn still fails when it ends.
             """,
         options: [
             .option("backend", value: "NAME", help: "wlr-randr (default), xrandr, fbcon or command."),
