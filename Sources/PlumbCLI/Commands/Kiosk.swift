@@ -101,8 +101,8 @@ enum Kiosk {
             return
         }
         // The simulator and recordings run in virtual time as fast as they can, through the same pipeline as the
-        // notifier (fusion, then the classifier); the hold-off is timed on the samples' clock,
-        // ticking at each deadline that falls before the next change.
+        // notifier (fusion, then the classifier); the hold-off, the retries' pauses and the
+        // read-backs are timed on the samples' clock, ticking at every sample and at each deadline.
         var pipeline = OrientationPipeline(fused: FusionAlgorithm.default.makeGravityEstimator())
         var interface = InterfaceOrientation.portrait
         var samples: [IMUSample] = []
