@@ -327,7 +327,8 @@ private final class RecordingRunner: RotationActionRunner {
 
 /// A runner whose tool fails as SystemActionRunner reports it, a message and a fix: the first
 /// `times` tries (all of them by default).
-private final class FailingRunner: RotationActionRunner {
+final class FailingRunner: RotationActionRunner {
+    static let fix = "Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk)."
     let times: Int
     let message: String
     private(set) var tries = 0
@@ -337,7 +338,7 @@ private final class FailingRunner: RotationActionRunner {
     func perform(_ action: RotationAction) throws {
         tries += 1
         guard tries <= times else { return }
-        throw CLIError.failure(message, fix: "Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk).")
+        throw CLIError.failure(message, fix: Self.fix)
     }
 }
 

@@ -183,10 +183,12 @@ public final class KioskController {
     }
 
     /// Reads back what the screen shows, at most every ``Settings/verifyInterval``, while the
-    /// last turn stands (nothing pending, no retry waiting, no lock). A listing that cannot be had
-    /// (the compositor is away) or does not say is no finding: the next check looks again.
+    /// last turn stands (nothing pending, no retry's pause running, no lock). A listing that cannot
+    /// be had (the compositor is away) or does not say is no finding: the next check looks again.
+    /// A failed turn given up (the orientation went back to the one turned to) stops the read-back
+    /// only for its retry's pause.
     private func verifyIfDue(at now: UInt64) {
-        guard let interval = settings.verifyInterval, let applied, pending == nil, retryAt == nil,
+        guard let interval = settings.verifyInterval, let applied, pending == nil, retryAt.map({ now >= $0 }) ?? true,
               let listingAction = backend.listingAction else { return }
         if let nextVerify, now < nextVerify { return }
         nextVerify = now + interval
