@@ -114,38 +114,59 @@ public final class PowerProfilesReader: Sendable {
                 let r = plumb_bus_get_property_string(handle, service.name, service.path, service.interface, "ActiveProfile",
                                                       timeoutMicroseconds, &value, value.count, &errorName, errorName.count,
                                                       &message, message.count)
-                if r >= 0 { return .profile(Self.string(value)) }
-                let name = Self.string(errorName)
-                switch name {
-                case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
-                     "org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.DBus.Error.UnknownInterface",
-                     "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownProperty",
-                     "org.freedesktop.DBus.Error.InvalidArgs":
-                    continue  // not served under this name: try the next one
-                case "org.freedesktop.DBus.Error.AccessDenied":
-                    throw PowerProfilesError(.denied, service: service, bus: busName, detail: Self.string(message))
-                case "org.freedesktop.DBus.Error.Disconnected":
-                    // sd-bus's name for a connection that broke (the bus restarted): open a new
-                    // one next time.
+                switch Self.interpret(result: r, value: value, errorName: errorName, message: message, service: service, bus: busName) {
+                case .answer(let answer): return answer
+                case .tryNext: continue  // not served under this name: try the next one
+                case .dropConnection:
+                    // The connection broke (the bus restarted) or failed without a reply: open a
+                    // new one next time.
                     slot = nil
                     return .noBus
-                case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
-                    throw PowerProfilesError(.noReply, service: service, bus: busName, detail: Self.string(message))
-                case "":
-                    if -r == EBADMSG {
-                        throw PowerProfilesError(.notAString, service: service, bus: busName, detail: "")
-                    }
-                    if -r == ETIMEDOUT {
-                        throw PowerProfilesError(.noReply, service: service, bus: busName, detail: String(cString: strerror(-r)))
-                    }
-                    // Any other failure without a reply: open a new connection next time.
-                    slot = nil
-                    return .noBus
-                default:
-                    throw PowerProfilesError(.failed, service: service, bus: busName, detail: Self.string(message))
+                case .fail(let error): throw error
                 }
             }
             return .noDaemon
+        }
+    }
+
+    /// What one service's reply to the `ActiveProfile` Get means.
+    public enum Outcome: Sendable, Equatable {
+        /// The read is done.
+        case answer(Answer)
+        /// The service is not served under this name: ask the next one.
+        case tryNext
+        /// The connection is unusable: drop it (open a new one next time) and answer ``Answer/noBus``.
+        case dropConnection
+        case fail(PowerProfilesError)
+    }
+
+    /// Interprets what the bus handed over for one service: `result` (CSDBus's
+    /// `plumb_bus_get_property_string`, 0 or a negative errno), the property's value, the error
+    /// reply's name and message, each a NUL-terminated buffer as the C side fills it. No system
+    /// call: for tests and the fuzzer (fuzz/, target `listings`).
+    public static func interpret(result r: Int32, value: [CChar], errorName: [CChar], message: [CChar],
+                                 service: Service, bus: String) -> Outcome {
+        if r >= 0 { return .answer(.profile(string(value))) }
+        switch string(errorName) {
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+             "org.freedesktop.DBus.Error.UnknownObject", "org.freedesktop.DBus.Error.UnknownInterface",
+             "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownProperty",
+             "org.freedesktop.DBus.Error.InvalidArgs":
+            return .tryNext
+        case "org.freedesktop.DBus.Error.AccessDenied":
+            return .fail(PowerProfilesError(.denied, service: service, bus: bus, detail: string(message)))
+        case "org.freedesktop.DBus.Error.Disconnected":
+            // sd-bus's name for a connection that broke.
+            return .dropConnection
+        case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
+            return .fail(PowerProfilesError(.noReply, service: service, bus: bus, detail: string(message)))
+        case "":
+            if -r == EBADMSG { return .fail(PowerProfilesError(.notAString, service: service, bus: bus, detail: "")) }
+            if -r == ETIMEDOUT { return .fail(PowerProfilesError(.noReply, service: service, bus: bus, detail: String(cString: strerror(-r)))) }
+            // Any other failure without a reply.
+            return .dropConnection
+        default:
+            return .fail(PowerProfilesError(.failed, service: service, bus: bus, detail: string(message)))
         }
     }
 

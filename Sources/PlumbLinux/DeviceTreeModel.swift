@@ -21,11 +21,18 @@ public enum DeviceTreeModel {
                 if error == ENOENT || error == ENOTDIR { continue }
                 throw DeviceTreeError(path: full, reason: Sys.describe(errno: error))
             }
-            var bytes = Array(text.utf8)
-            while let last = bytes.last, last == 0 || last == 0x0A { bytes.removeLast() }
-            return String(decoding: bytes, as: UTF8.self)
+            return model(text)
         }
         return nil
+    }
+
+    /// The model string in a `model` file's content: the string without the NULs and newlines
+    /// that end it (the Devicetree Specification v0.4 §2.2.4 stores a `<string>` NUL-terminated).
+    /// No system call: for tests and the fuzzer.
+    public static func model(_ content: String) -> String {
+        var bytes = Array(content.utf8)
+        while let last = bytes.last, last == 0 || last == 0x0A { bytes.removeLast() }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -170,7 +170,8 @@ public final class Framebuffer {
             variable = wanted
             _ = FBSys.fixedInfo(fd, &fixed)
         }
-        if allowResize, variable.yres_virtual < 2 * variable.yres, Int(fixed.smem_len) >= 2 * Int(variable.yres) * Int(fixed.line_length) {
+        if allowResize, Self.wantsTwoPages(height: variable.yres, virtualHeight: variable.yres_virtual,
+                                           bytesPerRow: fixed.line_length, memoryLength: fixed.smem_len) {
             var wanted = variable
             wanted.yres_virtual = 2 * variable.yres
             wanted.yoffset = 0
@@ -315,6 +316,13 @@ public final class Framebuffer {
         backBuffer?.deallocate()
         FBSys.close(fd)
         fd = -1
+    }
+
+    /// Whether to ask the driver for a virtual height of two screens: it has fewer now, and
+    /// the memory (`smem_len`) holds two (the FBIOGET_VSCREENINFO / FSCREENINFO fields as the
+    /// kernel hands them over). No system call: for tests and the fuzzer.
+    public static func wantsTwoPages(height: UInt32, virtualHeight: UInt32, bytesPerRow: UInt32, memoryLength: UInt32) -> Bool {
+        virtualHeight < 2 * height && Int(memoryLength) >= 2 * Int(height) * Int(bytesPerRow)
     }
 
     private static func allocateBackBuffer(_ geometry: FramebufferGeometry) -> UnsafeMutableRawPointer {

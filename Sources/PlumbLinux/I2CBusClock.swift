@@ -77,6 +77,13 @@ public struct I2CBusClock: Sendable, Equatable, CustomStringConvertible {
             }
             throw SysfsError(path: file, errno: error, message: Sys.describe(errno: error))
         }
+        return I2CBusClock(busPath: busPath, hertz: try hertz(clockFrequency: bytes, file: file), file: file)
+    }
+
+    /// The bus clock in a `clock-frequency` property's bytes: one 4-byte big-endian cell of at
+    /// least 1 Hz (no system call: for tests and the fuzzer).
+    /// - Throws: ``SysfsError`` naming `file` for any other length, or for 0 Hz.
+    public static func hertz(clockFrequency bytes: [UInt8], file: String) throws(SysfsError) -> UInt32 {
         guard bytes.count == 4 else {
             let shown = bytes.prefix(8).map { hex($0) }.joined(separator: " ") + (bytes.count > 8 ? " …" : "")
             throw SysfsError(path: file, errno: 0,
@@ -86,7 +93,7 @@ public struct I2CBusClock: Sendable, Equatable, CustomStringConvertible {
         guard hertz > 0 else {
             throw SysfsError(path: file, errno: 0, message: "holds 0 Hz, not a bus clock")
         }
-        return I2CBusClock(busPath: busPath, hertz: hertz, file: file)
+        return hertz
     }
 
     /// True when the directory `path` can be listed, false when it does not exist.
@@ -100,14 +107,17 @@ public struct I2CBusClock: Sendable, Equatable, CustomStringConvertible {
 
     /// "i2c-1" for "/dev/i2c-1" (or for a symlink to it); `nil` when the path names no i2c-dev node.
     static func adapterName(_ busPath: String) -> String? {
-        func name(_ path: String) -> String? {
-            let base = path.split(separator: "/").last.map(String.init) ?? path
-            guard base.hasPrefix("i2c-"), base.count > 4, base.dropFirst(4).allSatisfy(\.isNumber) else { return nil }
-            return base
-        }
-        if let n = name(busPath) { return n }
+        if let n = adapterName(path: busPath) { return n }
         var error: Int32 = 0
         guard let target = Sys.readLink(busPath, error: &error) else { return nil }
-        return name(target)
+        return adapterName(path: target)
+    }
+
+    /// "i2c-1" for a path whose last component is "i2c-1" (a bus path, or a symlink's target as
+    /// readlink(2) gives it), else nil. No system call.
+    public static func adapterName(path: String) -> String? {
+        let base = path.split(separator: "/").last.map(String.init) ?? path
+        guard base.hasPrefix("i2c-"), base.count > 4, base.dropFirst(4).allSatisfy(\.isNumber) else { return nil }
+        return base
     }
 }

@@ -50,15 +50,16 @@ public enum NetworkAccess {
     }
 
     /// `localhost`, an address in 127.0.0.0/8, or `::1`.
-    static func isLoopback(_ host: String) -> Bool {
+    public static func isLoopback(_ host: String) -> Bool {
         let h = host.lowercased()
         if h == "localhost" || h == "localhost." || h.hasSuffix(".localhost") || h == "::1" { return true }
         let parts = h.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
-    /// The interface names in the text of `/proc/net/dev`: two header lines, then `name: counters`.
-    static func interfaceNames(procNetDev text: String) -> [String] {
+    /// The interface names in the text of `/proc/net/dev`: two header lines, then `name: counters`
+    /// (proc(5), /proc/net/dev; the kernel's dev_seq_show prints "%6s:" then the counters).
+    public static func interfaceNames(procNetDev text: String) -> [String] {
         text.split(separator: "\n").dropFirst(2).compactMap { line in
             guard let colon = line.firstIndex(of: ":") else { return nil }
             // Names hold no blanks; the kernel right-aligns them with spaces.

@@ -62,16 +62,14 @@ public final class SysfsPowerMonitor: Sendable {
     public func read(includingSavedProfile: Bool = true) throws(SysfsError) -> Reading {
         var r = Reading()
         // Power saver.
-        if let profile = try text("sys/firmware/acpi/platform_profile"), profile == "low-power" {
+        if let profile = try text("sys/firmware/acpi/platform_profile"), Self.isLowPower(platformProfile: profile) {
             r.powerSaver = true
             r.reasons.append("platform_profile \(profile)")
         }
         if includingSavedProfile, let state = try text("var/lib/power-profiles-daemon/state.ini") {
-            for line in state.split(separator: "\n") where line.hasPrefix("Profile=") {
-                if line.dropFirst("Profile=".count) == "power-saver" {
-                    r.powerSaver = true
-                    r.reasons.append("power-profiles-daemon power-saver")
-                }
+            for _ in 0..<Self.powerSaverLines(stateINI: state) {
+                r.powerSaver = true
+                r.reasons.append("power-profiles-daemon power-saver")
             }
         }
         // Battery.
@@ -79,7 +77,7 @@ public final class SysfsPowerMonitor: Sendable {
             let base = "sys/class/power_supply/\(name)"
             guard try text("\(base)/type") == "Battery", try text("\(base)/status") == "Discharging",
                   let capacityText = try text("\(base)/capacity") else { continue }
-            guard let capacity = Int(capacityText) else {
+            guard let capacity = Self.percentage(capacity: capacityText) else {
                 throw SysfsError(path: path("\(base)/capacity"), errno: 0, message: "'\(capacityText)' is not a percentage")
             }
             if capacity <= settings.lowBatteryPercent {
@@ -90,10 +88,9 @@ public final class SysfsPowerMonitor: Sendable {
         // Heat.
         for name in try names("sys/class/thermal") where name.hasPrefix("thermal_zone") {
             guard let milli = try text("sys/class/thermal/\(name)/temp") else { continue }
-            guard let value = Int(milli) else {
+            guard let celsius = Self.celsius(millidegrees: milli) else {
                 throw SysfsError(path: path("sys/class/thermal/\(name)/temp"), errno: 0, message: "'\(milli)' is not millidegrees Celsius")
             }
-            let celsius = Double(value) / 1000
             if celsius >= settings.hotCelsius {
                 r.hot = true
                 r.reasons.append("\(name) \(celsius) °C")
@@ -101,8 +98,7 @@ public final class SysfsPowerMonitor: Sendable {
         }
         // Raspberry Pi firmware throttling.
         if let (file, flags) = try throttledFlags() {
-            let digits = flags.hasPrefix("0x") ? String(flags.dropFirst(2)) : flags
-            guard let value = UInt32(digits, radix: 16) else {
+            guard let value = Self.throttledBits(flags) else {
                 throw SysfsError(path: path(file), errno: 0, message: "'\(flags)' is not hexadecimal")
             }
             if value & 0xF != 0 {
@@ -112,7 +108,7 @@ public final class SysfsPowerMonitor: Sendable {
         }
         // Display: fbdev.
         for name in try names("sys/class/graphics") where name.hasPrefix("fb") {
-            guard let level = try text("sys/class/graphics/\(name)/blank"), let value = Int(level) else { continue }
+            guard let level = try text("sys/class/graphics/\(name)/blank"), let value = Self.blankLevel(level) else { continue }
             if value > 0 {
                 r.displayBlanked = true
                 r.reasons.append("\(name) blank \(value)")
@@ -123,7 +119,7 @@ public final class SysfsPowerMonitor: Sendable {
         for name in try names("sys/class/drm") where name.hasPrefix("card") && name.contains("-") {
             guard try text("sys/class/drm/\(name)/status") == "connected", let dpms = try text("sys/class/drm/\(name)/dpms") else { continue }
             connected += 1
-            if dpms != "On" { off += 1 }
+            if Self.isOff(dpms: dpms) { off += 1 }
         }
         if connected > 0, off == connected, !r.displayBlanked {
             r.displayBlanked = true
@@ -166,7 +162,7 @@ public final class SysfsPowerMonitor: Sendable {
             if error == ENOENT || error == ENOTDIR { return nil }
             throw SysfsError(path: path(relative), errno: error, message: Sys.describe(errno: error))
         }
-        return content.trimmingCharacters(in: " \n\t\r")
+        return Self.trimmed(content)
     }
 
     /// The entries of a directory, sorted; empty when it does not exist.
@@ -178,6 +174,46 @@ public final class SysfsPowerMonitor: Sendable {
         }
         return list.sorted()
     }
+}
+
+/// The parsers of the files ``SysfsPowerMonitor/read(includingSavedProfile:)`` reads, apart from
+/// the reading (no system calls): for tests and the fuzzer (fuzz/, target `system`). Each takes
+/// the file's content as ``trimmed(_:)`` leaves it.
+extension SysfsPowerMonitor {
+    /// A sysfs file's content without the blanks and line ends around it.
+    public static func trimmed(_ content: String) -> String { content.trimmingCharacters(in: " \n\t\r") }
+
+    /// `platform_profile` names the low-power profile (Documentation/ABI/testing/sysfs-platform_profile:
+    /// "low-power", "cool", "quiet", "balanced", "balanced-performance", "performance", "custom").
+    public static func isLowPower(platformProfile: String) -> Bool { platformProfile == "low-power" }
+
+    /// How many `Profile=power-saver` lines power-profiles-daemon's `state.ini` holds (a key file:
+    /// `[State]`, `Driver=…`, `Profile=…`); each is one reason.
+    public static func powerSaverLines(stateINI: String) -> Int {
+        stateINI.split(separator: "\n").filter { $0.hasPrefix("Profile=") && $0.dropFirst("Profile=".count) == "power-saver" }.count
+    }
+
+    /// A power supply's `capacity`, in percent (Documentation/ABI/testing/sysfs-class-power:
+    /// "Valid values: 0 - 100"; any integer is taken, the threshold compares it), or nil when it is
+    /// not an integer.
+    public static func percentage(capacity: String) -> Int? { Int(capacity) }
+
+    /// A thermal zone's `temp` in degrees Celsius (Documentation/ABI/testing/sysfs-class-thermal:
+    /// "Unit: millidegree Celsius", signed), or nil when it is not an integer.
+    public static func celsius(millidegrees: String) -> Double? { Int(millidegrees).map { Double($0) / 1000 } }
+
+    /// The bits of the Raspberry Pi firmware's `get_throttled` (hexadecimal, "0x" optional), or nil.
+    public static func throttledBits(_ flags: String) -> UInt32? {
+        UInt32(flags.hasPrefix("0x") ? String(flags.dropFirst(2)) : flags, radix: 16)
+    }
+
+    /// fbdev's `blank` (FB_BLANK_UNBLANK 0 … FB_BLANK_POWERDOWN 4, <linux/fb.h>), or nil when it is
+    /// empty (kernels before the blanking state was tracked) or not an integer.
+    public static func blankLevel(_ text: String) -> Int? { Int(text) }
+
+    /// A DRM connector's `dpms` ("On", "Standby", "Suspend", "Off": the kernel's drm_dpms_enum_list)
+    /// is anything but On.
+    public static func isOff(dpms: String) -> Bool { dpms != "On" }
 }
 
 /// A sysfs (or state) file exists but could not be read or understood.

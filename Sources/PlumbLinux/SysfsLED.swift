@@ -29,7 +29,7 @@ public final class SysfsLED: DigitalOutput {
             throw GPIOError(.lineNotFound, errno: error,
                             message: "no LED \"\(name)\" in \(root) (found: \(available.isEmpty ? "none" : available))")
         }
-        guard let max = Int(text.trimmingSpace()), max > 0 else {
+        guard let max = Self.maxBrightness(in: text) else {
             throw GPIOError(.requestFailed, message: "\(directory)/max_brightness reads \"\(text.trimmingSpace())\", not a positive number")
         }
         maxBrightness = max
@@ -43,9 +43,22 @@ public final class SysfsLED: DigitalOutput {
     /// The trigger in effect: the name in brackets in `trigger` ("none [mmc0] timer" → "mmc0"),
     /// or `nil` when the file marks none. Read before taking the LED over, to give it back.
     public func readTrigger() throws(GPIOError) -> String? {
-        let text = try read("trigger")
-        guard let open = text.firstIndex(of: "["), let close = text[open...].firstIndex(of: "]") else { return nil }
-        return String(text[text.index(after: open)..<close])
+        Self.selectedTrigger(try read("trigger"))
+    }
+
+    /// `max_brightness` as the LED class gives it (a positive integer), or nil. No system call:
+    /// for tests and the fuzzer.
+    public static func maxBrightness(in content: String) -> Int? {
+        guard let max = Int(content.trimmingSpace()), max > 0 else { return nil }
+        return max
+    }
+
+    /// The selected trigger in a `trigger` file's content: the name in brackets ("none [mmc0]
+    /// timer" → "mmc0"; Documentation/ABI/testing/sysfs-class-led, "trigger"), or nil when none is
+    /// marked. No system call: for tests and the fuzzer.
+    public static func selectedTrigger(_ content: String) -> String? {
+        guard let open = content.firstIndex(of: "["), let close = content[open...].firstIndex(of: "]") else { return nil }
+        return String(content[content.index(after: open)..<close])
     }
 
     /// Selects a trigger by name ("mmc0", "heartbeat", "none").

@@ -55,6 +55,96 @@ import FuzzSupport
         try write("recording", "broad-head-recording", [0] + head)
         try write("recording", "broad-head-replay", [3] + head)
         try write("recording", "columns-t-gyr-acc", [0] + Array("t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0.00,0.1,0,0,0,0,9.8\n0.01,0.1,0,0,0,0,9.8\n0.02,nan,0,0,0,0,9.8\n".utf8))
+
+        try systemSeeds(write)
+        try listingSeeds(write)
+    }
+
+    /// What sysfs, procfs and the device tree hold on real machines, in the system harness's
+    /// input format (a byte picking the parser, then the content).
+    static func systemSeeds(_ write: (String, String, [UInt8]) throws -> Void) throws {
+        func power(_ fields: [String]) -> [UInt8] { [0] + Array(fields.joined(separator: "\u{1E}").utf8) }
+        // Fields: platform_profile (Documentation/ABI/testing/sysfs-platform_profile), the state file
+        // power-profiles-daemon saves, a battery's capacity (sysfs-class-power, percent), a thermal
+        // zone's temp (sysfs-class-thermal, millidegrees), the firmware's get_throttled (hexadecimal
+        // without 0x, raspberrypi/linux#2397), fbdev blank (FB_BLANK_*), a DRM connector's dpms.
+        try write("system", "power-saving-hot-throttled",
+                  power(["low-power\n", "[State]\nDriver=placeholder\nProfile=power-saver\n", "20\n", "81250\n", "50005\n", "4\n", "Off\n"]))
+        try write("system", "power-ordinary",
+                  power(["balanced\n", "[State]\nDriver=intel_pstate\nProfile=balanced\n", "35\n", "48312\n", "50000\n", "", "On\n"]))
+        try write("system", "power-cool-negative", power(["cool\n", "", "100\n", "-5000\n", "0x0\n", "0\n", "Standby\n"]))
+        // clock-frequency: one big-endian <u32> (Devicetree Specification v0.4 §2.2.4), 100 and 400 kHz,
+        // and a damaged three-byte property.
+        try write("system", "clock-100khz", [1, 0x00, 0x01, 0x86, 0xA0])
+        try write("system", "clock-400khz", [1, 0x00, 0x06, 0x1A, 0x80])
+        try write("system", "clock-3-bytes", [1, 0x01, 0x86, 0xA0])
+        // /proc/device-tree/model: the firmware's model string, NUL-terminated.
+        for model in ["Raspberry Pi 4 Model B Rev 1.4", "Raspberry Pi 400 Rev 1.0", "Raspberry Pi 5 Model B Rev 1.0",
+                      "Raspberry Pi Zero 2 W Rev 1.0", "Raspberry Pi 3 Model B Plus Rev 1.3", "Raspberry Pi Compute Module 4 Rev 1.0"] {
+            try write("system", "model-" + model.split(separator: " ").dropFirst(2).prefix(3).joined(separator: "-").lowercased(),
+                      [2] + Array(model.utf8) + [0])
+        }
+        // /proc/self/net/dev (proc(5)): a private namespace's lo only, and a board on Wi-Fi.
+        try write("system", "netdev-lo-only", [3] + Array(SystemSeeds.netDevLoopbackOnly.utf8))
+        try write("system", "netdev-wifi", [3] + Array(SystemSeeds.netDevWithWiFi.utf8))
+        // I2C_FUNCS (little-endian here): i2c-stub's 0x0c7f0000, i2c-bcm2835's I2C | SMBUS_EMUL 0x0eff0009.
+        try write("system", "funcs-i2c-stub", [4, 0x00, 0x00, 0x7F, 0x0C])
+        try write("system", "funcs-bcm2835", [4, 0x09, 0x00, 0xFF, 0x0E])
+        // An LED's max_brightness, then its trigger list (Documentation/ABI/testing/sysfs-class-led).
+        try write("system", "led-act", [5] + Array("255\n\u{1E}none [mmc0] timer heartbeat\n".utf8))
+        try write("system", "led-pwr", [5] + Array("1\n\u{1E}[none] kbd-scrolllock rfkill-any default-on input\n".utf8))
+        // Screen info (every field as a 32-bit value: 0x02, then little-endian): xres, yres,
+        // yres_virtual, bits_per_pixel, line_length, smem_len, then red, green, blue, transp
+        // (offset, length), then the id. vfb at 800x480 XRGB8888 with two pages, and the Sense
+        // HAT's 8x8 RGB565 "RPi-Sense FB".
+        func screen(_ fields: [UInt32], _ name: String) -> [UInt8] {
+            [6] + fields.flatMap { v in [2, UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24)] } + Array(name.utf8) + [0]
+        }
+        try write("system", "fb-vfb-800x480", screen([800, 480, 960, 32, 3200, 3200 * 960, 16, 8, 8, 8, 0, 8, 24, 0], "vfb"))
+        try write("system", "fb-sense-hat", screen([8, 8, 8, 16, 16, 128, 11, 5, 5, 6, 0, 5, 0, 0], "RPi-Sense FB"))
+        try write("system", "fb-no-mode", screen([0, 0, 0, 32, 0, 0, 16, 8, 8, 8, 0, 8, 0, 0], "vc4drmfb"))
+        // i2c-dev paths, and a udev alias's target.
+        try write("system", "adapter-dev", [7] + Array("/dev/i2c-1".utf8))
+        try write("system", "adapter-link", [7] + Array("../../devices/platform/soc/fe804000.i2c/i2c-1".utf8))
+    }
+
+    /// Other programs' output and D-Bus replies, in the listing harness's input format.
+    static func listingSeeds(_ write: (String, String, [UInt8]) throws -> Void) throws {
+        // wlr-randr 0.2.0 and xrandr 1.5 listings (as KioskVerifyTests), with the output asked about.
+        for name in ["HDMI-A-1", "DSI-1", "HDMI-A-2"] {
+            try write("listings", "wlr-randr-\(name)", [0] + Array((name + "\n" + ListingSeeds.wlrRandr(transform: "90")).utf8))
+        }
+        try write("listings", "wlr-randr-headless-off",
+                  [0] + Array("HEADLESS-1\nHEADLESS-1 \"Headless output 1\"\n  Enabled: no\n  Modes:\n    0x0 px\n".utf8))
+        for name in ["HDMI-1", "HDMI-2", "HDMI-3", "DSI-1"] {
+            try write("listings", "xrandr-\(name)", [1] + Array((name + "\n" + ListingSeeds.xrandrQuery).utf8))
+        }
+        // The tools' error text (RotationToolDiagnosisTests): flags (bit 0 xrandr, bit 1 list outputs), status, text.
+        try write("listings", "diagnose-xrandr-not-found", [2, 0x01, 0] + Array("warning: output HDMI-1 not found; ignoring\n".utf8))
+        try write("listings", "diagnose-wlr-unknown", [2, 0x02, 1] + Array("unknown output HDMI-A-1\n".utf8))
+        try write("listings", "diagnose-wlr-no-display", [2, 0x08, 1] + Array("failed to connect to display\n".utf8))
+        try write("listings", "diagnose-xrandr-no-display", [2, 0x01, 1] + Array("Can't open display \n".utf8))
+        // ActiveProfile replies (power-profiles-daemon's README, D-Bus API): a profile, and error
+        // replies by name (each buffer: a length byte, then the bytes).
+        func reply(_ result: [UInt8], _ value: String, _ name: String, _ message: String) -> [UInt8] {
+            var out: [UInt8] = [3] + result
+            for part in [value, name, message] { out += [UInt8(part.utf8.count)] + Array(part.utf8) }
+            return out
+        }
+        try write("listings", "ppd-power-saver", reply([0], "power-saver", "", ""))
+        try write("listings", "ppd-balanced", reply([0], "balanced", "", ""))
+        try write("listings", "ppd-service-unknown",
+                  reply([1, 2], "", "org.freedesktop.DBus.Error.ServiceUnknown", "The name net.hadess.PowerProfiles was not provided by any .service files"))
+        try write("listings", "ppd-access-denied", reply([1, 13], "", "org.freedesktop.DBus.Error.AccessDenied", "Rejected send message"))
+        try write("listings", "ppd-not-a-string", reply([1, 74], "", "", ""))
+        // Sensor claims: four bus names, then claim/release/leave operations.
+        var claims: [UInt8] = [4]
+        for name in [":1.42", ":1.7", ":1.100", ":1.42"] { claims += [UInt8(name.utf8.count)] + Array(name.utf8) }
+        claims += [0x00, 0x10, 0x04, 0x02, 0x12, 0x23, 0x00, 0x03]
+        try write("listings", "claims", claims)
+        // plumb dbus --script, and an orientation string.
+        try write("listings", "script", [5] + Array(ListingSeeds.script.utf8))
+        try write("listings", "orientation-left-up", [5] + Array("left-up".utf8))
     }
 
     /// A bus that records what the chip answers at one register.
