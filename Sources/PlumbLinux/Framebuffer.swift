@@ -46,17 +46,28 @@ public struct FramebufferGeometry: Sendable, Equatable {
     /// shorter than the screen, rows shorter than `width` pixels, or less memory than one screen.
     /// A driver without a mode (a display not connected at boot) reports such values; drawing
     /// with them would write outside the mapping.
+    ///
+    /// The fields come from the driver as 32-bit values, so their products are taken with
+    /// overflow checks: a product past `Int.max` is too large a row or screen, not a trap.
     public var problem: String? {
         var problems: [String] = []
         if width <= 0 || height <= 0 { problems.append("a \(width)x\(height) screen") }
         if bitsPerPixel <= 0 { problems.append("\(bitsPerPixel) bits per pixel") }
         if height > 0, virtualHeight < height { problems.append("a virtual height of \(virtualHeight), less than the height \(height)") }
-        let rowBytes = (width * bitsPerPixel + 7) / 8
-        if width > 0, bitsPerPixel > 0, bytesPerRow < rowBytes {
-            problems.append("rows of \(bytesPerRow) bytes, shorter than \(width) pixels at \(bitsPerPixel) bits per pixel (\(rowBytes) bytes)")
+        if width > 0, bitsPerPixel > 0 {
+            let rowBits = width.multipliedReportingOverflow(by: bitsPerPixel)
+            let rowBytes = rowBits.overflow ? nil : rowBits.partialValue / 8 + (rowBits.partialValue % 8 == 0 ? 0 : 1)
+            if rowBytes.map({ bytesPerRow < $0 }) ?? true {
+                let needed = rowBytes.map { "\($0) bytes" } ?? "more bytes than memory holds"
+                problems.append("rows of \(bytesPerRow) bytes, shorter than \(width) pixels at \(bitsPerPixel) bits per pixel (\(needed))")
+            }
         }
-        if problems.isEmpty, memoryLength < bytesPerRow * height {
-            problems.append("\(memoryLength) bytes of memory, less than one screen (\(bytesPerRow * height) bytes)")
+        if problems.isEmpty {
+            let screen = bytesPerRow.multipliedReportingOverflow(by: height)
+            if screen.overflow || memoryLength < screen.partialValue {
+                let needed = screen.overflow ? "\(bytesPerRow) × \(height)" : "\(screen.partialValue)"
+                problems.append("\(memoryLength) bytes of memory, less than one screen (\(needed) bytes)")
+            }
         }
         return problems.isEmpty ? nil : problems.joined(separator: ", ")
     }
@@ -67,7 +78,11 @@ public struct FramebufferGeometry: Sendable, Equatable {
     }
 
     /// True when two whole screens fit in the panning area, so frames can flip between them.
-    public var canPageFlip: Bool { virtualHeight >= 2 * height && memoryLength >= 2 * height * bytesPerRow }
+    public var canPageFlip: Bool {
+        let rows = height.multipliedReportingOverflow(by: 2)
+        let bytes = rows.partialValue.multipliedReportingOverflow(by: bytesPerRow)
+        return !rows.overflow && !bytes.overflow && virtualHeight >= rows.partialValue && memoryLength >= bytes.partialValue
+    }
 }
 
 /// A resolution and depth to ask a framebuffer driver for.
@@ -318,11 +333,14 @@ public final class Framebuffer {
         fd = -1
     }
 
-    /// Whether to ask the driver for a virtual height of two screens: it has fewer now, and
-    /// the memory (`smem_len`) holds two (the FBIOGET_VSCREENINFO / FSCREENINFO fields as the
-    /// kernel hands them over). No system call: for tests and the fuzzer.
+    /// Whether to ask the driver for a virtual height of two screens: it has fewer now, the
+    /// memory (`smem_len`) holds two, and 2 × `height` fits the request's 32-bit `yres_virtual`
+    /// (the FBIOGET_VSCREENINFO / FSCREENINFO fields as the kernel hands them over, in 64-bit
+    /// arithmetic, where their products cannot overflow). No system call: for tests and the fuzzer.
     public static func wantsTwoPages(height: UInt32, virtualHeight: UInt32, bytesPerRow: UInt32, memoryLength: UInt32) -> Bool {
-        virtualHeight < 2 * height && Int(memoryLength) >= 2 * Int(height) * Int(bytesPerRow)
+        let rows = 2 * UInt64(height)
+        guard rows <= UInt64(UInt32.max), UInt64(virtualHeight) < rows else { return false }
+        return UInt64(memoryLength) >= rows * UInt64(bytesPerRow)
     }
 
     private static func allocateBackBuffer(_ geometry: FramebufferGeometry) -> UnsafeMutableRawPointer {

@@ -188,9 +188,10 @@ extension SysfsPowerMonitor {
     public static func isLowPower(platformProfile: String) -> Bool { platformProfile == "low-power" }
 
     /// How many `Profile=power-saver` lines power-profiles-daemon's `state.ini` holds (a key file:
-    /// `[State]`, `Driver=…`, `Profile=…`); each is one reason.
+    /// `[State]`, `Driver=…`, `Profile=…`); each is one reason. Any line end ends a line (a file
+    /// saved with CRLF too: "\r\n" is one Character, not "\n").
     public static func powerSaverLines(stateINI: String) -> Int {
-        stateINI.split(separator: "\n").filter { $0.hasPrefix("Profile=") && $0.dropFirst("Profile=".count) == "power-saver" }.count
+        stateINI.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("Profile=") && $0.dropFirst("Profile=".count) == "power-saver" }.count
     }
 
     /// A power supply's `capacity`, in percent (Documentation/ABI/testing/sysfs-class-power:

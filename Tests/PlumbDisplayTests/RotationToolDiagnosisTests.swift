@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PlumbDisplay
 
@@ -6,6 +7,16 @@ import Testing
 @Suite struct RotationToolDiagnosisTests {
     let wlrListing = "HEADLESS-1 \"Headless output 1\"\n  Enabled: no\n  Modes:\n    0x0 px\nHEADLESS-2 \"Headless output 2\"\n  Enabled: yes\n"
     let xrandrListing = "Screen 0: minimum 1 x 1, current 800 x 480, maximum 800 x 480\nscreen connected 800x480+0+0 0mm x 0mm\n   800x480        0.00*\nHDMI-2 disconnected (normal left inverted right x axis y axis)\n"
+
+    /// fuzz listings (the line ends of NetworkAccessTests.carriageReturnsDoNotJoinLines): "\r\n" is
+    /// one Character in Swift, so splitting on "\n" ran a CRLF listing's lines together.
+    @Test func listingsWithCRLFLineEnds() {
+        let crlf = xrandrListing.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(RotationToolDiagnosis.outputNames(program: "xrandr", listing: crlf) == ["screen"])
+        let wlr = KioskVerifyTests.wlrListing("90").replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(RotationToolDiagnosis.outputNames(program: "wlr-randr", listing: wlr) == ["DSI-1", "HDMI-A-1"])
+        #expect(KioskBackend(kind: .wlrRandr, output: "HDMI-A-1").shownRotation(inListing: wlr) == "90")
+    }
 
     @Test func listingsNameTheOutputs() {
         #expect(RotationToolDiagnosis.outputNames(program: "wlr-randr", listing: wlrListing) == ["HEADLESS-1", "HEADLESS-2"])

@@ -228,3 +228,44 @@ private let senseHAT = FramebufferGeometry(
         }
     }
 }
+
+/// Screen info the fuzzer (scripts/fuzz system) handed over: each field is a 32-bit value from the
+/// driver, and products of two such values pass Int.max (a driver without a mode, a corrupted
+/// FBIOGET_VSCREENINFO). Each must give a problem or a decision, not a trap.
+@Suite struct FramebufferScreenInfoTests {
+    /// fuzz system: xres and bits_per_pixel near 2^32 trapped in `problem` computing the row's
+    /// bytes ("arithmetic overflow", Framebuffer.swift), before Framebuffer(device:) could refuse
+    /// the mode with its message.
+    @Test func rowsWiderThanAnIntHoldsAreAProblem() {
+        let huge = Int(UInt32.max)
+        let g = FramebufferGeometry(name: "x", width: huge, height: 8, virtualHeight: 8, bitsPerPixel: huge, bytesPerRow: 16,
+                                    red: .init(offset: 11, length: 5), green: .init(offset: 5, length: 6), blue: .init(offset: 0, length: 5),
+                                    memoryLength: 128)
+        #expect(g.problem?.contains("rows of 16 bytes, shorter than \(huge) pixels") == true)
+        #expect(!g.canPageFlip)
+    }
+
+    /// Rows and heights whose screen passes Int.max: not enough memory, and no page flipping.
+    @Test func aScreenLargerThanAnIntHoldsIsAProblem() {
+        let huge = Int(UInt32.max)
+        let g = FramebufferGeometry(name: "x", width: 1, height: huge, virtualHeight: huge, bitsPerPixel: 8, bytesPerRow: huge,
+                                    red: .init(offset: 0, length: 3), green: .init(offset: 3, length: 3), blue: .init(offset: 6, length: 2),
+                                    memoryLength: huge)
+        #expect(g.problem?.contains("bytes of memory, less than one screen") == true)
+        #expect(!g.canPageFlip)
+        let pages = FramebufferGeometry(name: "x", width: 1, height: huge, virtualHeight: huge, bitsPerPixel: 8, bytesPerRow: huge,
+                                        red: .init(offset: 0, length: 3), green: .init(offset: 3, length: 3), blue: .init(offset: 6, length: 2),
+                                        memoryLength: Int.max)
+        #expect(!pages.canPageFlip)
+    }
+
+    /// The resize decision takes the fields as the kernel gives them: 2 × yres past UInt32.max,
+    /// or two screens past Int.max, never ask for two pages (the request's yres_virtual is a __u32).
+    @Test func twoPagesAreNotAskedForBeyondThe32BitFields() {
+        #expect(Framebuffer.wantsTwoPages(height: 480, virtualHeight: 480, bytesPerRow: 3200, memoryLength: 3200 * 960))
+        #expect(!Framebuffer.wantsTwoPages(height: 480, virtualHeight: 960, bytesPerRow: 3200, memoryLength: 3200 * 960))
+        #expect(!Framebuffer.wantsTwoPages(height: 480, virtualHeight: 480, bytesPerRow: 3200, memoryLength: 3200 * 959))
+        #expect(!Framebuffer.wantsTwoPages(height: UInt32.max, virtualHeight: 0, bytesPerRow: UInt32.max, memoryLength: UInt32.max))
+        #expect(!Framebuffer.wantsTwoPages(height: 1 << 31, virtualHeight: 0, bytesPerRow: 0, memoryLength: UInt32.max))
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 @testable import PlumbLinux
@@ -65,5 +66,15 @@ import Testing
 
     @Test func interfaceNamesAreReadFromProcNetDev() {
         #expect(NetworkAccess.interfaceNames(procNetDev: Self.withWiFi) == ["lo", "wlan0"])
+    }
+
+    /// fuzz system: a carriage return before a line's end made one Character of "\r\n" (Swift
+    /// splits on Characters), so the line did not end there, and an interface name ran on into the
+    /// next line. Every line end ends a line.
+    @Test func carriageReturnsDoNotJoinLines() {
+        let crlf = Self.withWiFi.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(NetworkAccess.interfaceNames(procNetDev: crlf) == ["lo", "wlan0"])
+        let names = NetworkAccess.interfaceNames(procNetDev: Self.header + "\u{1E}[State]\r\r\r\n eth0: 1 2\n")
+        #expect(names == ["eth0"])
     }
 }

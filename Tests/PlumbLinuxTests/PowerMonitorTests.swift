@@ -100,6 +100,13 @@ struct PowerMonitorTests {
         #expect(try !tree.monitor.read().displayBlanked)
     }
 
+    /// fuzz system (the line ends of NetworkAccessTests.carriageReturnsDoNotJoinLines): a state
+    /// file saved with CRLF line ends still says power-saver.
+    @Test func aStateFileWithCRLFLineEnds() {
+        #expect(SysfsPowerMonitor.powerSaverLines(stateINI: "[State]\r\nDriver=placeholder\r\nProfile=power-saver\r\n") == 1)
+        #expect(SysfsPowerMonitor.powerSaverLines(stateINI: "[State]\nProfile=power-saver") == 1)
+    }
+
     @Test func garbageIsAnErrorNamingTheFile() throws {
         let tree = try Tree()
         try tree.write("sys/class/thermal/thermal_zone3/temp", "hot\n")

@@ -128,7 +128,8 @@ public struct KioskBackend: Sendable, Equatable {
     /// geometry at all while the output is off (xrandr.c, the output's summary line).
     public func shownRotation(inListing listing: String) -> String? {
         let name = outputName
-        let lines = listing.split(separator: "\n", omittingEmptySubsequences: false)
+        // Any line end ends a line ("\r\n" is one Character, not "\n").
+        let lines = listing.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         switch kind {
         case .wlrRandr:
             guard let start = lines.firstIndex(where: { $0.split(separator: " ").first.map(String.init) == name }) else { return nil }

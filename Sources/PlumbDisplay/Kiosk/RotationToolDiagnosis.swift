@@ -77,7 +77,8 @@ public struct RotationToolDiagnosis: Sendable, Equatable {
     /// "NAME disconnected ..."; only connected ones count).
     public static func outputNames(program: String, listing: String) -> [String] {
         var names: [String] = []
-        for line in listing.split(separator: "\n") {
+        // Any line end ends a line ("\r\n" is one Character, not "\n").
+        for line in listing.split(whereSeparator: \.isNewline) {
             guard let first = line.first, first != " ", first != "\t" else { continue }
             let fields = line.split(separator: " ")
             guard let name = fields.first else { continue }

@@ -44,7 +44,7 @@ public enum SystemHarness {
 
         check(SysfsPowerMonitor.isLowPower(platformProfile: f(0)) == (f(0) == "low-power"), "platform_profile \(debug(f(0)))")
         let saver = SysfsPowerMonitor.powerSaverLines(stateINI: f(1))
-        check(saver >= 0 && saver <= f(1).split(separator: "\n").count, "\(saver) power-saver lines in \(debug(f(1)))")
+        check(saver >= 0 && saver <= f(1).split(whereSeparator: \.isNewline).count, "\(saver) power-saver lines in \(debug(f(1)))")
         if f(1) == "[State]\nDriver=placeholder\nProfile=power-saver" { check(saver == 1, "the daemon's state file gave \(saver) power-saver lines") }
 
         if let capacity = SysfsPowerMonitor.percentage(capacity: f(2)) {
@@ -196,7 +196,10 @@ public enum SystemHarness {
         let channels = (0..<4).map { _ in FramebufferBitfield(offset: Int(field()), length: Int(field())) }
         let name = text(input.rest().prefix(16).prefix { $0 != 0 })
 
-        _ = Framebuffer.wantsTwoPages(height: yres, virtualHeight: yresVirtual, bytesPerRow: lineLength, memoryLength: memory)
+        if Framebuffer.wantsTwoPages(height: yres, virtualHeight: yresVirtual, bytesPerRow: lineLength, memoryLength: memory) {
+            // Framebuffer(device:) then asks the driver for a yres_virtual of 2 × yres, a __u32.
+            check(yres <= UInt32.max / 2 && yresVirtual < 2 * yres, "asks for two pages of \(yres) rows (virtual \(yresVirtual))")
+        }
         let g = FramebufferGeometry(name: name, width: Int(xres), height: Int(yres), virtualHeight: Int(yresVirtual),
                                     bitsPerPixel: Int(bitsPerPixel), bytesPerRow: Int(lineLength),
                                     red: channels[0], green: channels[1], blue: channels[2], alpha: channels[3],
