@@ -60,12 +60,13 @@ public enum NetworkAccess {
     /// The interface names in the text of `/proc/net/dev`: two header lines, then `name: counters`
     /// (proc(5), /proc/net/dev; the kernel's dev_seq_show prints "%6s:" then the counters).
     public static func interfaceNames(procNetDev text: String) -> [String] {
-        // Any line end ends a line: "\r\n" is one Character, which a split on "\n" would not take
-        // for one, running the next line on into this one's name.
-        text.split(whereSeparator: \.isNewline).dropFirst(2).compactMap { line in
+        // Read on Unicode scalars: Characters would join "\r\n", or a blank and a combining mark
+        // after it, into one, which a split on "\n" or a filter of blanks would not take for a
+        // line end or a blank (found by scripts/fuzz system).
+        text.unicodeScalars.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).dropFirst(2).compactMap { line in
             guard let colon = line.firstIndex(of: ":") else { return nil }
             // Names hold no blanks; the kernel right-aligns them with spaces.
-            let name = line[..<colon].filter { $0 != " " && $0 != "\t" }
+            let name = String(String.UnicodeScalarView(line[..<colon].filter { $0 != " " && $0 != "\t" }))
             return name.isEmpty ? nil : name
         }
     }

@@ -18,6 +18,20 @@ import Testing
         #expect(KioskBackend(kind: .wlrRandr, output: "HDMI-A-1").shownRotation(inListing: wlr) == "90")
     }
 
+    /// fuzz listings: a blank followed by a combining mark is one Character in Swift (" \u{301}"),
+    /// so a split on " " Characters did not end the name there, and a line starting so did not
+    /// count as indented. The tools print bytes: blanks and line ends are read as Unicode scalars.
+    /// Only a line that starts in column 0 names an output, in the diagnosis and the verification alike.
+    @Test func blanksBeforeCombiningMarksStillSeparate() {
+        let wlr = "HDMI-A-1 \u{301}Monitor\n  Enabled: yes\n  Transform: 90\n \u{DDE}HDMI-A-2 x\n"
+        #expect(RotationToolDiagnosis.outputNames(program: "wlr-randr", listing: wlr) == ["HDMI-A-1"])
+        #expect(KioskBackend(kind: .wlrRandr, output: "HDMI-A-1").shownRotation(inListing: wlr) == "90")
+        let x = "HDMI-1 connected \u{301}1080x1920+0+0 left (normal left inverted right)\n   HDMI-2 connected 1x1+0+0 left\n"
+        #expect(RotationToolDiagnosis.outputNames(program: "xrandr", listing: x) == ["HDMI-1"])
+        #expect(KioskBackend(kind: .xrandr, output: "HDMI-1").shownRotation(inListing: x) == "left")
+        #expect(KioskBackend(kind: .xrandr, output: "HDMI-2").shownRotation(inListing: x) == nil)
+    }
+
     @Test func listingsNameTheOutputs() {
         #expect(RotationToolDiagnosis.outputNames(program: "wlr-randr", listing: wlrListing) == ["HEADLESS-1", "HEADLESS-2"])
         // "Screen 0:" is not an output; disconnected outputs are left out.

@@ -68,6 +68,12 @@ import Testing
         #expect(NetworkAccess.interfaceNames(procNetDev: Self.withWiFi) == ["lo", "wlan0"])
     }
 
+    /// fuzz system (the blanks of RotationToolDiagnosisTests.blanksBeforeCombiningMarksStillSeparate):
+    /// a blank before a combining mark is one Character, which the name's blanks filter kept.
+    @Test func blanksBeforeCombiningMarksAreDropped() {
+        #expect(NetworkAccess.interfaceNames(procNetDev: Self.header + "  eth0 \u{301}: 1 2\n") == ["eth0\u{301}"])
+    }
+
     /// fuzz system: a carriage return before a line's end made one Character of "\r\n" (Swift
     /// splits on Characters), so the line did not end there, and an interface name ran on into the
     /// next line. Every line end ends a line.

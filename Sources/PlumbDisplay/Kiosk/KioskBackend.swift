@@ -128,25 +128,25 @@ public struct KioskBackend: Sendable, Equatable {
     /// geometry at all while the output is off (xrandr.c, the output's summary line).
     public func shownRotation(inListing listing: String) -> String? {
         let name = outputName
-        // Any line end ends a line ("\r\n" is one Character, not "\n").
-        let lines = listing.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        // Read on Unicode scalars (ListingText); only a line starting in column 0 names an output.
+        let lines = ListingText.lines(listing)
+        func names(_ line: String) -> Bool { !ListingText.isIndented(line) && ListingText.fields(line).first == name }
         switch kind {
         case .wlrRandr:
-            guard let start = lines.firstIndex(where: { $0.split(separator: " ").first.map(String.init) == name }) else { return nil }
+            guard let start = lines.firstIndex(where: names) else { return nil }
             for line in lines[(start + 1)...] {
-                guard line.first == " " || line.first == "\t" else { break }
-                let text = line.drop { $0 == " " || $0 == "\t" }
-                if text.hasPrefix("Transform: ") { return String(text.dropFirst("Transform: ".count)) }
+                guard ListingText.isIndented(line) else { break }
+                if let transform = ListingText.value(after: "Transform: ", in: line) { return transform }
             }
             return nil
         case .xrandr:
-            guard let line = lines.first(where: { $0.split(separator: " ").first.map(String.init) == name }) else { return nil }
-            let fields = line.split(separator: " ")
+            guard let line = lines.first(where: names) else { return nil }
+            let fields = ListingText.fields(line)
             guard fields.count > 1, fields[1] == "connected" else { return nil }
             // The fields before the list of rotations the output can take.
-            let summary = fields.prefix { !$0.hasPrefix("(") }
-            guard summary.contains(where: { $0.contains("+") && $0.contains("x") }) else { return nil }
-            return summary.first { ["left", "inverted", "right"].contains($0) }.map(String.init) ?? "normal"
+            let summary = fields.prefix { $0.unicodeScalars.first != "(" }
+            guard summary.contains(where: { $0.unicodeScalars.contains("+") && $0.unicodeScalars.contains("x") }) else { return nil }
+            return summary.first { ["left", "inverted", "right"].contains($0) } ?? "normal"
         case .fbcon, .command:
             return nil
         }

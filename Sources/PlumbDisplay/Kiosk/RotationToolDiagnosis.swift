@@ -77,15 +77,14 @@ public struct RotationToolDiagnosis: Sendable, Equatable {
     /// "NAME disconnected ..."; only connected ones count).
     public static func outputNames(program: String, listing: String) -> [String] {
         var names: [String] = []
-        // Any line end ends a line ("\r\n" is one Character, not "\n").
-        for line in listing.split(whereSeparator: \.isNewline) {
-            guard let first = line.first, first != " ", first != "\t" else { continue }
-            let fields = line.split(separator: " ")
+        // Read on Unicode scalars (ListingText): lines, blanks and indentation as the tool prints them.
+        for line in ListingText.lines(listing) where !line.isEmpty && !ListingText.isIndented(line) {
+            let fields = ListingText.fields(line)
             guard let name = fields.first else { continue }
             if program == "xrandr" {
-                if fields.count > 1 && fields[1] == "connected" { names.append(String(name)) }
+                if fields.count > 1 && fields[1] == "connected" { names.append(name) }
             } else {
-                names.append(String(name))
+                names.append(name)
             }
         }
         return names
