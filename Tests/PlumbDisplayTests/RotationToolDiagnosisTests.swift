@@ -12,6 +12,8 @@ import Testing
     /// one Character in Swift, so splitting on "\n" ran a CRLF listing's lines together.
     @Test func listingsWithCRLFLineEnds() {
         let crlf = xrandrListing.replacingOccurrences(of: "\n", with: "\r\n")
+        // A lone carriage return ends a line too (fuzz listings: "HDMI-A-1\n\rrru2Dnt-" named an output "\rrru2Dnt-").
+        #expect(RotationToolDiagnosis.outputNames(program: "wlr-randr", listing: "HDMI-A-1 x\n\rDSI-1 y\r  Enabled: yes\n") == ["HDMI-A-1", "DSI-1"])
         #expect(RotationToolDiagnosis.outputNames(program: "xrandr", listing: crlf) == ["screen"])
         let wlr = KioskVerifyTests.wlrListing("90").replacingOccurrences(of: "\n", with: "\r\n")
         #expect(RotationToolDiagnosis.outputNames(program: "wlr-randr", listing: wlr) == ["DSI-1", "HDMI-A-1"])

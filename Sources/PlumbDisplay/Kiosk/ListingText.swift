@@ -1,4 +1,4 @@
-/// A tool's output read as the tool prints it: lines end at "\n" (a "\r" before it dropped),
+/// A tool's output read as the tool prints it: lines end at "\n", "\r\n" or a lone "\r",
 /// fields are separated by blanks, and a line that starts with a blank is indented, all judged
 /// on Unicode scalars. Swift's Characters would join a line end or blank with what follows it
 /// ("\r\n", or " " and a combining mark, are one Character each), which a split on Characters
@@ -6,8 +6,9 @@
 enum ListingText {
     /// The lines, empty ones kept.
     static func lines(_ text: String) -> [String] {
-        text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            String(String.UnicodeScalarView(line.last == "\r" ? line.dropLast() : line))
+        text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).flatMap { line in
+            (line.last == "\r" ? line.dropLast() : line).split(separator: "\r", omittingEmptySubsequences: false)
+                .map { String(String.UnicodeScalarView($0)) }
         }
     }
 
