@@ -147,7 +147,8 @@ extension MotionOrientation {
                 generation = control.generation
                 let orientation = pipeline?.orientation ?? owner.deviceOrientation
                 pipeline = OrientationPipeline(fused: control.estimator(), classifier: control.classifier,
-                                               accelerometerOnlyClassifier: control.energy.lowEnergyClassifier, mounting: control.mounting)
+                                               accelerometerOnlyClassifier: control.energy.lowEnergyClassifier, mounting: control.mounting,
+                                               turnWakeInterval: control.energy.turnWakeInterval)
                 pipeline?.resume(from: orientation)
                 appliedLowEnergy = nil
                 nextPoll = 0
@@ -201,6 +202,7 @@ extension MotionOrientation {
             }
 
             samples.removeAll(keepingCapacity: true)
+            if let hint = pipeline.wakeHint { source.wake(bySampleAt: hint) }
             switch try source.read(into: &samples, timeoutNanoseconds: Self.readTimeout) {
             case .finished:
                 owner.finishSession()

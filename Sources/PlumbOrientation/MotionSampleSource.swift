@@ -22,10 +22,15 @@ public protocol MotionSampleSource: AnyObject {
     /// True once the source has no more data even without being read (a bounded simulation whose
     /// time ran out while the sensor was paused). Default false.
     var isExhausted: Bool { get }
+    /// Asks the next ``read(into:timeoutNanoseconds:)`` to return once the sample taken at
+    /// `sampleNanoseconds` is there, even when the source would batch more (the low-energy mode
+    /// during a turn: ``OrientationPipeline/wakeHint``). One-shot. Default: ignored.
+    func wake(bySampleAt sampleNanoseconds: UInt64)
 }
 
 extension MotionSampleSource {
     public var isExhausted: Bool { false }
+    public func wake(bySampleAt sampleNanoseconds: UInt64) {}
 }
 
 /// What one ``MotionSampleSource/read(into:timeoutNanoseconds:)`` did.
@@ -74,6 +79,7 @@ public final class RecordingSource: MotionSampleSource {
     private var batch = 1
     private var stride = 1
     private var gyroscope = true
+    private var earlyWake: UInt64?
     /// The number of reads that delivered samples: the wakeups the chip would have made.
     public private(set) var wakeups = 0
 
@@ -97,16 +103,23 @@ public final class RecordingSource: MotionSampleSource {
         let all = recording.samples
         guard position < all.count else { return .finished }
         var last = position
+        let wanted = earlyWake ?? .max
+        earlyWake = nil
         for _ in 0..<batch where position < all.count {
             var sample = all[position]
             if !gyroscope { sample.angularRate = .zero }
             samples.append(sample)
             last = position
             position += stride
+            if sample.timestampNanoseconds >= wanted { break }
         }
         wakeups += 1
         virtualClock.advance(to: all[last].timestampNanoseconds)
         return .samples
+    }
+
+    public func wake(bySampleAt sampleNanoseconds: UInt64) {
+        earlyWake = min(earlyWake ?? .max, sampleNanoseconds)
     }
 
     public func stop() throws(MotionSourceError) {}
@@ -144,6 +157,8 @@ public final class IMUStreamSource: MotionSampleSource {
     }
 
     public var isExhausted: Bool { end.map { stream.clock.nowNanoseconds >= $0 } ?? false }
+
+    public func wake(bySampleAt sampleNanoseconds: UInt64) { stream.wake(bySampleAt: sampleNanoseconds) }
 
     public func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
         if isExhausted { return .finished }

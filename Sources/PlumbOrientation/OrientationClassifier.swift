@@ -102,6 +102,16 @@ public struct OrientationClassifier: Sendable {
     /// How fast gravity turns, smoothed, in radians per second.
     public private(set) var rotationRate: Double = 0
     private var candidateSince: UInt64 = 0
+    /// Since when up has lain in another face's region (nearer another face's axis than the
+    /// accepted one's), as of the last update; `nil` while it lies in the accepted face's.
+    public private(set) var awaySince: UInt64?
+    /// The time of the last estimate.
+    public var lastUpdateNanoseconds: UInt64 { lastTime }
+    /// When the face waiting out its settle time (``candidate``) will be accepted if up stays:
+    /// the sample at or after this time decides; `nil` when no face is waiting.
+    public var decisionDueNanoseconds: UInt64? {
+        candidate == .unknown ? nil : candidateSince &+ settleNanoseconds
+    }
     private var lastUp: SIMD3<Double> = .zero
     private var lastTime: UInt64 = 0
     private let settleNanoseconds: UInt64
@@ -128,6 +138,7 @@ public struct OrientationClassifier: Sendable {
     public mutating func reset(to orientation: DeviceOrientation = .unknown) {
         self.orientation = orientation
         candidate = .unknown
+        awaySince = nil
         lastUp = .zero
         rotationRate = 0
     }
@@ -176,6 +187,11 @@ public struct OrientationClassifier: Sendable {
         lastTime = timeNanoseconds
 
         let (best, cosine) = Self.nearestFace(up: up)
+        if best == orientation || orientation == .unknown {
+            awaySince = nil
+        } else if awaySince == nil {
+            awaySince = timeNanoseconds
+        }
         let proposed: DeviceOrientation
         if best == orientation || (orientation != .unknown && cosine < enterCosine) || rotationRate > rateLimit {
             proposed = orientation
@@ -193,6 +209,7 @@ public struct OrientationClassifier: Sendable {
         guard timeNanoseconds >= candidateSince, timeNanoseconds - candidateSince >= settleNanoseconds else { return nil }
         orientation = proposed
         candidate = .unknown
+        awaySince = nil
         return proposed
     }
 }

@@ -1,4 +1,5 @@
 import PlumbDrivers
+import PlumbHAL
 
 /// One sensor's path from samples to orientation: gravity estimation, the mounting rotation into
 /// the device frame, then the classifier.
@@ -21,8 +22,38 @@ public struct OrientationPipeline {
     /// The latest gravity estimate in the device frame (unit vector towards the earth), zero before
     /// the first sample.
     public private(set) var gravity: SIMD3<Double> = .zero
+    /// While a turn is in progress in the accelerometer-only (low-energy) mode, the source is
+    /// asked to deliver a sample at least this often, in seconds (``wakeHint``); `nil` never.
+    /// Default ``EnergySettings/defaultTurnWakeInterval``.
+    public var turnWakeInterval: Double?
     private var fused: any GravityEstimator
     private var accelerometerOnly: AccelerometerGravity
+
+    /// How long after up left the accepted face's region a turn counts as in progress, in
+    /// nanoseconds: past it, a device held at a boundary is resting there, not turning, and is
+    /// read at the batch's pace again (1.5 s: every low-energy change on the BROAD trials comes
+    /// within 1 s of up crossing into the new face's cone, 1.36 s when waking once a batch).
+    public static let turnWakeLimit: UInt64 = 1_500 * Nanoseconds.perMillisecond
+
+    /// The sample time by which the source should wake the reader, earlier than its FIFO
+    /// watermark would: in the accelerometer-only mode, while up lies in another face's region
+    /// (for at most ``turnWakeLimit``), the end of a waiting face's settle time, or else
+    /// ``turnWakeInterval`` after the last sample; `nil` otherwise (and always while the
+    /// gyroscope runs, whose batches are short).
+    ///
+    /// The low-energy mode's batches are 0.56 s long. Without this, a face proposed near the end
+    /// of a batch waited for the next batch to be accepted, and a slow turn crossed its
+    /// hysteresis mid-batch and was seen only at the batch's end: on the BROAD trials 7 of 44
+    /// changes came after more than 1 s. The wake-ups are spent only during turns: a device at
+    /// rest is read at the batch's pace.
+    public var wakeHint: UInt64? {
+        guard !usesGyroscope, let interval = turnWakeInterval else { return nil }
+        let last = classifier.lastUpdateNanoseconds
+        if let away = classifier.awaySince, last &- away >= Self.turnWakeLimit { return nil }
+        if let due = classifier.decisionDueNanoseconds { return due }
+        guard classifier.awaySince != nil else { return nil }
+        return last &+ UInt64((interval * 1e9).rounded())
+    }
 
     /// - Parameters:
     ///   - fused: the estimator used while the gyroscope runs.
@@ -33,7 +64,10 @@ public struct OrientationPipeline {
     public init(fused: any GravityEstimator, accelerometerOnly: AccelerometerGravity = AccelerometerGravity(),
                 classifier: OrientationClassifier.Settings = .default,
                 accelerometerOnlyClassifier: OrientationClassifier.Settings = .accelerometerOnly, usesGyroscope: Bool = true,
-                mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) = (SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))) {
+                mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) = (SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)),
+                turnWakeInterval: Double? = EnergySettings.defaultTurnWakeInterval) {
+        precondition(turnWakeInterval.map { $0 > 0 && $0.isFinite } ?? true, "the turn wake interval must be positive")
+        self.turnWakeInterval = turnWakeInterval
         self.fused = fused
         self.accelerometerOnly = accelerometerOnly
         self.fusedClassifier = classifier

@@ -2,17 +2,47 @@ import Foundation
 import Testing
 @testable import PlumbCLI
 
-/// A temporary directory holding fake `wlr-randr` and `xrandr` that append their arguments to a log.
+/// A temporary directory holding fake `wlr-randr` and `xrandr` that append their arguments to a
+/// log and remember the last turn, which their listings (`wlr-randr`, `xrandr --query`) then show,
+/// in the layout of wlr-randr 0.2 and xrandr 1.5. With `failing`, the first that many turns fail
+/// as without a compositor or X server (and listings with them), as when plumb starts before the
+/// desktop session. With `restartingAt`, the screen shows `normal` from that listing on (a
+/// compositor that restarted).
 private struct FakeTools {
     let directory: String
     var log: String { directory + "/calls.log" }
 
-    init() throws {
+    init(failing: Int = 0, restartingAt: Int = 0) throws {
         directory = NSTemporaryDirectory() + "plumb-kiosk-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory + "/bin", withIntermediateDirectories: true)
-        for tool in ["wlr-randr", "xrandr"] {
+        let state = directory + "/shown", tries = directory + "/tries", listings = directory + "/listings"
+        let wlrListing = "printf '%s \"Fake\"\\n  Enabled: yes\\n  Transform: %s\\n' \"$name\" \"$shown\""
+        let xListing = """
+            case $shown in normal) word= ;; *) word=" $shown" ;; esac
+            printf 'Screen 0: minimum 320 x 200, current 1920 x 1080, maximum 8192 x 8192\\n%s connected 1920x1080+0+0%s (normal left inverted right x axis y axis) 0mm x 0mm\\n' "$name" "$word"
+            """
+        for (tool, listingArguments, down, listing) in [("wlr-randr", "", "failed to connect to display", wlrListing),
+                                                        ("xrandr", "--query", "Can't open display ", xListing)] {
             let path = "\(directory)/bin/\(tool)"
-            try "#!/bin/sh\necho \"\(tool) $*\" >> '\(log)'\n".write(toFile: path, atomically: true, encoding: .utf8)
+            try """
+                #!/bin/sh
+                n=$(cat '\(tries)' 2>/dev/null || echo 0)
+                if [ "$*" = "\(listingArguments)" ]; then
+                  [ "$n" -le \(failing) ] && [ \(failing) -gt 0 ] && { echo "\(down)" >&2; exit 1; }
+                  [ -f '\(state)' ] || exit 0
+                  read name shown < '\(state)'
+                  l=$(($(cat '\(listings)' 2>/dev/null || echo 0) + 1)); echo $l > '\(listings)'
+                  [ $l -eq \(restartingAt) ] && { shown=normal; echo "$name $shown" > '\(state)'; }
+                  \(listing)
+                  exit 0
+                fi
+                echo "\(tool) $*" >> '\(log)'
+                n=$((n + 1)); echo $n > '\(tries)'
+                [ $n -le \(failing) ] && { echo "\(down)" >&2; exit 1; }
+                eval shown=\\${$#}
+                echo "$2 $shown" > '\(state)'
+
+                """.write(toFile: path, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
         }
     }
@@ -48,7 +78,16 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
             "wlr-randr --output HDMI-A-2 --on --transform 90",
             "wlr-randr --output HDMI-A-2 --on --transform 270",
         ])
-        #expect(result.out.contains("landscapeLeft: wlr-randr --output HDMI-A-2 --on --transform 90"))
+        // What plumb kiosk printed before it tried failed turns again and read the screen back
+        // on the simulator (the listings show each turn: nothing more to do).
+        #expect(result.out == """
+                2.230 s  portrait: wlr-randr --output HDMI-A-2 --on --transform normal
+               18.410 s  portraitUpsideDown: wlr-randr --output HDMI-A-2 --on --transform 180
+               23.906 s  landscapeLeft: wlr-randr --output HDMI-A-2 --on --transform 90
+               30.622 s  landscapeRight: wlr-randr --output HDMI-A-2 --on --transform 270
+
+            """)
+        #expect(result.err == "")
     }
 
     @Test func xrandrWithAnAllowedSetAndLongerHoldOff() throws {
@@ -60,7 +99,14 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
         // Upside down and landscapeLeft are not allowed, so the screen turns only for portrait
         // and landscapeRight.
         #expect(try tools.calls() == ["xrandr --output HDMI-1 --rotate normal", "xrandr --output HDMI-1 --rotate right"])
-        #expect(result.out.contains("portraitUpsideDown: not in --allow, screen stays"))
+        #expect(result.out == """
+                3.230 s  portrait: xrandr --output HDMI-1 --rotate normal
+               17.410 s  portraitUpsideDown: not in --allow, screen stays
+               22.906 s  landscapeLeft: not in --allow, screen stays
+               31.622 s  landscapeRight: xrandr --output HDMI-1 --rotate right
+
+            """)
+        #expect(result.err == "")
     }
 
     @Test func lockFileHoldsTheScreen() throws {
@@ -120,10 +166,15 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
             """.write(toFile: tools.directory + "/bin/xrandr", atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tools.directory + "/bin/xrandr")
         let result = runPlumb(["kiosk", "--simulate", "--backend", "xrandr", "--duration", "3"], environment: tools.environment)
+        // Tried after the hold-off and again 1 s later (the run ends at 3 s), printed once; the run
+        // ends with the failure.
         #expect(result.status == 1)
-        #expect(try tools.calls() == ["xrandr --output HDMI-1 --rotate normal"])
-        #expect(result.out.contains("portrait: xrandr --output HDMI-1 --rotate normal failed, screen stays"))
-        #expect(result.err.contains("Error: there is no output HDMI-1; xrandr lists: screen\nFix: Name one of them: --output screen"))
+        #expect(try tools.calls() == Array(repeating: "xrandr --output HDMI-1 --rotate normal", count: 2))
+        #expect(result.out == "    2.230 s  portrait: xrandr --output HDMI-1 --rotate normal failed, screen stays\n")
+        #expect(result.err.hasPrefix("Warning: could not turn the screen to portrait (xrandr --output HDMI-1 --rotate normal); "
+                                     + "trying again in 1 s, then at least every 10 s, until it works: there is no output HDMI-1; xrandr lists: screen\n"
+                                     + "Fix: Name one of them: --output screen"))
+        #expect(result.err.contains("\nError: there is no output HDMI-1; xrandr lists: screen\nFix: Name one of them: --output screen"))
     }
 
     @Test func wlrRandrFailureKeepsItsWords() throws {
@@ -135,7 +186,91 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
         environment["XDG_RUNTIME_DIR"] = "/run/user/1000"
         let result = runPlumb(["kiosk", "--simulate", "--duration", "3"], environment: environment)
         #expect(result.status == 1)
-        #expect(result.err.hasPrefix("Error: wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY is not set, XDG_RUNTIME_DIR=/run/user/1000)\nFix: "))
+        // The warning, and the run's end, name the compositor's variables and the fix.
+        #expect(result.err.hasPrefix("Warning: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal); "
+                                     + "trying again in 1 s, then at least every 10 s, until it works: "
+                                     + "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY is not set, XDG_RUNTIME_DIR=/run/user/1000)\nFix: "))
+        #expect(result.err.hasSuffix("\nError: wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY is not set, XDG_RUNTIME_DIR=/run/user/1000)\n"
+                                     + "Fix: \(Self.noCompositorFix)\n"))
+    }
+
+    /// The wlr-randr fix for a compositor that cannot be reached (RotationToolDiagnosis).
+    static let noCompositorFix = "Run plumb in the desktop session, or set WAYLAND_DISPLAY and XDG_RUNTIME_DIR to the compositor's socket "
+        + "('ls /run/user/$(id -u <desktop user>)/wayland-*'); as a service, install with 'sudo scripts/install --kiosk-user <desktop user>'."
+
+    /// Started before the compositor: the first turn fails three times and works on the fourth
+    /// try, 7 s later (after 1, 2 and 4 s), without the board moving; one warning with the fix,
+    /// one line when it works, and the rest of the tour as when the compositor was up all along.
+    @Test func aTurnFailingUntilTheCompositorIsUpIsTriedAgain() throws {
+        let tools = try FakeTools(failing: 3)
+        defer { tools.cleanUp() }
+        let result = runPlumb(["kiosk", "--simulate", "--output", "HDMI-A-2"], environment: tools.environment)
+        #expect(result.status == 0, "\(result.err)")
+        #expect(try tools.calls() == Array(repeating: "wlr-randr --output HDMI-A-2 --on --transform normal", count: 4) + [
+            "wlr-randr --output HDMI-A-2 --on --transform 180",
+            "wlr-randr --output HDMI-A-2 --on --transform 90",
+            "wlr-randr --output HDMI-A-2 --on --transform 270",
+        ])
+        #expect(result.out == """
+                2.230 s  portrait: wlr-randr --output HDMI-A-2 --on --transform normal failed, screen stays
+                9.230 s  portrait: wlr-randr --output HDMI-A-2 --on --transform normal
+               18.410 s  portraitUpsideDown: wlr-randr --output HDMI-A-2 --on --transform 180
+               23.906 s  landscapeLeft: wlr-randr --output HDMI-A-2 --on --transform 90
+               30.622 s  landscapeRight: wlr-randr --output HDMI-A-2 --on --transform 270
+
+            """)
+        #expect(result.err == """
+            Warning: could not turn the screen to portrait (wlr-randr --output HDMI-A-2 --on --transform normal); trying again in 1 s, \
+            then at least every 10 s, until it works: wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY is not set, XDG_RUNTIME_DIR is not set)
+            Fix: \(Self.noCompositorFix)
+            plumb kiosk: turned the screen to portrait after 3 failed tries in 7 s
+
+            """)
+    }
+
+    /// A compositor that never comes: the turn is tried after 1, 2, 4, 8 s and then every 10 s
+    /// for the whole run (11 tries in 80 s), with one warning, one error after a minute, one line
+    /// on standard output; the run ends at --duration with the failure (exit 1).
+    @Test func aTurnThatKeepsFailingIsAnErrorAfterAMinuteAndTheRunGoesOn() throws {
+        let tools = try FakeTools(failing: 1_000_000)
+        defer { tools.cleanUp() }
+        let result = runPlumb(["kiosk", "--simulate", "--profile", "rest", "--duration", "80"], environment: tools.environment)
+        #expect(result.status == 1)
+        #expect(try tools.calls() == Array(repeating: "wlr-randr --output HDMI-A-1 --on --transform normal", count: 11))
+        #expect(result.out == "    2.230 s  portrait: wlr-randr --output HDMI-A-1 --on --transform normal failed, screen stays\n")
+        let failure = "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY is not set, XDG_RUNTIME_DIR is not set)"
+        #expect(result.err == """
+            Warning: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal); trying again in 1 s, \
+            then at least every 10 s, until it works: \(failure)
+            Fix: \(Self.noCompositorFix)
+            Error: still cannot turn the screen to portrait after 10 tries in 65 s (wlr-randr --output HDMI-A-1 --on --transform normal); \
+            trying again every 10 s: \(failure)
+            Fix: \(Self.noCompositorFix)
+            Error: \(failure)
+            Fix: \(Self.noCompositorFix)
+
+            """)
+    }
+
+    /// What plumb run does on read-back, plumb kiosk does on the simulator: the screen is read
+    /// back (here it comes back upright at the fifth listing, as after a compositor restart) and
+    /// the lost turn is made again.
+    @Test func aTurnLostOnTheScreenIsMadeAgain() throws {
+        let tools = try FakeTools(restartingAt: 6)
+        defer { tools.cleanUp() }
+        let result = runPlumb(["kiosk", "--simulate", "--output", "HDMI-A-2"], environment: tools.environment)
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out == """
+                2.230 s  portrait: wlr-randr --output HDMI-A-2 --on --transform normal
+               18.410 s  portraitUpsideDown: wlr-randr --output HDMI-A-2 --on --transform 180
+               23.906 s  landscapeLeft: wlr-randr --output HDMI-A-2 --on --transform 90
+               27.241 s  landscapeLeft: the screen shows normal now, turning it again
+               27.241 s  landscapeLeft: wlr-randr --output HDMI-A-2 --on --transform 90
+               30.622 s  landscapeRight: wlr-randr --output HDMI-A-2 --on --transform 270
+
+            """)
+        #expect(try tools.calls().filter { $0.hasSuffix(" 90") }.count == 2)
+        #expect(result.err == "")
     }
 
     @Test func commandBackendNeedsACommand() {

@@ -99,22 +99,82 @@ struct LiveSensorTests {
     @Test func kioskTurnsTheScreenAfterTheHoldOffOnTheLiveClock() throws {
         let e = try Emulated(profile: "tour")
         let context = CommandContext.capturing()
-        let controller = KioskController(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1", command: nil),
-                                         settings: .init(holdOff: Nanoseconds.perSecond), runner: PrintingRunner(context: context),
-                                         lock: KioskLock(OrientationLockSources(lockFile: nil)))
+        let runner = TimedRunner(PrintingRunner(context: context), clock: e.sensor.clock)
+        let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1", command: nil),
+                               settings: .init(holdOff: Nanoseconds.perSecond), runner: runner,
+                               lock: KioskLock(OrientationLockSources(lockFile: nil)))
+        let printer = KioskPrinter(turns: turns, context: context)
         var pipeline = DaemonFactory.orientationPipeline(Configuration())
         var ticks = 0
-        try Kiosk.followLive(e.source, found: e.found, pipeline: &pipeline, controller: controller, clock: e.sensor.clock,
-                             duration: 60, shouldStop: { false }, tick: { t in ticks += 1; #expect(throws: Never.self) { try controller.tick(at: t) } })
-        let rotations = controller.events.compactMap { event -> (InterfaceOrientation, UInt64)? in
-            if case .rotated(let o, _, let t) = event { return (o, t) }
-            return nil
-        }
+        try Kiosk.followLive(e.source, found: e.found, pipeline: &pipeline, turns: turns, clock: e.sensor.clock,
+                             duration: 60, shouldStop: { false }, tick: { t in ticks += 1; printer.tick(at: t) })
+        let rotations = runner.turns
         // The tour turns the board through its faces: the screen follows, each turn a hold-off after its change.
         #expect(rotations.count >= 2)
         #expect(rotations.allSatisfy { $0.1 >= Nanoseconds.perSecond })
         #expect(context.out.captured.contains("(dry run) wlr-randr --output HDMI-A-1 --on --transform"))
+        #expect(context.err.captured == "")
         #expect(ticks > 100)
+        #expect(throws: Never.self) { try printer.finish() }
+    }
+
+    /// plumb kiosk on the board's IMU started before the compositor: the first turn fails three
+    /// times and works on the fourth try, 7 s after the first, without the board moving; the
+    /// failure is told once, as a warning with its fix.
+    @Test func kioskOnTheLiveSensorTriesAFailedTurnAgainUntilItWorks() throws {
+        let e = try Emulated(profile: "rest")
+        let context = CommandContext.capturing()
+        let runner = FailingRunner(times: 3, message: "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY=wayland-1, XDG_RUNTIME_DIR=/run/user/1000)")
+        let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: .init(holdOff: Nanoseconds.perSecond),
+                               runner: runner, lock: KioskLock(OrientationLockSources(lockFile: nil)))
+        let printer = KioskPrinter(turns: turns, context: context)
+        var pipeline = DaemonFactory.orientationPipeline(Configuration())
+        try Kiosk.followLive(e.source, found: e.found, pipeline: &pipeline, turns: turns, clock: e.sensor.clock,
+                             duration: 20, shouldStop: { false }, tick: printer.tick)
+        #expect(runner.tries == 4)
+        #expect(turns.controller.applied == .portrait)
+        let err = context.err.captured.split(separator: "\n").map(String.init)
+        #expect(err.count == 3, "\(err)")
+        #expect(err.first == "Warning: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal); "
+                + "trying again in 1 s, then at least every 10 s, until it works: "
+                + "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY=wayland-1, XDG_RUNTIME_DIR=/run/user/1000)")
+        #expect(err.dropFirst().first == "Fix: " + FailingRunner.fix)
+        // Tries at the hold-off's end and 1, 2 and 4 s later: on the live clock, within the 100 ms between ticks.
+        #expect(err.last?.hasPrefix("plumb kiosk: turned the screen to portrait after 3 failed tries in 7") == true, "\(err)")
+        let out = context.out.captured.split(separator: "\n").map(String.init)
+        #expect(out.count == 2, "\(out)")
+        #expect(out.first?.hasSuffix("s  portrait: wlr-randr --output HDMI-A-1 --on --transform normal failed, screen stays") == true)
+        #expect(out.last?.hasSuffix("s  portrait: wlr-randr --output HDMI-A-1 --on --transform normal") == true)
+        #expect(throws: Never.self) { try printer.finish() }
+    }
+
+    /// A turn that keeps failing on the board's IMU: a warning, an error after a minute, the
+    /// command keeps trying until it is stopped (here by a signal after 80 s), then stops the
+    /// sensor and ends with the failure.
+    @Test func kioskOnTheLiveSensorKeepsTryingAFailingTurnUntilStopped() throws {
+        let e = try Emulated(profile: "rest")
+        let context = CommandContext.capturing()
+        let runner = FailingRunner()
+        let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: .init(holdOff: Nanoseconds.perSecond),
+                               runner: runner, lock: KioskLock(OrientationLockSources(lockFile: nil)))
+        let printer = KioskPrinter(turns: turns, context: context)
+        var pipeline = DaemonFactory.orientationPipeline(Configuration())
+        let clock = e.sensor.clock
+        try Kiosk.followLive(e.source, found: e.found, pipeline: &pipeline, turns: turns, clock: clock,
+                             duration: nil, shouldStop: { clock.nowNanoseconds >= 80 * Nanoseconds.perSecond }, tick: printer.tick)
+        // After the hold-off, +1, +2, +4, +8 s, then every 10 s: 11 tries in 80 s.
+        #expect(runner.tries == 11)
+        let err = context.err.captured.split(separator: "\n").map(String.init)
+        #expect(err.count == 4, "\(err)")
+        #expect(err.first?.hasPrefix("Warning: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal); trying again in 1 s") == true)
+        #expect(err[1] == "Fix: " + FailingRunner.fix)
+        #expect(err[2].hasPrefix("Error: still cannot turn the screen to portrait after 10 tries in 6"), "\(err[2])")
+        #expect(err[2].hasSuffix("(wlr-randr --output HDMI-A-1 --on --transform normal); trying again every 10 s: there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1"))
+        #expect(err[3] == "Fix: " + FailingRunner.fix)
+        #expect(context.out.captured.split(separator: "\n").count == 1)
+        // The command ends with the failure it kept trying to get past.
+        #expect(turns.isFailing)
+        #expect(throws: CLIError.failure("there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1", fix: FailingRunner.fix)) { try printer.finish() }
     }
 
     @Test func ledsFollowTheLiveSensorAndGoOffAtTheEnd() throws {
@@ -234,4 +294,17 @@ extension BeginnerI2CErrorTests {
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: there is no I2C bus /dev/i2c-7"))
     }
+}
+
+/// A runner that notes when each turn was made (the printer takes the controller's events).
+private final class TimedRunner: RotationActionRunner {
+    let inner: any RotationActionRunner
+    let clock: any MonotonicClock
+    private(set) var turns: [(RotationAction, UInt64)] = []
+    init(_ inner: any RotationActionRunner, clock: any MonotonicClock) { self.inner = inner; self.clock = clock }
+    func perform(_ action: RotationAction) throws {
+        turns.append((action, clock.nowNanoseconds))
+        try inner.perform(action)
+    }
+    func capture(_ action: RotationAction) throws -> String? { try inner.capture(action) }
 }

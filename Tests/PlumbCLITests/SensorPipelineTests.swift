@@ -266,6 +266,50 @@ private final class ScriptedPower: PowerStateMonitor, @unchecked Sendable {
         ])
     }
 
+    /// The daemon's low-energy mode wakes sooner while a turn is in progress, as the notifier
+    /// does (OrientationPipeline.wakeHint): a slow turn (30 °/s) from portrait to landscape is
+    /// reported sooner than when waking once a 7-sample batch (1.02 s), for at most a few more wake-ups.
+    @Test func lowEnergyWakesSoonerDuringATurn() throws {
+        // 12.5 Hz: 3 s upright, a turn at 30 °/s to 90°, then 3 s held.
+        var samples: [IMUSample] = []
+        var t = 0.0, degrees = 0.0
+        while t < 9 {
+            if t >= 3 { degrees = min(90, degrees + 30 * 0.08) }
+            let r = degrees * .pi / 180
+            samples.append(IMUSample(timestampNanoseconds: UInt64((t * 1e9).rounded()), acceleration: 9.81 * SIMD3(sin(r), cos(r), 0),
+                                     angularRate: .zero))
+            t += 0.08
+        }
+        func run(interval: Double?) throws -> (changedAt: Double?, wakeups: Int) {
+            let source = RecordingSource(recording: IMURecording(samples: samples), name: "turn")
+            let normal = IMUConfiguration(outputDataRate: 12.5, fifoWatermark: 7)
+            let pipeline = try SensorPipeline(
+                source: source, configuration: normal,
+                orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator(), turnWakeInterval: interval),
+                outputs: [], allowedInterfaces: Set(InterfaceOrientation.allCases),
+                energy: EnergyMode(policy: .always, normal: normal), describe: { _ in "" })
+            var changedAt: Double?
+            do {
+                while true {
+                    let events = try pipeline.step(timeoutNanoseconds: 100_000_000)
+                    if changedAt == nil, events.contains(where: { $0.message.hasPrefix("orientation landscapeLeft") }) {
+                        changedAt = Double(source.clock.nowNanoseconds) / 1e9
+                    }
+                }
+            } catch is DaemonSourceFinished {}
+            return (changedAt, source.wakeups)
+        }
+        let batched = try run(interval: nil)
+        let sooner = try run(interval: 0.32)
+        // Up crosses 45° at 4.5 s.
+        let late = try #require(batched.changedAt) - 4.5
+        let early = try #require(sooner.changedAt) - 4.5
+        #expect(early < late - 0.1, "latency \(early) s against \(late) s once a batch")
+        #expect(early < 1)
+        // The early reads split batches; the run's last, partial batch may absorb a split.
+        #expect(sooner.wakeups >= batched.wakeups && sooner.wakeups <= batched.wakeups + 8, "\(sooner.wakeups) against \(batched.wakeups) wake-ups")
+    }
+
     @Test func alwaysStartsLow() throws {
         let source = CountingSource()
         let normal = IMUConfiguration(outputDataRate: 100, fifoWatermark: 10)
@@ -283,7 +327,8 @@ private final class RecordingRunner: RotationActionRunner {
 
 /// A runner whose tool fails as SystemActionRunner reports it, a message and a fix: the first
 /// `times` tries (all of them by default).
-private final class FailingRunner: RotationActionRunner {
+final class FailingRunner: RotationActionRunner {
+    static let fix = "Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk)."
     let times: Int
     let message: String
     private(set) var tries = 0
@@ -293,7 +338,7 @@ private final class FailingRunner: RotationActionRunner {
     func perform(_ action: RotationAction) throws {
         tries += 1
         guard tries <= times else { return }
-        throw CLIError.failure(message, fix: "Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk).")
+        throw CLIError.failure(message, fix: Self.fix)
     }
 }
 
@@ -549,5 +594,27 @@ private final class OnDemandOutput: DaemonOutput {
                                          fix: "Check outputs.dbus.bus (for example unix:path=/run/dbus/system_bus_socket) and that the bus is running.")) {
             _ = try DBusDaemonOutput(settings: DBusOutput(bus: address))
         }
+    }
+}
+
+@Suite struct KioskTurnsMemoryTests {
+    /// A kiosk whose turn never works, for a day: a try every 10 s, and nothing piles up in the
+    /// controller (its events were kept for good before, one per try, in a daemon meant to run
+    /// for months).
+    @Test func aDayOfFailingTurnsKeepsNothing() {
+        let runner = FailingRunner()
+        let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: .init(holdOff: 0), runner: runner)
+        turns.observe(.landscapeLeft, at: 0)
+        var told = 0
+        var t: UInt64 = 0
+        while t <= 86_400 * Nanoseconds.perSecond {
+            told += turns.tick(at: t).count
+            #expect(turns.controller.events.isEmpty)
+            if !turns.controller.events.isEmpty { break }
+            t += Nanoseconds.perSecond
+        }
+        #expect(runner.tries > 8_000)
+        #expect(told == runner.tries)
+        #expect(turns.isFailing)
     }
 }

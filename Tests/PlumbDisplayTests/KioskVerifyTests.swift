@@ -16,6 +16,20 @@ final class ScreenRunner: RotationActionRunner {
         guard let listing else { throw Away() }
         return listing
     }
+
+    /// `runner` whose turns number `failingAt` (1, 2, ...) fail as while the compositor is away.
+    final class Failing: RotationActionRunner {
+        let runner: ScreenRunner
+        let failingAt: Set<Int>
+        private var turns = 0
+        init(_ runner: ScreenRunner, failingAt: Set<Int>) { self.runner = runner; self.failingAt = failingAt }
+        func perform(_ action: RotationAction) throws {
+            turns += 1
+            if failingAt.contains(turns) { throw Away() }
+            try runner.perform(action)
+        }
+        func capture(_ action: RotationAction) throws -> String? { try runner.capture(action) }
+    }
 }
 
 @Suite("Kiosk: a lost turn is made again")
@@ -119,6 +133,35 @@ struct KioskVerifyTests {
         #expect(runner.actions == [backend.action(for: .landscapeLeft), backend.action(for: .landscapeLeft)])
         #expect(kiosk.events.contains(.drifted(.landscapeLeft, shown: "normal", atNanoseconds: 32 * Self.s))) // read back at 2, 7, ... 32 s
         #expect(kiosk.applied == .landscapeLeft)
+    }
+
+    /// A turn that failed and was then given up (the board went back to the orientation the
+    /// screen shows) does not stop the read-back: once its retry's pause is over, the screen is
+    /// read back again, and a turn lost meanwhile is made again.
+    @Test func aFailedTurnGivenUpDoesNotStopTheReadBack() throws {
+        let runner = ScreenRunner()
+        let backend = KioskBackend(kind: .wlrRandr, output: "HDMI-A-1")
+        let kiosk = KioskController(backend: backend, settings: .init(holdOff: Self.s, retry: .init(first: Self.s, maximum: 10 * Self.s),
+                                                                      verifyInterval: 5 * Self.s), runner: ScreenRunner.Failing(runner, failingAt: [2]))
+        runner.listing = Self.wlrListing("90")
+        kiosk.observe(.landscapeLeft, at: 0)
+        try kiosk.tick(at: Self.s)
+        #expect(kiosk.applied == .landscapeLeft)
+        // The turn to upside down fails; the board goes back before it is tried again.
+        kiosk.observe(.portraitUpsideDown, at: 2 * Self.s)
+        #expect(throws: ScreenRunner.Away.self) { try kiosk.tick(at: 3 * Self.s) }
+        kiosk.observe(.landscapeLeft, at: 3500 * Nanoseconds.perMillisecond)
+        #expect(kiosk.pending == nil)
+        let before = runner.listings
+        runner.listing = Self.wlrListing("normal")
+        for t in stride(from: 4 * Self.s, through: 20 * Self.s, by: Int(Self.s / 2)) {
+            try kiosk.tick(at: t)
+            if runner.actions.count == 2 { runner.listing = Self.wlrListing("90") }  // turned again: shown
+        }
+        #expect(runner.listings > before)
+        #expect(kiosk.events.contains { if case .drifted(.landscapeLeft, "normal", _) = $0 { return true } else { return false } })
+        #expect(runner.actions == [backend.action(for: .landscapeLeft), backend.action(for: .landscapeLeft)])
+        #expect(kiosk.applied == .landscapeLeft && kiosk.failuresInARow == 0)
     }
 
     @Test func noReadBackWhileATurnIsPendingLockedOrOff() throws {

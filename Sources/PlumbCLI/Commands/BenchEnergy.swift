@@ -22,6 +22,7 @@ enum BenchEnergy {
         options: [
             .option("chip", value: "PART", help: "Simulated chip (default mpu6050)."),
             .option("runs", value: "N", help: "Tours per mode (default 5)."),
+            .option("turn-wake", value: "SECONDS", help: "Low-energy mode: wake at least this often while a turn is in progress (default 0.32; 0 = once a batch)."),
             .option("format", value: "FORMAT", help: "text or jsonl (default: text on a terminal, jsonl otherwise)."),
         ])
 
@@ -45,12 +46,13 @@ enum BenchEnergy {
         let chip = args.string("chip") ?? "mpu6050"
         let runs = try args.int("runs", in: 1...100) ?? 5
         let format = try args.choice("format", ["text", "jsonl"]) ?? (context.outputIsTerminal ? "text" : "jsonl")
-        let energy = EnergySettings.default
+        let energy = EnergySettings(turnWakeInterval: try Watch.turnWake(args))
         var results: [Result] = []
         for (mode, configuration) in [("normal", energy.normal), ("low-energy", energy.lowEnergy)] {
             var result = Result(mode: mode, configuration: configuration)
             for run in 0..<runs {
-                try measure(chip: chip, configuration: configuration, seed: UInt64(run + 1), into: &result)
+                try measure(chip: chip, configuration: configuration, turnWakeInterval: energy.turnWakeInterval, seed: UInt64(run + 1),
+                            into: &result)
             }
             results.append(result)
         }
@@ -78,7 +80,8 @@ enum BenchEnergy {
     static func fmt(_ x: Double) -> String { x.isFinite ? String(format: "%.4g", x) : "null" }
 
     /// One tour through the simulated chip and the pipeline, added to `result`.
-    static func measure(chip: String, configuration: IMUConfiguration, seed: UInt64, into result: inout Result) throws(CLIError) {
+    static func measure(chip: String, configuration: IMUConfiguration, turnWakeInterval: Double?, seed: UInt64,
+                        into result: inout Result) throws(CLIError) {
         let profile = MotionProfile.tour()
         let duration = (profile.duration ?? 33) + 2
         let (source, sensor) = try SimulatedIMU.source(chip: chip, profile: profile, duration: duration, seed: seed)
@@ -92,13 +95,16 @@ enum BenchEnergy {
         sensor.bus.resetCounters()
         let wakeupsBefore = source.stream.statistics.wakeups
         let startTime = sensor.clock.nowNanoseconds
-        var pipeline = OrientationPipeline(fused: FusionAlgorithm.default.makeGravityEstimator(), usesGyroscope: effective.gyroscopeEnabled)
+        var pipeline = OrientationPipeline(fused: FusionAlgorithm.default.makeGravityEstimator(), usesGyroscope: effective.gyroscopeEnabled,
+                                           turnWakeInterval: turnWakeInterval)
         var samples: [IMUSample] = []
         samples.reserveCapacity(256)
         var changes: [(time: Double, face: DeviceOrientation)] = []
         while true {
             samples.removeAll(keepingCapacity: true)
             let read: MotionSourceRead
+            // The low-energy mode wakes sooner during a turn, as MotionOrientation's reader does.
+            if let hint = pipeline.wakeHint { source.wake(bySampleAt: hint) }
             do {
                 read = try source.read(into: &samples, timeoutNanoseconds: 0)
             } catch {

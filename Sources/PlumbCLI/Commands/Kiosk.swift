@@ -21,7 +21,12 @@ enum Kiosk {
             existence, or SIGUSR1 (toggle), holds the screen as it is. Over SSH, set WAYLAND_DISPLAY \
             (wlr-randr) or DISPLAY (xrandr) for the session. Without --simulate or --replay it reads the \
             board's IMU, found as 'plumb run' finds it (the configuration, the board, --bus, --address); \
-            the hold-off is then timed by the system clock and Ctrl-C or SIGTERM stops it cleanly.
+            the hold-off is then timed by the system clock and Ctrl-C or SIGTERM stops it cleanly. As \
+            'plumb run' does, a turn that fails (the compositor or X server is not up yet) is tried again \
+            after 1, 2, 4 and 8 s and then every 10 s until it works, with one warning and the fix on \
+            standard error and an error if it still fails after a minute; every 5 s the output is read \
+            back (wlr-randr, xrandr) and a turn it lost (a restarted compositor) is made again. It exits 1 if the screen's \
+            turn still fails when it ends.
             """,
         options: [
             .option("backend", value: "NAME", help: "wlr-randr (default), xrandr, fbcon or command."),
@@ -81,59 +86,23 @@ enum Kiosk {
             try LiveSensor.check(found, context: context)
             source = try LiveSensor.open(found, context: context, command: "kiosk")
             live = (found, try LiveSensor.stopOnSignals())
-            // On the board's IMU, in wall time: a compositor that restarts, or a screen plugged in
-            // again, comes back upright; the kiosk notices and turns it again.
-            settings.verifyInterval = KioskDaemonOutput.verifyInterval
         }
 
         let runner: any RotationActionRunner = args.has("dry-run") ? PrintingRunner(context: context) : SystemActionRunner(environment: context.environment)
         let lock = KioskLock(OrientationLockSources(lockFile: args.string("lock-file")))
-        let controller = KioskController(backend: backend, settings: settings, runner: runner, lock: lock)
-        var failures = 0
-        var reported = 0
-        func report() {
-            for event in controller.events.dropFirst(reported) {
-                switch event {
-                case .rotated(let o, let action, let t):
-                    context.out.line("\(seconds(t)) s  \(o.rawValue): \(action)")
-                case .ignoredNotAllowed(let o, let t):
-                    context.out.line("\(seconds(t)) s  \(o.rawValue): not in --allow, screen stays")
-                case .failed(let o, let action, let t):
-                    context.out.line("\(seconds(t)) s  \(o.rawValue): \(action) failed, screen stays")
-                case .heldByLock(let o, let t):
-                    context.out.line("\(seconds(t)) s  \(o.rawValue): locked, screen stays")
-                case .drifted(let o, let shown, let t):
-                    context.out.line("\(seconds(t)) s  \(o.rawValue): the screen shows \(shown) now, turning it again")
-                }
-            }
-            reported = controller.events.count
-            context.out.flush()
-        }
-        func tick(at t: UInt64) {
-            do {
-                try controller.tick(at: t)
-            } catch {
-                failures += 1
-                if case .failure(let message, let fix)? = error as? CLIError {
-                    context.err.line("Error: \(message)")
-                    if let fix { context.err.line("Fix: \(fix)") }
-                } else {
-                    context.err.line("Error: \(error)")
-                }
-                context.err.flush()
-            }
-            report()
-        }
+        // As plumb run does: a failed turn is tried again until it works, and the screen is read back.
+        let turns = KioskTurns(backend: backend, settings: settings, runner: runner, lock: lock)
+        let printer = KioskPrinter(turns: turns, context: context)
         if let live {
             var pipeline = DaemonFactory.orientationPipeline(live.found.setup.configuration)
-            try followLive(source, found: live.found, pipeline: &pipeline, controller: controller, clock: SystemClock(),
-                           duration: duration, shouldStop: live.shouldStop, tick: { tick(at: $0) })
-            if failures > 0 { throw CLIError.failure("\(failures) rotation\(failures == 1 ? "" : "s") failed") }
+            try followLive(source, found: live.found, pipeline: &pipeline, turns: turns, clock: SystemClock(),
+                           duration: duration, shouldStop: live.shouldStop, tick: printer.tick)
+            try printer.finish()
             return
         }
         // The simulator and recordings run in virtual time as fast as they can, through the same pipeline as the
-        // notifier (fusion, then the classifier); the hold-off is timed on the samples' clock,
-        // ticking at each deadline that falls before the next change.
+        // notifier (fusion, then the classifier); the hold-off, the retries' pauses and the
+        // read-backs are timed on the samples' clock, ticking at every sample and at each deadline.
         var pipeline = OrientationPipeline(fused: FusionAlgorithm.default.makeGravityEstimator())
         var interface = InterfaceOrientation.portrait
         var samples: [IMUSample] = []
@@ -151,15 +120,17 @@ enum Kiosk {
                     firstT = start
                     if let duration, Double(t - start) / 1e9 > duration { break reading }
                     last = t
-                    // At most one tick per sample: exactly at a deadline the first time it passes.
-                    if let deadline = controller.nextDeadline, deadline <= t {
-                        tick(at: deadline == lastDeadline ? t : deadline)
+                    // Exactly at a deadline (a hold-off's or a retry's) the first time it passes.
+                    if let deadline = turns.controller.nextDeadline, deadline <= t {
+                        printer.tick(at: deadline == lastDeadline ? t : deadline)
                         lastDeadline = deadline
                     }
-                    guard let device = pipeline.process(sample) else { continue }
-                    if let upright = device.interfaceOrientation { interface = upright }
-                    controller.observe(interface, at: t)
-                    tick(at: t)
+                    if let device = pipeline.process(sample) {
+                        if let upright = device.interfaceOrientation { interface = upright }
+                        turns.observe(interface, at: t)
+                    }
+                    // Every sample, as plumb run ticks after every batch: the screen is read back when that is due.
+                    printer.tick(at: t)
                 }
             }
             try source.stop()
@@ -168,10 +139,10 @@ enum Kiosk {
         }
         // An orientation still pending when the data ends has held to the end: it turns at its
         // deadline, unless --duration stops first.
-        if let deadline = controller.nextDeadline, duration.map({ Double(deadline - (firstT ?? 0)) / 1e9 <= $0 }) ?? true {
-            tick(at: max(deadline, last))
+        if let deadline = turns.controller.nextDeadline, duration.map({ Double(deadline - (firstT ?? 0)) / 1e9 <= $0 }) ?? true {
+            printer.tick(at: max(deadline, last))
         }
-        if failures > 0 { throw CLIError.failure("\(failures) rotation\(failures == 1 ? "" : "s") failed") }
+        try printer.finish()
     }
 
     /// The board's IMU in wall-clock time: each interface-orientation change is observed at
@@ -179,7 +150,7 @@ enum Kiosk {
     /// least every 100 ms), so the hold-off is timed by `clock`. Ends when `shouldStop` says so
     /// (SIGINT/SIGTERM), after `duration` seconds, or when the source ends; stops the sensor.
     static func followLive(_ source: any MotionSampleSource, found: LiveSensor.Found, pipeline: inout OrientationPipeline,
-                           controller: KioskController, clock: any MonotonicClock, duration: Double?,
+                           turns: KioskTurns, clock: any MonotonicClock, duration: Double?,
                            shouldStop: () -> Bool, tick: (UInt64) -> Void) throws(CLIError) {
         _ = try LiveSensor.start(source, found: found)
         let origin = clock.nowNanoseconds
@@ -201,7 +172,7 @@ enum Kiosk {
             for sample in samples {
                 guard let device = pipeline.process(sample) else { continue }
                 if let upright = device.interfaceOrientation { interface = upright }
-                controller.observe(interface, at: t)
+                turns.observe(interface, at: t)
             }
             tick(t)
         }

@@ -47,6 +47,7 @@ enum Watch {
             .option("rate-time-constant", value: "SECONDS", help: "Smoothing of the rotation rate the gate compares (default 0.25)."),
             .flag("steady", help: "Steadier classifier settings (18°, 0.03 s, 50 °/s over 0.15 s): fewer spurious changes, slower."),
             .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate)."),
+            .option("turn-wake", value: "SECONDS", help: "Low-energy mode: wake at least this often while a turn is in progress (default 0.32; 0 = once a batch)."),
             .option("power-root", value: "DIR", help: "Follow power saver, battery, heat and display blanking read from sysfs under DIR (e.g. /)."),
             .flag("no-blank-pause", help: "Keep the sensor running while the display is blanked (with --power-root)."),
             .option("mqtt", value: "URL", help: "Also publish to this MQTT broker: mqtt://HOST[:PORT] or mqtts://HOST[:PORT]."),
@@ -61,7 +62,7 @@ enum Watch {
         let algorithm = FusionAlgorithm(rawValue: filterName) ?? .default
         let tunings = try classifierTunings(args, base: ClassifierTunings(preset: .responsive))
         let classifier = tunings.normal
-        let energy = EnergySettings(lowEnergyClassifier: tunings.lowEnergy)
+        let energy = EnergySettings(lowEnergyClassifier: tunings.lowEnergy, turnWakeInterval: try turnWake(args))
         let duration = try args.double("duration", in: 0...1e7)
         var printer = ChangePrinter(format: format, command: args.string("exec"), context: context,
                                     powerRoot: args.string("power-root"), noBlankPause: args.has("no-blank-pause"))
@@ -177,6 +178,12 @@ enum Watch {
 
     /// Runs `motion` until its source ends (or `duration` seconds of sensor time pass) and prints
     /// each change.
+    /// `--turn-wake SECONDS`: the low-energy mode's wake interval during turns; 0 turns it off.
+    static func turnWake(_ args: ParsedArguments) throws(CLIError) -> Double? {
+        guard let seconds = try args.double("turn-wake", in: 0...10) else { return EnergySettings.defaultTurnWakeInterval }
+        return seconds > 0 ? seconds : nil
+    }
+
     /// The notifier on the board's IMU, as `plumb run` finds it: the configuration file, the
     /// detected board, the driver behind the streaming engine on /dev/i2c-N and the data-ready line.
     static func liveMotion(_ args: ParsedArguments, context: CommandContext, algorithm: FusionAlgorithm) throws(CLIError) -> MotionOrientation {
@@ -185,7 +192,7 @@ enum Watch {
         let tunings = try classifierTunings(args, base: DaemonFactory.classifiers(found.setup.configuration.orientation))
         // Fail here, with one line and the fix, rather than in the reader's retry loop.
         try LiveSensor.check(found, context: context)
-        var energy = EnergySettings(lowEnergyClassifier: tunings.lowEnergy)
+        var energy = EnergySettings(lowEnergyClassifier: tunings.lowEnergy, turnWakeInterval: try turnWake(args))
         energy.normal = found.imu
         let configuration = found.setup.configuration
         let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in

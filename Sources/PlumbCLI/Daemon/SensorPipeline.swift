@@ -99,6 +99,7 @@ final class SensorPipeline: DaemonPipeline {
     func step(timeoutNanoseconds: UInt64) throws -> [DaemonEvent] {
         if let paused = try followDemand(timeoutNanoseconds: timeoutNanoseconds) { return paused }
         samples.removeAll(keepingCapacity: true)
+        if let hint = orientation.wakeHint { source.wake(bySampleAt: hint) }
         let result: MotionSourceRead
         do { result = try source.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds) } catch {
             throw CLIError.failure("\(source.name): \(error.description)", fix: nil)

@@ -64,6 +64,8 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
         return samples.count > before ? .samples : .timedOut
     }
 
+    func wake(bySampleAt sampleNanoseconds: UInt64) { stream.wake(bySampleAt: sampleNanoseconds) }
+
     func stop() throws(MotionSourceError) {
         if let summary = gapLog.flush(source: name, now: stream.clock.nowNanoseconds, force: true) {
             emit(DaemonEvent(level: .warning, message: summary))

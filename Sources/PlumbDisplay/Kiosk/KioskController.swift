@@ -110,7 +110,16 @@ public final class KioskController {
     public private(set) var applied: InterfaceOrientation?
     /// The orientation waiting for its hold-off, and since when.
     public private(set) var pending: (orientation: InterfaceOrientation, since: UInt64)?
+    /// What happened since the last ``takeEvents()``, oldest first. A long-running owner (the
+    /// daemon, `plumb kiosk`) takes them after every tick, so the list stays short: a setup whose
+    /// turn keeps failing adds one every 10 s for as long as it runs.
     public private(set) var events: [Event] = []
+
+    /// Returns the events since the last call and forgets them.
+    public func takeEvents() -> [Event] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
     /// Turns that failed in a row (0 after a turn that worked).
     public private(set) var failuresInARow = 0
     /// When the first of those failures happened.
@@ -183,10 +192,12 @@ public final class KioskController {
     }
 
     /// Reads back what the screen shows, at most every ``Settings/verifyInterval``, while the
-    /// last turn stands (nothing pending, no retry waiting, no lock). A listing that cannot be had
-    /// (the compositor is away) or does not say is no finding: the next check looks again.
+    /// last turn stands (nothing pending, no retry's pause running, no lock). A listing that cannot
+    /// be had (the compositor is away) or does not say is no finding: the next check looks again.
+    /// A failed turn given up (the orientation went back to the one turned to) stops the read-back
+    /// only for its retry's pause.
     private func verifyIfDue(at now: UInt64) {
-        guard let interval = settings.verifyInterval, let applied, pending == nil, retryAt == nil,
+        guard let interval = settings.verifyInterval, let applied, pending == nil, retryAt.map({ now >= $0 }) ?? true,
               let listingAction = backend.listingAction else { return }
         if let nextVerify, now < nextVerify { return }
         nextVerify = now + interval

@@ -123,6 +123,8 @@ public final class IMUStream {
 
     private var requested: IMUConfiguration
     private var lastSampleTime: UInt64?
+    /// The sample time ``wake(bySampleAt:)`` asked for, until the next wait uses it.
+    private var earlyWake: UInt64?
     private var lastDrainHadData = false
     private var edgelessDrains = 0
     private var edgefulSteps = 0
@@ -190,6 +192,19 @@ public final class IMUStream {
     public func stop() throws(IMUError) {
         started = false
         try imu.stopStreaming()
+    }
+
+    /// Asks the next ``step(into:)`` to return once the chip holds the sample taken at
+    /// `sampleNanoseconds` (on the samples' clock), even when the FIFO is short of its watermark.
+    ///
+    /// The orientation notifier asks this in its low-energy mode while a turn is in progress: a
+    /// new face waiting out its settle time needs the next sample or two, not the rest of a
+    /// 0.56 s batch. One-shot: the step after it waits for the watermark again. Ignored when
+    /// the watermark comes sooner anyway, and before the first sample (its time is unknown).
+    /// A wake-up this early is the reader's choice, not a missing edge: it neither counts
+    /// towards the watchdog nor makes a storm.
+    public func wake(bySampleAt sampleNanoseconds: UInt64) {
+        earlyWake = min(earlyWake ?? .max, sampleNanoseconds)
     }
 
     /// Returns and forgets the notices collected so far.
@@ -296,11 +311,13 @@ public final class IMUStream {
         statistics.wakeups += 1
         let now = clock.nowNanoseconds
         let batch = Double(watermark) * period
+        let early = earlyDue()
         if let line, mode == .interrupts, imu.interruptSignal == .watermark || watermark == 1 {
             // Three watermarks, or half as many again as the most one watermark can stand for
             // (a compressing FIFO may take about three watermarks' time to reach its threshold).
             let longest = Double(max(watermark, imu.maximumSamplesPerWatermark)) * period
-            let timeout = UInt64(max(3 * batch, 1.5 * longest)) + 10 * Nanoseconds.perMillisecond
+            let watchdog = UInt64(max(3 * batch, 1.5 * longest)) + 10 * Nanoseconds.perMillisecond
+            let timeout = early.map { min(watchdog, $0 > now ? $0 - now : 0) } ?? watchdog
             do {
                 if let edge = try line.waitForEdge(timeoutNanoseconds: timeout) {
                     watchdogTimeouts = 0
@@ -311,6 +328,8 @@ public final class IMUStream {
                 switchMode(to: .polling)
                 return []
             }
+            // Woken early on purpose: the watermark was not due yet.
+            if timeout < watchdog { return [] }
             watchdogTimeouts += 1
             if watchdogTimeouts >= 2 {
                 notice("no interrupt from \(line.name) for \(Double(2 * timeout) / 1e6) ms; polling")
@@ -335,6 +354,7 @@ public final class IMUStream {
         // The sample time is the driver's word: one that is wrong (a corrupted chip timestamp)
         // must not put the reader to sleep for longer than a batch takes.
         due = min(due, now + UInt64(2 * (Double(batchSamples) + 1) * period) + 10 * Nanoseconds.perMillisecond)
+        if let early { due = min(due, early) }
         if due > now { clock.sleep(nanoseconds: due - now) }
         guard let line else { return [] }
         do {
@@ -365,6 +385,16 @@ public final class IMUStream {
         } catch {
             return []
         }
+    }
+
+    /// When the sample ``wake(bySampleAt:)`` asked for should be in the FIFO (a quarter period
+    /// after it is due, as for edge-timed samples), and forgets the request; `nil` without one,
+    /// or before the first sample.
+    private func earlyDue() -> UInt64? {
+        defer { earlyWake = nil }
+        guard let wanted = earlyWake, let last = lastSampleTime, lastDrainHadData else { return nil }
+        let samples = max(1, (Double(wanted &- min(wanted, last)) / period).rounded(.up))
+        return UInt64(min(Double(last) + (samples + 0.25) * period, 1.8e19))
     }
 
     private func trackEdges(edges: [EdgeEvent], hadData: Bool) {
