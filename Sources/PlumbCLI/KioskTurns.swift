@@ -46,7 +46,6 @@ final class KioskTurns {
     private(set) var lastFailure: (message: String, fix: String?)?
     private var toldFailure: (message: String, fix: String?)?
     private var toldLong = false
-    private var reported = 0
 
     /// `settings.retry` and `settings.verifyInterval` default to ``retry`` and ``verifyInterval``.
     init(backend: KioskBackend, settings: KioskController.Settings, runner: any RotationActionRunner,
@@ -80,7 +79,7 @@ final class KioskTurns {
                 failure = (describe(error), nil)
             }
         }
-        let reports = controller.events.dropFirst(reported).map { event -> Report in
+        return controller.takeEvents().map { event -> Report in
             switch event {
             case .failed(let o, let action, let t):
                 return Report(event: event, note: failed(o, action: action, at: t, failure ?? ("", nil)))
@@ -94,8 +93,6 @@ final class KioskTurns {
                 return Report(event: event)
             }
         }
-        reported = controller.events.count
-        return reports
     }
 
     private func failed(_ o: InterfaceOrientation, action: String, at t: UInt64, _ failure: (message: String, fix: String?)) -> Note? {

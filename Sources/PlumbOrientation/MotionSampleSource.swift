@@ -134,7 +134,6 @@ public final class IMUStreamSource: MotionSampleSource {
     /// Gaps the stream reported (FIFO overflow, bus errors, chip resets) since the start.
     public private(set) var gapCount = 0
     private let end: UInt64?
-    private var gaps: [StreamGap] = []
 
     /// - Parameters:
     ///   - stream: the engine around the driver and its data-ready line.
@@ -145,7 +144,6 @@ public final class IMUStreamSource: MotionSampleSource {
         self.stream = stream
         self.name = name
         self.end = endNanoseconds
-        gaps.reserveCapacity(16)
     }
 
     public func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {

@@ -31,8 +31,8 @@ public struct OrientationPipeline {
 
     /// How long after up left the accepted face's region a turn counts as in progress, in
     /// nanoseconds: past it, a device held at a boundary is resting there, not turning, and is
-    /// read at the batch's pace again (1.5 s: every low-energy change on the BROAD trials that
-    /// comes at all comes within 1.2 s).
+    /// read at the batch's pace again (1.5 s: every low-energy change on the BROAD trials comes
+    /// within 1 s of up crossing into the new face's cone, 1.36 s when waking once a batch).
     public static let turnWakeLimit: UInt64 = 1_500 * Nanoseconds.perMillisecond
 
     /// The sample time by which the source should wake the reader, earlier than its FIFO

@@ -99,18 +99,16 @@ struct LiveSensorTests {
     @Test func kioskTurnsTheScreenAfterTheHoldOffOnTheLiveClock() throws {
         let e = try Emulated(profile: "tour")
         let context = CommandContext.capturing()
+        let runner = TimedRunner(PrintingRunner(context: context), clock: e.sensor.clock)
         let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1", command: nil),
-                               settings: .init(holdOff: Nanoseconds.perSecond), runner: PrintingRunner(context: context),
+                               settings: .init(holdOff: Nanoseconds.perSecond), runner: runner,
                                lock: KioskLock(OrientationLockSources(lockFile: nil)))
         let printer = KioskPrinter(turns: turns, context: context)
         var pipeline = DaemonFactory.orientationPipeline(Configuration())
         var ticks = 0
         try Kiosk.followLive(e.source, found: e.found, pipeline: &pipeline, turns: turns, clock: e.sensor.clock,
                              duration: 60, shouldStop: { false }, tick: { t in ticks += 1; printer.tick(at: t) })
-        let rotations = turns.controller.events.compactMap { event -> (InterfaceOrientation, UInt64)? in
-            if case .rotated(let o, _, let t) = event { return (o, t) }
-            return nil
-        }
+        let rotations = runner.turns
         // The tour turns the board through its faces: the screen follows, each turn a hold-off after its change.
         #expect(rotations.count >= 2)
         #expect(rotations.allSatisfy { $0.1 >= Nanoseconds.perSecond })
@@ -296,4 +294,17 @@ extension BeginnerI2CErrorTests {
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: there is no I2C bus /dev/i2c-7"))
     }
+}
+
+/// A runner that notes when each turn was made (the printer takes the controller's events).
+private final class TimedRunner: RotationActionRunner {
+    let inner: any RotationActionRunner
+    let clock: any MonotonicClock
+    private(set) var turns: [(RotationAction, UInt64)] = []
+    init(_ inner: any RotationActionRunner, clock: any MonotonicClock) { self.inner = inner; self.clock = clock }
+    func perform(_ action: RotationAction) throws {
+        turns.append((action, clock.nowNanoseconds))
+        try inner.perform(action)
+    }
+    func capture(_ action: RotationAction) throws -> String? { try inner.capture(action) }
 }

@@ -596,3 +596,25 @@ private final class OnDemandOutput: DaemonOutput {
         }
     }
 }
+
+@Suite struct KioskTurnsMemoryTests {
+    /// A kiosk whose turn never works, for a day: a try every 10 s, and nothing piles up in the
+    /// controller (its events were kept for good before, one per try, in a daemon meant to run
+    /// for months).
+    @Test func aDayOfFailingTurnsKeepsNothing() {
+        let runner = FailingRunner()
+        let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: .init(holdOff: 0), runner: runner)
+        turns.observe(.landscapeLeft, at: 0)
+        var told = 0
+        var t: UInt64 = 0
+        while t <= 86_400 * Nanoseconds.perSecond {
+            told += turns.tick(at: t).count
+            #expect(turns.controller.events.isEmpty)
+            if !turns.controller.events.isEmpty { break }
+            t += Nanoseconds.perSecond
+        }
+        #expect(runner.tries > 8_000)
+        #expect(told == runner.tries)
+        #expect(turns.isFailing)
+    }
+}

@@ -88,6 +88,30 @@ struct KioskVerifyTests {
         #expect(wlr.shownWord(for: .landscapeRight) == "270")
     }
 
+    /// xrandr 1.5's listing of Xorg 21.1's modesetting driver on vkms, as scripts/service-vm-test
+    /// captured it with the screen turned right (the size turns with it; the modes stay the
+    /// connector's), and upright again.
+    @Test func aRealXorgListingSaysWhatTheOutputShows() {
+        let right = """
+            Screen 0: minimum 320 x 200, current 768 x 1024, maximum 8192 x 8192
+            Virtual-1 connected primary 768x1024+0+0 right (normal left inverted right x axis y axis) 0mm x 0mm
+               1024x768      60.00*+
+               4096x2160     60.00    59.94
+               2560x1600     59.99    59.97
+            """
+        let upright = """
+            Screen 0: minimum 320 x 200, current 1024 x 768, maximum 8192 x 8192
+            Virtual-1 connected primary 1024x768+0+0 (normal left inverted right x axis y axis) 0mm x 0mm
+               1024x768      60.00*+
+               4096x2160     60.00    59.94
+            """
+        let x = KioskBackend(kind: .xrandr, output: "Virtual-1")
+        #expect(x.shownRotation(inListing: right) == "right")
+        #expect(x.shownRotation(inListing: upright) == "normal")
+        #expect(x.shownRotation(inListing: right) == x.shownWord(for: .landscapeRight))
+        #expect(RotationToolDiagnosis.outputNames(program: "xrandr", listing: right) == ["Virtual-1"])
+    }
+
     @Test func aCompositorThatComesBackUprightIsTurnedAgain() throws {
         let runner = ScreenRunner()
         let backend = KioskBackend(kind: .wlrRandr, output: "HDMI-A-1")

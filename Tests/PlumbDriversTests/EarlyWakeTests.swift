@@ -105,3 +105,35 @@ import PlumbSimulation
         #expect(asked.takeNotices().isEmpty, "\(chip)")
     }
 }
+
+@Suite struct StreamNoticeBoundTests {
+    /// A program that reads samples and never takes the stream's notices, on a chip that browns
+    /// out every 2 s for 10 minutes: the notices kept stay bounded, and the next take says how
+    /// many were dropped.
+    @Test func noticesNobodyTakesStayBounded() throws {
+        let rig = MPURig("mpu6050")
+        let stream = IMUStream(imu: rig.driver, line: rig.line, clock: rig.clock)
+        try stream.start(IMUConfiguration(outputDataRate: 100, fifoWatermark: 10))
+        var samples: [IMUSample] = []
+        var nextReset = rig.clock.nowNanoseconds + 2_000_000_000
+        let end = rig.clock.nowNanoseconds + 600_000_000_000
+        while rig.clock.nowNanoseconds < end {
+            if rig.clock.nowNanoseconds >= nextReset {
+                rig.chip.powerOnReset()
+                nextReset += 2_000_000_000
+            }
+            samples.removeAll(keepingCapacity: true)
+            _ = stream.step(into: &samples)
+            #expect(stream.notices.count <= IMUStream.maximumPendingNotices)
+            if stream.notices.count > IMUStream.maximumPendingNotices { break }
+        }
+        #expect(stream.statistics.reinitialisations > 200)
+        let dropped = stream.droppedNotices
+        #expect(dropped > 100)
+        let taken = stream.takeNotices()
+        #expect(taken.count == IMUStream.maximumPendingNotices + 1)
+        #expect(taken.first?.message == "\(dropped) earlier notices were dropped (not taken in time)")
+        #expect(taken.last?.message.contains("lost its configuration") == true)
+        #expect(stream.takeNotices().isEmpty && stream.droppedNotices == 0)
+    }
+}

@@ -110,7 +110,16 @@ public final class KioskController {
     public private(set) var applied: InterfaceOrientation?
     /// The orientation waiting for its hold-off, and since when.
     public private(set) var pending: (orientation: InterfaceOrientation, since: UInt64)?
+    /// What happened since the last ``takeEvents()``, oldest first. A long-running owner (the
+    /// daemon, `plumb kiosk`) takes them after every tick, so the list stays short: a setup whose
+    /// turn keeps failing adds one every 10 s for as long as it runs.
     public private(set) var events: [Event] = []
+
+    /// Returns the events since the last call and forgets them.
+    public func takeEvents() -> [Event] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
     /// Turns that failed in a row (0 after a turn that worked).
     public private(set) var failuresInARow = 0
     /// When the first of those failures happened.

@@ -8,7 +8,11 @@ import Foundation
 /// compositor and "unknown output NAME" (status 1) for a wrong name; xrandr 1.5 prints "Can't open
 /// display" without an X server, and for a wrong name only "warning: output NAME not found;
 /// ignoring" with status 0, so a wrong name would pass for a turned screen unless that line is
-/// read; a driver that cannot rotate gives "output NAME cannot use rotation ...".
+/// read; a driver that cannot rotate gives "output NAME cannot use rotation ...". An X server that
+/// is there but refuses the client (libX11 1.8 against Xorg 21.1 with `-auth`, as a display manager
+/// starts it) prints its reason before "Can't open display": "Authorization required, but no
+/// authorization protocol specified" without a cookie (older libX11: "No protocol specified") and
+/// "Invalid MIT-MAGIC-COOKIE-1 key" with a wrong one.
 public struct RotationToolDiagnosis: Sendable, Equatable {
     public var message: String
     public var fix: String?
@@ -46,11 +50,25 @@ public struct RotationToolDiagnosis: Sendable, Equatable {
                 message: "wlr-randr cannot reach a Wayland compositor (\(display), \(runtime))",
                 fix: "Run plumb in the desktop session, or set WAYLAND_DISPLAY and XDG_RUNTIME_DIR to the compositor's socket ('ls /run/user/$(id -u <desktop user>)/wayland-*'); as a service, install with 'sudo scripts/install --kiosk-user <desktop user>'.")
         }
+        if program == "xrandr", let refusal = text.split(separator: "\n").first(where: { line in
+            Self.xAuthorizationRefusals.contains { line.contains($0) }
+        }) {
+            // Reached, but refused: the X server wants the session's cookie.
+            let display = environment["DISPLAY"].map { "DISPLAY=\($0)" } ?? "DISPLAY is not set"
+            let authority = environment["XAUTHORITY"].map { "XAUTHORITY=\($0)" } ?? "XAUTHORITY is not set"
+            return RotationToolDiagnosis(
+                message: "the X server (\(display)) refused xrandr: no valid cookie (\(authority); xrandr: \(refusal.trimmingCharacters(in: .whitespaces)))",
+                fix: "Set XAUTHORITY to the X session's cookie file: the desktop user's ~/.Xauthority with lightdm or startx "
+                    + "('ps -o args= -C Xorg' shows the server's own -auth file); as a service, install with "
+                    + "'sudo scripts/install --kiosk-user <desktop user> --x-display :0' (--xauthority FILE for another file).")
+        }
         if program == "xrandr" && text.contains("Can't open display") {
             let display = environment["DISPLAY"].map { "DISPLAY=\($0)" } ?? "DISPLAY is not set"
             return RotationToolDiagnosis(
                 message: "xrandr cannot reach an X server (\(display))",
-                fix: "Run plumb in the X session, or set DISPLAY (and XAUTHORITY) to the session's, e.g. DISPLAY=:0.")
+                fix: "Run plumb in the X session, or set DISPLAY (and XAUTHORITY) to the session's, e.g. DISPLAY=:0; as a service, "
+                    + "install with 'sudo scripts/install --kiosk-user <desktop user> --x-display :0', which also lets the sandbox "
+                    + "see the server's socket in /tmp/.X11-unix.")
         }
         let unknown = program == "wlr-randr" ? text.contains("unknown output") : text.contains("not found; ignoring")
         // Also a name the listing lacks, whatever the tool said.
@@ -71,6 +89,9 @@ public struct RotationToolDiagnosis: Sendable, Equatable {
         }
         return RotationToolDiagnosis(message: "'\(shown)' exited with status \(status)\(words)", fix: nil)
     }
+
+    /// What libX11 prints when the X server refuses the connection for want of a valid cookie.
+    static let xAuthorizationRefusals = ["Authorization required", "No protocol specified", "Invalid MIT-MAGIC-COOKIE-1 key"]
 
     /// The output names in a listing: `wlr-randr` with no arguments (a line per head that starts
     /// with its name, details indented below) or `xrandr --query` (lines "NAME connected ..." and

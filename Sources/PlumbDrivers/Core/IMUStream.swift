@@ -110,8 +110,13 @@ public final class IMUStream {
     public var options: Options
     public private(set) var mode: Mode
     public private(set) var statistics = Statistics()
-    /// Notices since the last ``takeNotices()``.
+    /// Notices since the last ``takeNotices()``, at most ``maximumPendingNotices``: an owner
+    /// that never takes them (a program reading samples only) must not grow this for months.
     public private(set) var notices: [Notice] = []
+    /// The most notices kept for ``takeNotices()``; older ones are dropped and counted.
+    public static let maximumPendingNotices = 64
+    /// Notices dropped since the last ``takeNotices()`` because nobody took them.
+    public private(set) var droppedNotices = 0
     /// The bus's clock, when known; `nil` (unknown: no device tree, i2c-stub, a simulation)
     /// checks nothing. Set before ``start(_:)``.
     public var busClock: BusClock?
@@ -207,10 +212,12 @@ public final class IMUStream {
         earlyWake = min(earlyWake ?? .max, sampleNanoseconds)
     }
 
-    /// Returns and forgets the notices collected so far.
+    /// Returns and forgets the notices collected so far (with a first one saying how many older
+    /// ones were dropped, when there were more than ``maximumPendingNotices``).
     public func takeNotices() -> [Notice] {
-        defer { notices.removeAll() }
-        return notices
+        defer { notices.removeAll(); droppedNotices = 0 }
+        guard droppedNotices > 0, let first = notices.first else { return notices }
+        return [Notice(timeNanoseconds: first.timeNanoseconds, message: "\(droppedNotices) earlier notices were dropped (not taken in time)")] + notices
     }
 
     private var period: Double { 1e9 / max(configuration.outputDataRate, 1e-3) }
@@ -568,6 +575,10 @@ public final class IMUStream {
     }
 
     private func notice(_ message: String) {
+        if notices.count >= Self.maximumPendingNotices {
+            notices.removeFirst()
+            droppedNotices += 1
+        }
         notices.append(Notice(timeNanoseconds: clock.nowNanoseconds, message: message))
     }
 
