@@ -43,29 +43,26 @@ public struct RotationToolDiagnosis: Sendable, Equatable {
             plain = said[colon.upperBound...]
         }
         let words = plain.isEmpty ? "" : " (\(program): \(plain))"
+        // "DISPLAY=:0", or "DISPLAY is not set": what the tool was given, for the message.
+        func setting(_ name: String) -> String { environment[name].map { "\(name)=\($0)" } ?? "\(name) is not set" }
         if program == "wlr-randr" && text.contains("failed to connect to display") {
-            let display = environment["WAYLAND_DISPLAY"].map { "WAYLAND_DISPLAY=\($0)" } ?? "WAYLAND_DISPLAY is not set"
-            let runtime = environment["XDG_RUNTIME_DIR"].map { "XDG_RUNTIME_DIR=\($0)" } ?? "XDG_RUNTIME_DIR is not set"
             return RotationToolDiagnosis(
-                message: "wlr-randr cannot reach a Wayland compositor (\(display), \(runtime))",
+                message: "wlr-randr cannot reach a Wayland compositor (\(setting("WAYLAND_DISPLAY")), \(setting("XDG_RUNTIME_DIR")))",
                 fix: "Run plumb in the desktop session, or set WAYLAND_DISPLAY and XDG_RUNTIME_DIR to the compositor's socket ('ls /run/user/$(id -u <desktop user>)/wayland-*'); as a service, install with 'sudo scripts/install --kiosk-user <desktop user>'.")
         }
         if program == "xrandr", let refusal = text.split(separator: "\n").first(where: { line in
             Self.xAuthorizationRefusals.contains { line.contains($0) }
         }) {
             // Reached, but refused: the X server wants the session's cookie.
-            let display = environment["DISPLAY"].map { "DISPLAY=\($0)" } ?? "DISPLAY is not set"
-            let authority = environment["XAUTHORITY"].map { "XAUTHORITY=\($0)" } ?? "XAUTHORITY is not set"
             return RotationToolDiagnosis(
-                message: "the X server (\(display)) refused xrandr: no valid cookie (\(authority); xrandr: \(refusal.trimmingCharacters(in: .whitespaces)))",
+                message: "the X server (\(setting("DISPLAY"))) refused xrandr: no valid cookie (\(setting("XAUTHORITY")); xrandr: \(refusal.trimmingCharacters(in: .whitespaces)))",
                 fix: "Set XAUTHORITY to the X session's cookie file: the desktop user's ~/.Xauthority with lightdm or startx "
                     + "('ps -o args= -C Xorg' shows the server's own -auth file); as a service, install with "
                     + "'sudo scripts/install --kiosk-user <desktop user> --x-display :0' (--xauthority FILE for another file).")
         }
         if program == "xrandr" && text.contains("Can't open display") {
-            let display = environment["DISPLAY"].map { "DISPLAY=\($0)" } ?? "DISPLAY is not set"
             return RotationToolDiagnosis(
-                message: "xrandr cannot reach an X server (\(display))",
+                message: "xrandr cannot reach an X server (\(setting("DISPLAY")))",
                 fix: "Run plumb in the X session, or set DISPLAY (and XAUTHORITY) to the session's, e.g. DISPLAY=:0; as a service, "
                     + "install with 'sudo scripts/install --kiosk-user <desktop user> --x-display :0', which also lets the sandbox "
                     + "see the server's socket in /tmp/.X11-unix.")
