@@ -161,8 +161,9 @@ public final class PowerProfilesReader: Sendable {
         case "org.freedesktop.DBus.Error.NoReply", "org.freedesktop.DBus.Error.Timeout":
             return .fail(PowerProfilesError(.noReply, service: service, bus: bus, detail: string(message)))
         case "":
-            if -r == EBADMSG { return .fail(PowerProfilesError(.notAString, service: service, bus: bus, detail: "")) }
-            if -r == ETIMEDOUT { return .fail(PowerProfilesError(.noReply, service: service, bus: bus, detail: String(cString: strerror(-r)))) }
+            // Compared as negatives: negating Int32.min (no errno, but the C side's word only) traps.
+            if r == -EBADMSG { return .fail(PowerProfilesError(.notAString, service: service, bus: bus, detail: "")) }
+            if r == -ETIMEDOUT { return .fail(PowerProfilesError(.noReply, service: service, bus: bus, detail: String(cString: strerror(ETIMEDOUT)))) }
             // Any other failure without a reply.
             return .dropConnection
         default:

@@ -210,3 +210,33 @@ struct PowerProfilesReaderTests {
         _ = daemon
     }
 }
+
+/// What fuzz target `listings` found in ``PowerProfilesReader/interpret(result:value:errorName:message:service:bus:)``.
+@Suite struct PowerProfilesInterpretTests {
+    static func buffer(_ text: String, _ size: Int) -> [CChar] {
+        var b = [CChar](repeating: 0, count: size)
+        for (i, byte) in text.utf8.prefix(size - 1).enumerated() { b[i] = CChar(bitPattern: byte) }
+        return b
+    }
+
+    /// A result of Int32.min with no error reply was negated to compare it with an errno: an
+    /// arithmetic-overflow trap (fuzz/corpus/listings/crash-fb56480a…, "AwcAAACA"). It is a
+    /// failure without a reply like any other: drop the connection.
+    @Test func theMostNegativeResultIsAFailureNotATrap() {
+        let outcome = PowerProfilesReader.interpret(result: .min, value: Self.buffer("", 64), errorName: Self.buffer("", 128),
+                                                    message: Self.buffer("", 256), service: .upower, bus: "the system bus")
+        #expect(outcome == .dropConnection)
+    }
+
+    @Test func errnoResultsWithoutAReplyKeepTheirMeaning() {
+        func outcome(_ r: Int32) -> PowerProfilesReader.Outcome {
+            PowerProfilesReader.interpret(result: r, value: Self.buffer("", 64), errorName: Self.buffer("", 128),
+                                          message: Self.buffer("", 256), service: .upower, bus: "the system bus")
+        }
+        #expect(outcome(-EBADMSG) == .fail(PowerProfilesError(.notAString, service: .upower, bus: "the system bus", detail: "")))
+        #expect(outcome(-ETIMEDOUT) == .fail(PowerProfilesError(.noReply, service: .upower, bus: "the system bus",
+                                                                detail: String(cString: strerror(ETIMEDOUT)))))
+        #expect(outcome(-ECONNRESET) == .dropConnection)
+        #expect(outcome(0) == .answer(.profile("")))
+    }
+}
