@@ -48,17 +48,38 @@ public struct OrientationClassifier: Sendable {
         /// The time constant of the first-order smoothing of the rotation rate the gate compares,
         /// in seconds. Default 0.25.
         public var rateTimeConstant: Double
+        /// The time cap (the *dwell* path), in seconds: a face is also accepted, however far
+        /// short of the hysteresis up stopped, once up has lain within the face's plain 45° cone
+        /// without interruption for this long, if up then lies within 45° −
+        /// ``dwellMarginDegrees`` of its axis and gravity turns no faster than
+        /// ``dwellMaximumRotationRate``. The estimate at or after the cap decides; if it does not
+        /// pass, each later one in the cone may. Default `nil`: no time cap.
+        public var maximumWait: Double?
+        /// How far inside the 45° boundary up must lie when the dwell path accepts, in degrees.
+        /// Default 0.
+        public var dwellMarginDegrees: Double
+        /// The dwell path accepts nothing while gravity turns faster than this, in degrees per
+        /// second (the rate ``maximumRotationRate`` compares, smoothed over ``rateTimeConstant``).
+        /// Default `.infinity`: no gate.
+        public var dwellMaximumRotationRate: Double
 
         public init(hysteresisDegrees: Double = 4, settleTime: Double = 0.05, maximumRotationRate: Double = 60,
-                    rateTimeConstant: Double = 0.25) {
+                    rateTimeConstant: Double = 0.25, maximumWait: Double? = nil, dwellMarginDegrees: Double = 0,
+                    dwellMaximumRotationRate: Double = .infinity) {
             precondition(hysteresisDegrees >= 0 && hysteresisDegrees < 45, "hysteresis must lie in [0, 45) degrees")
             precondition(settleTime >= 0, "the settle time must not be negative")
             precondition(maximumRotationRate > 0, "the rotation-rate gate must be positive")
             precondition(rateTimeConstant >= 0 && rateTimeConstant.isFinite, "the rate time constant must be finite and not negative")
+            precondition(maximumWait.map { $0 >= 0 && $0.isFinite } ?? true, "the maximum wait must be finite and not negative")
+            precondition(dwellMarginDegrees >= 0 && dwellMarginDegrees < 45, "the dwell margin must lie in [0, 45) degrees")
+            precondition(dwellMaximumRotationRate > 0, "the dwell's rotation-rate gate must be positive")
             self.hysteresisDegrees = hysteresisDegrees
             self.settleTime = settleTime
             self.maximumRotationRate = maximumRotationRate
             self.rateTimeConstant = rateTimeConstant
+            self.maximumWait = maximumWait
+            self.dwellMarginDegrees = dwellMarginDegrees
+            self.dwellMaximumRotationRate = dwellMaximumRotationRate
         }
 
         /// Hysteresis and settle time only, no rate gate.
@@ -91,7 +112,8 @@ public struct OrientationClassifier: Sendable {
         /// 98.59 %, 0.64 spurious changes a minute, median latency 0.94 s (``accelerometerOnly``:
         /// 98.92 %, 3.74, 0.67 s).
         public static let steadyAccelerometerOnly = Settings(hysteresisDegrees: 15, settleTime: 0.1, maximumRotationRate: 60,
-                                                             rateTimeConstant: 0.1)
+                                                             rateTimeConstant: 0.1, maximumWait: 0.6, dwellMarginDegrees: 12,
+                                                             dwellMaximumRotationRate: 80)
     }
 
     public var settings: Settings
@@ -112,12 +134,26 @@ public struct OrientationClassifier: Sendable {
     public var decisionDueNanoseconds: UInt64? {
         candidate == .unknown ? nil : candidateSince &+ settleNanoseconds
     }
+    /// The face other than the accepted one whose 45° cone up has lain in without interruption
+    /// since the dwell began, while ``Settings/maximumWait`` is set; ``DeviceOrientation/unknown``
+    /// otherwise.
+    public private(set) var dwellFace: DeviceOrientation = .unknown
+    private var dwellSince: UInt64 = 0
+    /// When the dwell path may accept ``dwellFace`` if up stays in its cone (its maximum wait
+    /// ends): the estimate at or after this time decides; `nil` when no face is dwelling.
+    public var dwellDueNanoseconds: UInt64? {
+        dwellFace == .unknown ? nil : dwellSince &+ maximumWaitNanoseconds
+    }
     private var lastUp: SIMD3<Double> = .zero
     private var lastTime: UInt64 = 0
     private let settleNanoseconds: UInt64
     private let enterCosine: Double
     private let rateLimit: Double
     private let rateTimeConstant: Double
+    private let maximumWaitNanoseconds: UInt64
+    private let dwellCosine: Double
+    private let dwellAcceptCosine: Double
+    private let dwellRateLimit: Double
 
     public init(settings: Settings = .default, initial: DeviceOrientation = .unknown) {
         self.settings = settings
@@ -126,6 +162,11 @@ public struct OrientationClassifier: Sendable {
         self.enterCosine = cos((45 - settings.hysteresisDegrees) * .pi / 180)
         self.rateLimit = settings.maximumRotationRate * .pi / 180
         self.rateTimeConstant = settings.rateTimeConstant
+        self.maximumWaitNanoseconds = settings.maximumWait.map { UInt64(($0 * 1e9).rounded()) } ?? .max
+        // With no time cap no face ever dwells: a cosine above 1 is never reached.
+        self.dwellCosine = settings.maximumWait == nil ? 2 : cos(45 * Double.pi / 180)
+        self.dwellAcceptCosine = cos((45 - settings.dwellMarginDegrees) * .pi / 180)
+        self.dwellRateLimit = settings.dwellMaximumRotationRate * .pi / 180
     }
 
     /// Switches to other settings (the gravity estimator changed), keeping the accepted
@@ -138,6 +179,7 @@ public struct OrientationClassifier: Sendable {
     public mutating func reset(to orientation: DeviceOrientation = .unknown) {
         self.orientation = orientation
         candidate = .unknown
+        dwellFace = .unknown
         awaySince = nil
         lastUp = .zero
         rotationRate = 0
@@ -192,6 +234,19 @@ public struct OrientationClassifier: Sendable {
         } else if awaySince == nil {
             awaySince = timeNanoseconds
         }
+        // The dwell path (the time cap): up in another face's plain 45° cone since `dwellSince`.
+        if orientation != .unknown, best != orientation, cosine >= dwellCosine {
+            if best != dwellFace {
+                dwellFace = best
+                dwellSince = timeNanoseconds
+            }
+            if timeNanoseconds >= dwellSince, timeNanoseconds - dwellSince >= maximumWaitNanoseconds,
+               cosine >= dwellAcceptCosine, rotationRate <= dwellRateLimit {
+                return accept(best)
+            }
+        } else {
+            dwellFace = .unknown
+        }
         let proposed: DeviceOrientation
         if best == orientation || (orientation != .unknown && cosine < enterCosine) || rotationRate > rateLimit {
             proposed = orientation
@@ -207,9 +262,16 @@ public struct OrientationClassifier: Sendable {
             candidateSince = timeNanoseconds
         }
         guard timeNanoseconds >= candidateSince, timeNanoseconds - candidateSince >= settleNanoseconds else { return nil }
-        orientation = proposed
+        return accept(proposed)
+    }
+
+    /// Makes `face` the accepted orientation and forgets the candidate and the dwell.
+    @inline(__always)
+    private mutating func accept(_ face: DeviceOrientation) -> DeviceOrientation {
+        orientation = face
         candidate = .unknown
+        dwellFace = .unknown
         awaySince = nil
-        return proposed
+        return face
     }
 }
