@@ -61,6 +61,8 @@ extension MotionOrientation {
         public static let interfaceOrientation = kMotionOrientationInterfaceOrientationKey
         /// The whole ``OrientationChange`` (Plumb's addition).
         public static let change = "PlumbOrientationChangeKey"
+        /// The ``SensorNotice`` of a ``MotionOrientationSensorNoticeNotification`` (Plumb's addition).
+        public static let sensorNotice = "PlumbSensorNoticeKey"
     }
 
     /// Posts the seed's notifications for `change` on `queue`.

@@ -52,12 +52,13 @@ extension MotionOrientation {
 
     /// The source ended: behave as if stopped, and end every subscriber's stream.
     func finishSession() {
-        let (subscribers, observers) = state.withLock { s in
+        let (subscribers, observers, noticeSubscribers) = state.withLock { s in
             s.enabled = false
-            defer { s.subscribers.removeAll(); s.observers.removeAll() }
-            return (Array(s.subscribers.values), Array(s.observers.values))
+            defer { s.subscribers.removeAll(); s.observers.removeAll(); s.noticeSubscribers.removeAll() }
+            return (Array(s.subscribers.values), Array(s.observers.values), Array(s.noticeSubscribers.values))
         }
         for continuation in subscribers { continuation.finish() }
+        for continuation in noticeSubscribers { continuation.finish() }
         for observer in observers {
             let handler = observer.handler
             observer.queue.async { handler(.finished) }
@@ -78,6 +79,9 @@ extension MotionOrientation {
         var appliedLowEnergy: Bool?
         var nextPoll: UInt64 = 0
         var samples: [IMUSample] = []
+        /// The failure last said as a ``SensorNotice``, until samples arrive again: a source
+        /// retried every second says each distinct failure once.
+        var failing: String?
 
         /// How long one read may block, so that stop() and mode changes are seen quickly (ns).
         static let readTimeout: UInt64 = 100 * Nanoseconds.perMillisecond
@@ -96,7 +100,15 @@ extension MotionOrientation {
                     do throws(MotionSourceError) {
                         try step(control)
                     } catch {
-                        owner.record(error: "\(source?.name ?? "sensor source"): \(error)")
+                        let name = source?.name ?? "sensor source"
+                        owner.record(error: "\(name): \(error)")
+                        if let source { owner.publish(notices: source.takeNotices()) }
+                        let message = "\(error)"
+                        if failing != message {
+                            failing = message
+                            owner.publish(notices: [SensorNotice(kind: .failure, source: name, message: message,
+                                                                 timeNanoseconds: source?.clock.nowNanoseconds ?? 0)])
+                        }
                         let clock = source?.clock
                         shutDownSource()
                         if case .recording = error {
@@ -203,7 +215,14 @@ extension MotionOrientation {
 
             samples.removeAll(keepingCapacity: true)
             if let hint = pipeline.wakeHint { source.wake(bySampleAt: hint) }
-            switch try source.read(into: &samples, timeoutNanoseconds: Self.readTimeout) {
+            let read = try source.read(into: &samples, timeoutNanoseconds: Self.readTimeout)
+            owner.publish(notices: source.takeNotices())
+            if let failed = failing, !samples.isEmpty {
+                failing = nil
+                owner.publish(notices: [SensorNotice(kind: .restored, source: source.name, message: "reading again after: \(failed)",
+                                                     timeNanoseconds: clock.nowNanoseconds)])
+            }
+            switch read {
             case .finished:
                 owner.finishSession()
                 return

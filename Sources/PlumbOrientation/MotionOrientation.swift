@@ -21,6 +21,8 @@ import Synchronization
 /// - Every change posts ``MotionOrientationChangedNotification`` (and, when the interface
 ///   orientation changes, ``MotionOrientationInterfaceOrientationChangedNotification``) on
 ///   ``notificationQueue``, and yields to each ``orientationChanges`` stream.
+/// - Gaps, recoveries and failures of the sensor reach ``sensorNotices`` and
+///   ``MotionOrientationSensorNoticeNotification``; ``lastError`` holds the last failure.
 /// - The low-energy mode (accelerometer only, lower rate, larger FIFO batches) is on while forced
 ///   (``setLowEnergyModeForcibly(_:)``) or, with ``automaticLowEnergyMode``, while the
 ///   ``PowerStateMonitor`` reports power-saver, low battery, heat or throttling.
@@ -48,6 +50,8 @@ public final class MotionOrientation: Sendable {
         var enabled = false
         var subscribers: [Int: AsyncStream<OrientationChange>.Continuation] = [:]
         var observers: [Int: (queue: DispatchQueue, handler: @Sendable (OrientationEvent) -> Void)] = [:]
+        /// ``sensorNotices`` streams: they do not keep the sensor running.
+        var noticeSubscribers: [Int: AsyncStream<SensorNotice>.Continuation] = [:]
         var nextSubscriber = 0
         var readerRunning = false
         var sensorRunning = false

@@ -26,11 +26,16 @@ public protocol MotionSampleSource: AnyObject {
     /// `sampleNanoseconds` is there, even when the source would batch more (the low-energy mode
     /// during a turn: ``OrientationPipeline/wakeHint``). One-shot. Default: ignored.
     func wake(bySampleAt sampleNanoseconds: UInt64)
+    /// What the source noticed since the last call besides samples (gaps, recoveries), oldest
+    /// first; ``MotionOrientation`` takes them after every read and publishes them
+    /// (``MotionOrientation/sensorNotices``). Default: none.
+    func takeNotices() -> [SensorNotice]
 }
 
 extension MotionSampleSource {
     public var isExhausted: Bool { false }
     public func wake(bySampleAt sampleNanoseconds: UInt64) {}
+    public func takeNotices() -> [SensorNotice] { [] }
 }
 
 /// What one ``MotionSampleSource/read(into:timeoutNanoseconds:)`` did.
@@ -134,6 +139,13 @@ public final class IMUStreamSource: MotionSampleSource {
     /// Gaps the stream reported (FIFO overflow, bus errors, chip resets) since the start.
     public private(set) var gapCount = 0
     private let end: UInt64?
+    /// Gaps and the stream's notices not yet taken (``takeNotices()``), at most
+    /// ``maximumPendingNotices``: a reader that never takes them must not grow this for months.
+    private var pending: [SensorNotice] = []
+    /// Notices dropped since the last ``takeNotices()`` because nobody took them.
+    private var dropped = 0
+    /// The most notices kept for ``takeNotices()``.
+    public static let maximumPendingNotices = 64
 
     /// - Parameters:
     ///   - stream: the engine around the driver and its data-ready line.
@@ -162,7 +174,32 @@ public final class IMUStreamSource: MotionSampleSource {
         if isExhausted { return .finished }
         let found = stream.step(into: &samples)
         gapCount += found.count
+        for gap in found { keep(SensorNotice(gap: gap, source: name)) }
+        for notice in stream.takeNotices() {
+            keep(SensorNotice(kind: .recovery, source: name, message: notice.message, timeNanoseconds: notice.timeNanoseconds))
+        }
         return .samples
+    }
+
+    /// The gaps the stream reported and its notices (a chip re-initialised, polling through an
+    /// interrupt storm, the bus's load), oldest first; a leading notice counts any dropped.
+    public func takeNotices() -> [SensorNotice] {
+        // Notices from the start (the bus budget) come before the first read.
+        for notice in stream.takeNotices() {
+            keep(SensorNotice(kind: .recovery, source: name, message: notice.message, timeNanoseconds: notice.timeNanoseconds))
+        }
+        defer { pending.removeAll(); dropped = 0 }
+        guard dropped > 0, let first = pending.first else { return pending }
+        return [SensorNotice(kind: .recovery, source: name, message: "\(dropped) earlier notices were dropped (not taken in time)",
+                             timeNanoseconds: first.timeNanoseconds)] + pending
+    }
+
+    private func keep(_ notice: SensorNotice) {
+        if pending.count >= Self.maximumPendingNotices {
+            pending.removeFirst()
+            dropped += 1
+        }
+        pending.append(notice)
     }
 
     public func stop() throws(MotionSourceError) {

@@ -81,6 +81,7 @@ final class CalibratedSampleSource: MotionSampleSource {
 
     var name: String { inner.name }
     func wake(bySampleAt sampleNanoseconds: UInt64) { inner.wake(bySampleAt: sampleNanoseconds) }
+    func takeNotices() -> [SensorNotice] { inner.takeNotices() }
     var clock: any MonotonicClock { inner.clock }
 
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {

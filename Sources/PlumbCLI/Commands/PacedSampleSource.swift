@@ -62,6 +62,7 @@ final class PacedSampleSource: MotionSampleSource {
 
     var name: String { inner.name }
     func wake(bySampleAt sampleNanoseconds: UInt64) { inner.wake(bySampleAt: sampleNanoseconds) }
+    func takeNotices() -> [SensorNotice] { inner.takeNotices() }
     var clock: any MonotonicClock { inner.clock }
 
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {

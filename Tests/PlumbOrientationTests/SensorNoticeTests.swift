@@ -1,0 +1,152 @@
+import Foundation
+import PlumbDrivers
+import PlumbHAL
+import PlumbSimulation
+import Synchronization
+import Testing
+@testable import PlumbOrientation
+
+/// What the sensor says besides samples reaches a library user of ``MotionOrientation``: the
+/// gaps and recoveries of the streaming engine under it, and the source's failures and return.
+@Suite struct SensorNoticeTests {
+    /// The real MPU-6050 driver and streaming engine on the emulated chip, with `faults`, ending
+    /// after `seconds` of virtual time.
+    static func simulatedSource(faults: String, seconds: Double) throws(MotionSourceError) -> IMUStreamSource {
+        guard let model = SimulatedChips.model("mpu6050") else { throw .other("no emulated MPU-6050") }
+        let sensor = SimulatedSensor(model: model, profile: .rest(), seed: 3)
+        do {
+            try FaultPlan(parsing: faults).install(on: sensor)
+        } catch {
+            throw .other("\(error)")
+        }
+        let imu: MPU6050
+        do {
+            imu = try MPU6050(bus: sensor.bus, address: model.address, clock: sensor.clock)
+        } catch {
+            throw .imu(error)
+        }
+        let stream = IMUStream(imu: imu, line: sensor.line, clock: sensor.clock)
+        return IMUStreamSource(stream: stream, name: "simulated MPU-6050", endNanoseconds: sensor.clock.nowNanoseconds + Nanoseconds.seconds(seconds))
+    }
+
+    /// Collects the notices of one stream until it finishes.
+    final class Collected: Sendable {
+        let notices = Mutex<[SensorNotice]>([])
+        let posted = Mutex<[SensorNotice]>([])
+        let done = Mutex(false)
+    }
+
+    @Test func aBrownOutReachesTheStreamAndTheNotificationCenter() async throws {
+        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+            try Self.simulatedSource(faults: "reset@2s", seconds: 5)
+        })
+        let collected = Collected()
+        let token = NotificationCenter.default.addObserver(forName: .motionOrientationSensorNotice, object: motion, queue: nil) { note in
+            guard let notice = note.userInfo?[MotionOrientation.UserInfoKey.sensorNotice] as? SensorNotice else { return }
+            collected.posted.withLock { $0.append(notice) }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        let notices = motion.sensorNotices
+        let reader = Task {
+            for await notice in notices { collected.notices.withLock { $0.append(notice) } }
+            collected.done.withLock { $0 = true }
+        }
+        motion.start()
+        #expect(await eventually { collected.done.withLock { $0 } })
+        await reader.value
+        let seen = collected.notices.withLock { $0 }
+        #expect(seen.contains { if case .gap(let gap) = $0.kind { gap.reason == .chipReset } else { false } }, "\(seen)")
+        #expect(seen.contains { $0.kind == .recovery && $0.message.contains("lost its configuration") }, "\(seen)")
+        #expect(seen.allSatisfy { $0.source == "simulated MPU-6050" })
+        // The notification center got the same notices, in the same order.
+        #expect(await eventually(30) { collected.posted.withLock { $0 } == seen })
+    }
+
+    @Test func aQuietSensorSaysNothing() async throws {
+        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+            try Self.simulatedSource(faults: "", seconds: 3)
+        })
+        let collected = Collected()
+        let notices = motion.sensorNotices
+        let reader = Task {
+            for await notice in notices { collected.notices.withLock { $0.append(notice) } }
+            collected.done.withLock { $0 = true }
+        }
+        motion.start()
+        #expect(await eventually { collected.done.withLock { $0 } })
+        await reader.value
+        #expect(collected.notices.withLock { $0 }.isEmpty)
+    }
+
+    /// A source that cannot start the first `failures` times it is made (a sensor not wired yet).
+    final class Attempts: Sendable {
+        let made = Mutex(0)
+    }
+
+    final class LateSource: MotionSampleSource {
+        let inner: ProfileSource
+        let fails: Bool
+        var name: String { "late sensor" }
+        var clock: any MonotonicClock { inner.clock }
+        init(_ inner: ProfileSource, fails: Bool) { self.inner = inner; self.fails = fails }
+        func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+            if fails { throw .other("no answer at 0x68 on /dev/i2c-1: check the wiring") }
+            return try inner.start(configuration)
+        }
+        func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+            try inner.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds)
+        }
+        func stop() throws(MotionSourceError) { try inner.stop() }
+    }
+
+    @Test func aFailureRetriedEverySecondIsSaidOnceAndSoIsItsEnd() async throws {
+        let attempts = Attempts()
+        let log = SourceLog()
+        let motion = MotionOrientation(source: {
+            let n = attempts.made.withLock { $0 += 1; return $0 }
+            return LateSource(ProfileSource(.rest(), log: log), fails: n <= 4)
+        })
+        let collected = Collected()
+        let notices = motion.sensorNotices
+        let reader = Task {
+            for await notice in notices { collected.notices.withLock { $0.append(notice) } }
+        }
+        defer { reader.cancel() }
+        motion.start()
+        defer { motion.stop() }
+        #expect(await eventually { collected.notices.withLock { $0.count >= 2 } })
+        #expect(attempts.made.withLock { $0 } >= 5)
+        let seen = collected.notices.withLock { $0 }
+        #expect(seen.map(\.kind) == [.failure, .restored], "\(seen)")
+        #expect(seen.first?.message.contains("check the wiring") == true)
+        #expect(seen.last?.message == "reading again after: no answer at 0x68 on /dev/i2c-1: check the wiring")
+        #expect(motion.lastError?.contains("late sensor: no answer at 0x68") == true)
+    }
+
+    @Test func aNoticeStreamDoesNotRunTheSensor() async throws {
+        let log = SourceLog()
+        let motion = MotionOrientation(source: { ProfileSource(.rest(), log: log) })
+        let notices = motion.sensorNotices
+        _ = notices
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(log.made == 0)
+        #expect(!motion.isSensorRunning)
+        #expect(motion.subscriberCount == 0)
+    }
+
+    /// A reader that never takes the notices keeps at most 64 and a count of the rest: a board
+    /// browning out every 2 s for 10 minutes.
+    @Test func untakenNoticesAreBounded() throws {
+        let source = try Self.simulatedSource(faults: (1...300).map { "reset@\($0 * 2)s" }.joined(separator: ","), seconds: 610)
+        _ = try source.start(IMUConfiguration(outputDataRate: 100, fifoWatermark: 5))
+        var samples: [IMUSample] = []
+        while try source.read(into: &samples, timeoutNanoseconds: 100_000_000) != .finished {
+            samples.removeAll(keepingCapacity: true)
+        }
+        #expect(source.gapCount >= 290)
+        let notices = source.takeNotices()
+        #expect(notices.count == IMUStreamSource.maximumPendingNotices + 1)
+        #expect(notices.first?.message.hasSuffix("earlier notices were dropped (not taken in time)") == true, "\(notices.first?.message ?? "")")
+        #expect(source.takeNotices().isEmpty)
+    }
+}
