@@ -38,8 +38,11 @@ public struct OrientationPipeline {
     /// The sample time by which the source should wake the reader, earlier than its FIFO
     /// watermark would: in the accelerometer-only mode, while up lies in another face's region
     /// (for at most ``turnWakeLimit``), the end of a waiting face's settle time, or else
-    /// ``turnWakeInterval`` after the last sample; `nil` otherwise (and always while the
-    /// gyroscope runs, whose batches are short).
+    /// ``turnWakeInterval`` after the last sample; and, whenever a face is dwelling, the end of
+    /// its maximum wait (``OrientationClassifier/dwellDueNanoseconds``) if that comes sooner —
+    /// once that has passed with the dwell's rate gate or margin not met, the next sample, for
+    /// as long as the turn counts as in progress; `nil` otherwise (and always while the gyroscope
+    /// runs, whose batches are short).
     ///
     /// The low-energy mode's batches are 0.56 s long. Without this, a face proposed near the end
     /// of a batch waited for the next batch to be accepted, and a slow turn crossed its
@@ -49,10 +52,14 @@ public struct OrientationPipeline {
     public var wakeHint: UInt64? {
         guard !usesGyroscope, let interval = turnWakeInterval else { return nil }
         let last = classifier.lastUpdateNanoseconds
-        if let away = classifier.awaySince, last &- away >= Self.turnWakeLimit { return nil }
-        if let due = classifier.decisionDueNanoseconds { return due }
+        // The end of a dwell's maximum wait; once it has passed (the dwell waits for its rate
+        // gate or margin), every sample, during a turn.
+        let dwellDue = classifier.dwellDueNanoseconds
+        if let away = classifier.awaySince, last &- away >= Self.turnWakeLimit { return dwellDue.flatMap { $0 > last ? $0 : nil } }
+        if let due = classifier.decisionDueNanoseconds { return dwellDue.map { min($0, due) } ?? due }
         guard classifier.awaySince != nil else { return nil }
-        return last &+ UInt64((interval * 1e9).rounded())
+        let next = last &+ UInt64((interval * 1e9).rounded())
+        return dwellDue.map { min($0, next) } ?? next
     }
 
     /// - Parameters:

@@ -98,7 +98,7 @@ private func run(_ args: [String], environment: [String: String] = [:]) -> (stat
               mounting: x +x, y +y, z +z
               calibration: /var/lib/plumb/calibration.json
               filter: plumb, time constant 3 s
-              orientation: steady: hysteresis 18°, settle 0.03 s, rate gate 50 °/s over 0.15 s; in low-energy mode hysteresis 15°, settle 0.1 s, rate gate 60 °/s over 0.1 s; low energy auto, interface portrait, landscapeLeft, landscapeRight, portraitUpsideDown
+              orientation: steady: hysteresis 18°, settle 0.03 s, rate gate 50 °/s over 0.15 s; in low-energy mode hysteresis 15°, settle 0.1 s, rate gate 60 °/s over 0.1 s, maximum wait 0.6 s (12° inside the boundary, 80 °/s); low energy auto, interface portrait, landscapeLeft, landscapeRight, portraitUpsideDown
               outputs: kiosk, leds
               log level: info
 

@@ -188,6 +188,11 @@ struct ClassifierPresetTests {
         #expect(s.hysteresisDegrees == 18 && s.settleTime == 0.03 && s.maximumRotationRate == 50 && s.rateTimeConstant == 0.15)
         let a = OrientationClassifier.Settings.accelerometerOnly
         #expect(a.hysteresisDegrees == 8 && a.settleTime == 0.1 && a.maximumRotationRate == 90 && a.rateTimeConstant == 0.05)
+        let l = OrientationClassifier.Settings.steadyAccelerometerOnly
+        #expect(l.hysteresisDegrees == 15 && l.settleTime == 0.1 && l.maximumRotationRate == 60 && l.rateTimeConstant == 0.1)
+        #expect(l.maximumWait == 0.6 && l.dwellMarginDegrees == 12 && l.dwellMaximumRotationRate == 80)
+        // Only the steady low-energy preset has the time cap.
+        #expect(d.maximumWait == nil && s.maximumWait == nil && a.maximumWait == nil)
     }
 
     @Test func thePipelineRetunesWithTheEstimator() {

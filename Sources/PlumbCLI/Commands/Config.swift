@@ -67,7 +67,12 @@ enum Config {
         let tunings = DaemonFactory.classifiers(c.orientation)
         func describe(_ t: OrientationClassifier.Settings) -> String {
             let gate = t.maximumRotationRate.isFinite ? "\(format(t.maximumRotationRate)) °/s over \(format(t.rateTimeConstant)) s" : "off"
-            return "hysteresis \(format(t.hysteresisDegrees))°, settle \(format(t.settleTime)) s, rate gate \(gate)"
+            var line = "hysteresis \(format(t.hysteresisDegrees))°, settle \(format(t.settleTime)) s, rate gate \(gate)"
+            if let wait = t.maximumWait {
+                let dwellGate = t.dwellMaximumRotationRate.isFinite ? "\(format(t.dwellMaximumRotationRate)) °/s" : "no rate gate"
+                line += ", maximum wait \(format(wait)) s (\(format(t.dwellMarginDegrees))° inside the boundary, \(dwellGate))"
+            }
+            return line
         }
         lines.append("orientation: \(c.orientation.preset.rawValue): \(describe(tunings.normal)); in low-energy mode \(describe(tunings.lowEnergy)); low energy \(c.orientation.lowEnergy.rawValue), interface \(c.orientation.interfaceOrientations.map(\.rawValue).joined(separator: ", "))")
         lines.append("outputs: \(c.outputs.enabledNames.isEmpty ? "none (orientation is logged only)" : c.outputs.enabledNames.joined(separator: ", "))")

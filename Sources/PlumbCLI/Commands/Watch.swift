@@ -45,6 +45,9 @@ enum Watch {
             .option("settle", value: "SECONDS", help: "How long a new face must persist (default 0.05)."),
             .option("max-rate", value: "DEG/S", help: "Propose no face while gravity turns faster (default 60; 0 = no gate)."),
             .option("rate-time-constant", value: "SECONDS", help: "Smoothing of the rotation rate the gate compares (default 0.25)."),
+            .option("max-wait", value: "SECONDS", help: "Also accept a face once up has stayed in its 45° cone this long (default: off, 0.6 in low-energy --steady; 0 = off)."),
+            .option("dwell-margin", value: "DEGREES", help: "With --max-wait: how far inside the 45° boundary up must be then (default 0, 12 in low-energy --steady)."),
+            .option("dwell-max-rate", value: "DEG/S", help: "With --max-wait: accept nothing by waiting while gravity turns faster (default 0 = no gate, 80 in low-energy --steady)."),
             .flag("steady", help: "Steadier classifier settings (18°, 0.03 s, 50 °/s over 0.15 s): fewer spurious changes, slower."),
             .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate)."),
             .option("turn-wake", value: "SECONDS", help: "Low-energy mode: wake at least this often while a turn is in progress (default 0.32; 0 = once a batch)."),
@@ -173,6 +176,11 @@ enum Watch {
                          settleTime: try args.double("settle", in: 0...10),
                          maximumRotationRate: try args.double("max-rate", in: 0...1e6).map { $0 == 0 ? .infinity : $0 },
                          rateTimeConstant: try args.double("rate-time-constant", in: 0...10))
+        if let wait = try args.double("max-wait", in: 0...60) {
+            tunings.overrideDwell(maximumWait: wait == 0 ? .some(nil) : .some(wait))
+        }
+        tunings.overrideDwell(margin: try args.double("dwell-margin", in: 0...44),
+                              maximumRotationRate: try args.double("dwell-max-rate", in: 0...1e6).map { $0 == 0 ? .infinity : $0 })
         return tunings
     }
 

@@ -322,4 +322,14 @@ struct ClassifierTunings: Equatable {
             if let rateTimeConstant { self[keyPath: keyPath].rateTimeConstant = rateTimeConstant }
         }
     }
+
+    /// Sets each given value of the dwell path (the time cap) in both tunings; `maximumWait`
+    /// `.some(nil)` turns it off.
+    mutating func overrideDwell(maximumWait: Double?? = nil, margin: Double? = nil, maximumRotationRate: Double? = nil) {
+        for keyPath in [\ClassifierTunings.normal, \ClassifierTunings.lowEnergy] {
+            if let maximumWait { self[keyPath: keyPath].maximumWait = maximumWait }
+            if let margin { self[keyPath: keyPath].dwellMarginDegrees = margin }
+            if let maximumRotationRate { self[keyPath: keyPath].dwellMaximumRotationRate = maximumRotationRate }
+        }
+    }
 }

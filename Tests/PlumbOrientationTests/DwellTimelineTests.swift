@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+import PlumbDrivers
+import PlumbFusion
+@testable import PlumbOrientation
+
+/// The classifier's dwell path (``OrientationClassifier/Settings/maximumWait``), as timelines in
+/// virtual time, and the pipeline's wake-up for the end of a dwell.
+@Suite("Classifier dwell path (virtual clock)")
+struct DwellTimelineTests {
+    /// 15° hysteresis (a face is proposed within 30° of its axis), a 0.6 s time cap that accepts
+    /// within 33° of the axis (12° margin) while gravity turns slower than 80 °/s.
+    static let dwelling = OrientationClassifier.Settings(hysteresisDegrees: 15, settleTime: 0.1, maximumRotationRate: 60,
+                                                         rateTimeConstant: 0.1, maximumWait: 0.6, dwellMarginDegrees: 12,
+                                                         dwellMaximumRotationRate: 80)
+    /// The same without the time cap.
+    static let capless = OrientationClassifier.Settings(hysteresisDegrees: 15, settleTime: 0.1, maximumRotationRate: 60,
+                                                        rateTimeConstant: 0.1)
+
+    /// Up at 58° from +y is 32° from landscapeLeft's axis: inside the dwell's 33°, short of the
+    /// hysteresis's 30°. Accepted 0.6 s after it entered the cone.
+    @Test func acceptedAtTheMaximumWaitShortOfTheHysteresis() throws {
+        var c = OrientationClassifier(settings: Self.dwelling, initial: .portrait)
+        let changes = run(&c, [(0.5, gravityInPlane(0)), (2, gravityInPlane(58))])
+        #expect(changes.map(\.1) == [.landscapeLeft])
+        let at = try #require(changes.first?.0)
+        #expect(abs(at - 1.1) < 1e-6, "accepted at \(at) s, expected 0.5 + 0.6 s")
+    }
+
+    @Test func offWhenNil() {
+        #expect(OrientationClassifier.Settings.default.maximumWait == nil)
+        #expect(OrientationClassifier.Settings.steady.maximumWait == nil)
+        #expect(OrientationClassifier.Settings.accelerometerOnly.maximumWait == nil)
+        var c = OrientationClassifier(settings: Self.capless, initial: .portrait)
+        #expect(run(&c, [(0.5, gravityInPlane(0)), (10, gravityInPlane(58))]).isEmpty)
+        #expect(c.orientation == .portrait)
+        #expect(c.dwellFace == .unknown)
+        #expect(c.dwellDueNanoseconds == nil)
+    }
+
+    /// Up goes back into portrait's cone for 50 ms: the wait starts again when it comes back.
+    @Test func leavingTheConeBeforeTheWaitRestartsIt() throws {
+        var c = OrientationClassifier(settings: Self.dwelling, initial: .portrait)
+        var changes = run(&c, [(0.5, gravityInPlane(0)), (0.5, gravityInPlane(58)), (0.05, gravityInPlane(40)),
+                               (0.55, gravityInPlane(58))])
+        #expect(changes.isEmpty, "accepted although up left the cone at 1.0 s: \(changes)")
+        #expect(c.orientation == .portrait)
+        changes = run(&c, [(1, gravityInPlane(58))], start: 1.6)
+        #expect(changes.map(\.1) == [.landscapeLeft])
+        let at = try #require(changes.first?.0)
+        #expect(abs(at - 1.65) < 1e-6, "accepted at \(at) s, expected 1.05 + 0.6 s")
+    }
+
+    /// Up at 50° from +y (40° from landscapeLeft's axis) lies in the cone but not within the
+    /// margin: it waits as long as it stays; moved within 33°, the wait being over, it is accepted.
+    @Test func outsideTheMarginNothingIsAccepted() throws {
+        var c = OrientationClassifier(settings: Self.dwelling, initial: .portrait)
+        #expect(run(&c, [(0.5, gravityInPlane(0)), (3, gravityInPlane(50))]).isEmpty)
+        #expect(c.orientation == .portrait)
+        #expect(c.dwellFace == .landscapeLeft)
+        let changes = run(&c, [(1, gravityInPlane(58))], start: 3.5)
+        #expect(changes.map(\.1) == [.landscapeLeft])
+        let at = try #require(changes.first?.0)
+        #expect(at >= 3.5 - 1e-9 && at < 3.6, "accepted at \(at) s")
+    }
+
+    /// Swung through landscapeLeft's cone and back at 100 °/s (1.7 s inside it): the dwell's
+    /// gate holds it back, and so does the normal path's.
+    @Test func turningFasterThanTheDwellGateIsNotAccepted() {
+        var c = OrientationClassifier(settings: Self.dwelling, initial: .portrait)
+        var steps: [(seconds: Double, gravity: SIMD3<Double>)] = [(0.5, gravityInPlane(0))]
+        for degrees in stride(from: 1.0, through: 130, by: 1) { steps.append((0.01, gravityInPlane(degrees))) }
+        for degrees in stride(from: 129.0, through: 0, by: -1) { steps.append((0.01, gravityInPlane(degrees))) }
+        steps.append((1, gravityInPlane(0)))
+        let changes = run(&c, steps)
+        #expect(changes.isEmpty, "\(changes)")
+        // The same swing at 25 °/s is held: accepted by the dwell path.
+        var slow = OrientationClassifier(settings: Self.dwelling, initial: .portrait)
+        var slowSteps: [(seconds: Double, gravity: SIMD3<Double>)] = [(0.5, gravityInPlane(0))]
+        for degrees in stride(from: 0.25, through: 58, by: 0.25) { slowSteps.append((0.01, gravityInPlane(degrees))) }
+        slowSteps.append((1, gravityInPlane(58)))
+        #expect(run(&slow, slowSteps).map(\.1) == [.landscapeLeft])
+    }
+
+    // MARK: The pipeline's wake-up
+
+    static let period = 0.08 // 12.5 Hz
+
+    /// A pipeline in low-energy mode with the dwelling settings; a turn wake interval of 2 s, so
+    /// that only the dwell's end can make the hint sooner.
+    static func lowEnergy(_ settings: OrientationClassifier.Settings) -> OrientationPipeline {
+        OrientationPipeline(fused: FusionAlgorithm.default.makeGravityEstimator(), accelerometerOnlyClassifier: settings,
+                            usesGyroscope: false, turnWakeInterval: 2)
+    }
+
+    static func sample(_ degrees: Double, at seconds: Double) -> IMUSample {
+        let r = degrees * .pi / 180
+        return IMUSample(timestampNanoseconds: UInt64((seconds * 1e9).rounded()), acceleration: 9.81 * SIMD3(sin(r), cos(r), 0),
+                         angularRate: .zero)
+    }
+
+    @Test func theWakeHintAsksForTheDwellsEnd() throws {
+        var p = Self.lowEnergy(Self.dwelling)
+        var t = 0.0
+        while t < 1 { _ = p.process(Self.sample(0, at: t)); t += Self.period }
+        #expect(p.orientation == .portrait)
+        #expect(p.wakeHint == nil)
+        // Up jumps to 58°; the filtered estimate enters landscapeLeft's cone a sample or two later.
+        while p.classifier.dwellFace == .unknown, t < 2 { _ = p.process(Self.sample(58, at: t)); t += Self.period }
+        let due = try #require(p.classifier.dwellDueNanoseconds)
+        let last = p.classifier.lastUpdateNanoseconds
+        #expect(due == last + 600_000_000, "the dwell began at the last sample")
+        #expect(p.wakeHint == due, "asks for the dwell's end, sooner than the 2 s turn wake")
+        // The sample at or after the hint decides.
+        var changed: DeviceOrientation?
+        var decidedAt: UInt64 = 0
+        while changed == nil, t < 3 {
+            let s = Self.sample(58, at: t)
+            changed = p.process(s)
+            decidedAt = s.timestampNanoseconds
+            t += Self.period
+        }
+        #expect(changed == .landscapeLeft)
+        #expect(decidedAt >= due && decidedAt < due + UInt64(Self.period * 1e9))
+        #expect(p.wakeHint == nil)
+
+        // Without the time cap the same turn asks only for the turn wake.
+        var off = Self.lowEnergy(Self.capless)
+        t = 0
+        while t < 1 { _ = off.process(Self.sample(0, at: t)); t += Self.period }
+        for _ in 0..<4 { _ = off.process(Self.sample(58, at: t)); t += Self.period }
+        let offLast = off.classifier.lastUpdateNanoseconds
+        #expect(off.wakeHint == offLast + 2_000_000_000)
+    }
+
+    /// Past the dwell's end with its margin not met (up at 50°), the next sample is asked for
+    /// while the turn counts as in progress; resting there, nothing.
+    @Test func pastTheDwellsEndTheNextSampleIsAskedForDuringTheTurn() throws {
+        var p = Self.lowEnergy(Self.dwelling)
+        var t = 0.0
+        while t < 1 { _ = p.process(Self.sample(0, at: t)); t += Self.period }
+        while t < 2.1 { _ = p.process(Self.sample(50, at: t)); t += Self.period }
+        #expect(p.orientation == .portrait)
+        let due = try #require(p.classifier.dwellDueNanoseconds)
+        let last = p.classifier.lastUpdateNanoseconds
+        #expect(due <= last)
+        let hint = try #require(p.wakeHint)
+        #expect(hint <= last, "the next sample")
+        while t < 3 { _ = p.process(Self.sample(50, at: t)); t += Self.period }
+        #expect(p.orientation == .portrait)
+        #expect(p.wakeHint == nil, "resting at the boundary past \(Double(OrientationPipeline.turnWakeLimit) / 1e9) s")
+    }
+}
