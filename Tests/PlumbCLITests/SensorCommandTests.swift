@@ -127,3 +127,23 @@ private func run(_ arguments: [String]) -> (status: Int32, out: String, err: Str
         #expect(r.out.contains(" wakeups/s: met ("))
     }
 }
+
+@Suite struct BenchEnergyCommandTests {
+    /// `--steady` runs the steady preset's tunings: in low-energy mode its time cap keeps every
+    /// change of the tour within the mode's 1 s (without it, 1.25 s through the LSM6DSO), and the
+    /// responsive run names its classifier too.
+    @Test(arguments: [(false, "mpu6050"), (true, "mpu6050"), (true, "lsm6dso")])
+    func bothPresetsKeepTheLowEnergyPromise(steady: Bool, chip: String) throws {
+        let r = run(["bench", "energy", "--runs", "1", "--chip", chip, "--format", "text"] + (steady ? ["--steady"] : []))
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.contains(steady ? "steady classifier" : "responsive classifier"), "\(r.out)")
+        let low = try #require(r.out.split(separator: "\n").first { $0.hasPrefix("low-energy ") && $0.contains(" off ") })
+        // The last column: the largest latency of a change, "0.811 s".
+        let fields = low.split(separator: " ")
+        let maximum = try #require(Double(fields[fields.count - 2]))
+        #expect(maximum < 1, "\(low)")
+        let changes = try #require(Int(fields[6]))
+        // The tour turns five times; the steady tuning reports each once.
+        #expect(changes == 5 || !steady, "\(low)")
+    }
+}

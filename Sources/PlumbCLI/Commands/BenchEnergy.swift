@@ -17,12 +17,15 @@ enum BenchEnergy {
         the streaming engine and the orientation pipeline in each mode, --runs times with
         different noise seeds, and counts the reader's wakeups, the bytes on the I2C bus and the
         latency of each change from the moment the true up vector entered the new face's 45°
-        cone. Normal and low-energy settings are the notifier's defaults (EnergySettings).
+        cone. Normal and low-energy settings are the notifier's defaults (EnergySettings); the
+        classifier is the responsive preset's, or with --steady the steady preset's (in low-energy
+        mode with its 0.6 s time cap, which asks for extra wake-ups while a face waits for it).
         """,
         options: [
             .option("chip", value: "PART", help: "Simulated chip (default mpu6050)."),
             .option("runs", value: "N", help: "Tours per mode (default 5)."),
             .option("turn-wake", value: "SECONDS", help: "Low-energy mode: wake at least this often while a turn is in progress (default 0.32; 0 = once a batch)."),
+            .flag("steady", help: "The steady preset's classifier tunings (orientation.preset \"steady\") instead of the responsive ones."),
             .option("format", value: "FORMAT", help: "text or jsonl (default: text on a terminal, jsonl otherwise)."),
         ])
 
@@ -47,12 +50,13 @@ enum BenchEnergy {
         let runs = try args.int("runs", in: 1...100) ?? 5
         let format = try args.choice("format", ["text", "jsonl"]) ?? (context.outputIsTerminal ? "text" : "jsonl")
         let energy = EnergySettings(turnWakeInterval: try Watch.turnWake(args))
+        let tunings = ClassifierTunings(preset: args.has("steady") ? .steady : .responsive)
         var results: [Result] = []
         for (mode, configuration) in [("normal", energy.normal), ("low-energy", energy.lowEnergy)] {
             var result = Result(mode: mode, configuration: configuration)
             for run in 0..<runs {
-                try measure(chip: chip, configuration: configuration, turnWakeInterval: energy.turnWakeInterval, seed: UInt64(run + 1),
-                            into: &result)
+                try measure(chip: chip, configuration: configuration, tunings: tunings, turnWakeInterval: energy.turnWakeInterval,
+                            seed: UInt64(run + 1), into: &result)
             }
             results.append(result)
         }
@@ -72,16 +76,16 @@ enum BenchEnergy {
                              + String(format: "  %9.2f  %7.0f  %7d  %5d  %12.3f s  %9.3f s", r.wakeupsPerSecond,
                                     r.bytesPerSecond, r.changes, r.wrong, r.medianLatency, r.maximumLatency))
         }
-        context.out.line(String(format: "low-energy mode: %.1f× fewer wakeups, %.1f× fewer bus bytes (%d tours of %.0f s per mode, simulated %@)",
+        context.out.line(String(format: "low-energy mode: %.1f× fewer wakeups, %.1f× fewer bus bytes (%d tours of %.0f s per mode, simulated %@, %@ classifier)",
                                 normal.wakeupsPerSecond / low.wakeupsPerSecond, normal.bytesPerSecond / low.bytesPerSecond,
-                                runs, normal.seconds / Double(runs), chip as NSString))
+                                runs, normal.seconds / Double(runs), chip as NSString, (args.has("steady") ? "steady" : "responsive") as NSString))
     }
 
     static func fmt(_ x: Double) -> String { x.isFinite ? String(format: "%.4g", x) : "null" }
 
     /// One tour through the simulated chip and the pipeline, added to `result`.
-    static func measure(chip: String, configuration: IMUConfiguration, turnWakeInterval: Double?, seed: UInt64,
-                        into result: inout Result) throws(CLIError) {
+    static func measure(chip: String, configuration: IMUConfiguration, tunings: ClassifierTunings = ClassifierTunings(preset: .responsive),
+                        turnWakeInterval: Double?, seed: UInt64, into result: inout Result) throws(CLIError) {
         let profile = MotionProfile.tour()
         let duration = (profile.duration ?? 33) + 2
         let (source, sensor) = try SimulatedIMU.source(chip: chip, profile: profile, duration: duration, seed: seed)
@@ -95,7 +99,8 @@ enum BenchEnergy {
         sensor.bus.resetCounters()
         let wakeupsBefore = source.stream.statistics.wakeups
         let startTime = sensor.clock.nowNanoseconds
-        var pipeline = OrientationPipeline(fused: FusionAlgorithm.default.makeGravityEstimator(), usesGyroscope: effective.gyroscopeEnabled,
+        var pipeline = OrientationPipeline(fused: FusionAlgorithm.default.makeGravityEstimator(), classifier: tunings.normal,
+                                           accelerometerOnlyClassifier: tunings.lowEnergy, usesGyroscope: effective.gyroscopeEnabled,
                                            turnWakeInterval: turnWakeInterval)
         var samples: [IMUSample] = []
         samples.reserveCapacity(256)
