@@ -36,6 +36,18 @@ import Testing
         let done = Mutex(false)
     }
 
+    /// Starts `motion` and collects its ``MotionOrientation/sensorNotices`` until the source ends.
+    static func playToTheEnd(_ motion: MotionOrientation, into collected: Collected) async {
+        let notices = motion.sensorNotices
+        let reader = Task {
+            for await notice in notices { collected.notices.withLock { $0.append(notice) } }
+            collected.done.withLock { $0 = true }
+        }
+        motion.start()
+        #expect(await eventually { collected.done.withLock { $0 } })
+        await reader.value
+    }
+
     @Test func aBrownOutReachesTheStreamAndTheNotificationCenter() async throws {
         let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
             try Self.simulatedSource(faults: "reset@2s", seconds: 5)
@@ -46,14 +58,7 @@ import Testing
             collected.posted.withLock { $0.append(notice) }
         }
         defer { NotificationCenter.default.removeObserver(token) }
-        let notices = motion.sensorNotices
-        let reader = Task {
-            for await notice in notices { collected.notices.withLock { $0.append(notice) } }
-            collected.done.withLock { $0 = true }
-        }
-        motion.start()
-        #expect(await eventually { collected.done.withLock { $0 } })
-        await reader.value
+        await Self.playToTheEnd(motion, into: collected)
         let seen = collected.notices.withLock { $0 }
         #expect(seen.contains { if case .gap(let gap) = $0.kind { gap.reason == .chipReset } else { false } }, "\(seen)")
         #expect(seen.contains { $0.kind == .recovery && $0.message.contains("lost its configuration") }, "\(seen)")
@@ -67,22 +72,16 @@ import Testing
             try Self.simulatedSource(faults: "", seconds: 3)
         })
         let collected = Collected()
-        let notices = motion.sensorNotices
-        let reader = Task {
-            for await notice in notices { collected.notices.withLock { $0.append(notice) } }
-            collected.done.withLock { $0 = true }
-        }
-        motion.start()
-        #expect(await eventually { collected.done.withLock { $0 } })
-        await reader.value
+        await Self.playToTheEnd(motion, into: collected)
         #expect(collected.notices.withLock { $0 }.isEmpty)
     }
 
-    /// A source that cannot start the first `failures` times it is made (a sensor not wired yet).
+    /// How many sources the factory made.
     final class Attempts: Sendable {
         let made = Mutex(0)
     }
 
+    /// A source that cannot start (a sensor not wired yet) when `fails`.
     final class LateSource: MotionSampleSource {
         let inner: ProfileSource
         let fails: Bool
