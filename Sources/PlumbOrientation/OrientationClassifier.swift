@@ -153,6 +153,11 @@ public struct OrientationClassifier: Sendable {
     /// since the dwell began, while ``Settings/maximumWait`` is set; ``DeviceOrientation/unknown``
     /// otherwise.
     public private(set) var dwellFace: DeviceOrientation = .unknown
+    /// True while ``dwellFace`` is set and up came no farther from its axis at the last
+    /// estimate than at the one before (true at the estimate a dwell begins): a dwell whose
+    /// maximum wait passed with its rate gate or margin unmet can still be accepted soon only
+    /// while up approaches the axis or holds still (``OrientationPipeline/wakeHint``).
+    public private(set) var dwellApproaching = false
     private var dwellSince: UInt64 = 0
     /// When the dwell path may accept ``dwellFace`` if up stays in its cone (its maximum wait
     /// ends): the estimate at or after this time decides; `nil` when no face is dwelling.
@@ -195,6 +200,7 @@ public struct OrientationClassifier: Sendable {
         self.orientation = orientation
         candidate = .unknown
         dwellFace = .unknown
+        dwellApproaching = false
         awaySince = nil
         lastUp = .zero
         rotationRate = 0
@@ -240,6 +246,7 @@ public struct OrientationClassifier: Sendable {
             let alpha = dt / (rateTimeConstant + dt)
             rotationRate += alpha * (angle / dt - rotationRate)
         }
+        let previousUp = lastUp
         lastUp = up
         lastTime = timeNanoseconds
 
@@ -254,6 +261,9 @@ public struct OrientationClassifier: Sendable {
             if best != dwellFace {
                 dwellFace = best
                 dwellSince = timeNanoseconds
+                dwellApproaching = true
+            } else if let axis = best.upAxis {
+                dwellApproaching = cosine >= (previousUp * axis).sum()
             }
             if timeNanoseconds >= dwellSince, timeNanoseconds - dwellSince >= maximumWaitNanoseconds,
                cosine >= dwellAcceptCosine, rotationRate <= dwellRateLimit {
@@ -261,6 +271,7 @@ public struct OrientationClassifier: Sendable {
             }
         } else {
             dwellFace = .unknown
+            dwellApproaching = false
         }
         let proposed: DeviceOrientation
         if best == orientation || (orientation != .unknown && cosine < enterCosine) || rotationRate > rateLimit {
@@ -286,6 +297,7 @@ public struct OrientationClassifier: Sendable {
         orientation = face
         candidate = .unknown
         dwellFace = .unknown
+        dwellApproaching = false
         awaySince = nil
         return face
     }
