@@ -119,9 +119,11 @@ public struct OrientationClassifier: Sendable {
         /// time, 60 °/s gate smoothed over 0.1 s, and a 0.6 s time cap (``maximumWait``) that
         /// accepts within 33° of the axis (12° margin) below 80 °/s. On BROAD in low-energy mode
         /// (`scripts/eval-orientation [--chip PART] -- --low-energy --steady`): agreement
-        /// 99.36 %, 2.26 spurious changes a minute, median latency 0.745 s, every change within
-        /// 0.89 s; through the emulated MPU-6050 99.36 %, 2.36, 0.756 s, max 0.93 s; LSM6DSO
-        /// 98.58 %, 2.17, 0.755 s, max 0.93 s (``accelerometerOnly``: 99.35 %, 3.74, 0.508 s).
+        /// 99.34 %, 2.26 spurious changes a minute, median latency 0.753 s, every change within
+        /// 0.85 s; through the emulated MPU-6050 99.35 %, 2.36, 0.766 s, max 0.85 s; LSM6DSO
+        /// 98.58 %, 2.17, 0.756 s, max 0.89 s (``accelerometerOnly``: 99.35 %, 3.74, 0.508 s).
+        /// In low-energy mode the cap, not the turn wake interval, sets when the reader wakes
+        /// while a face dwells (``OrientationPipeline/wakeHint``).
         /// Without the cap the hysteresis held 12 changes past the mode's 1 s on slow turns
         /// (98.68 %, 0.64, 0.707 s, max 1.68 s); hysteresis, settle time and gate alone kept
         /// every change within 1 s only at 3.55 spurious changes a minute. A 0.64 s cap, a 75 °/s

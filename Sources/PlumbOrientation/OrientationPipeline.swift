@@ -49,8 +49,9 @@ public struct OrientationPipeline {
     /// face's axis (``OrientationClassifier/dwellApproaching``): a hand turning on through the
     /// face, away from its axis, is read at the batch's pace. Measured on the BROAD trials with
     /// `steadyAccelerometerOnly`, directly and through both emulated chips: every change within
-    /// 0.89 s, as before, and on the tour (`plumb bench energy --steady`) 11.0× fewer wake-ups than
-    /// normal mode on the MPU-6050 and 10.4× on the LSM6DSO instead of 9.7× and 9.3×. Waking for
+    /// 0.89 s (0.93 s before), the same spurious changes, and on the tour (`plumb bench energy
+    /// --steady`) 11.0× fewer wake-ups than normal mode on the MPU-6050 and 10.4× on the LSM6DSO
+    /// instead of 9.7× and 9.3×. Waking for
     /// every sample after the cap cost the tour's 180° turn six wake-ups where it swept through a
     /// face faster than the dwell's gate; waking for none left BROAD changes at 1.10–1.35 s, and
     /// the interval's wake-ups during a dwell bought nothing on BROAD.
