@@ -85,7 +85,9 @@ public struct EnergySettings: Sendable, Equatable {
     /// ``OrientationClassifier/Settings/accelerometerOnly``.
     public var lowEnergyClassifier: OrientationClassifier.Settings
     /// In low-energy mode, while a turn is in progress, the reader is woken at least this often
-    /// instead of once a batch, in seconds; `nil` never (``OrientationPipeline/wakeHint``).
+    /// instead of once a batch, in seconds, except while a face dwells under a time cap
+    /// (``OrientationClassifier/Settings/maximumWait``), whose end bounds the wait instead;
+    /// `nil` never, and no other early wake-up either (``OrientationPipeline/wakeHint``).
     /// Default ``defaultTurnWakeInterval``.
     public var turnWakeInterval: Double?
 

@@ -119,9 +119,11 @@ public struct OrientationClassifier: Sendable {
         /// time, 60 °/s gate smoothed over 0.1 s, and a 0.6 s time cap (``maximumWait``) that
         /// accepts within 33° of the axis (12° margin) below 80 °/s. On BROAD in low-energy mode
         /// (`scripts/eval-orientation [--chip PART] -- --low-energy --steady`): agreement
-        /// 99.36 %, 2.26 spurious changes a minute, median latency 0.745 s, every change within
-        /// 0.89 s; through the emulated MPU-6050 99.36 %, 2.36, 0.756 s, max 0.93 s; LSM6DSO
-        /// 98.58 %, 2.17, 0.755 s, max 0.93 s (``accelerometerOnly``: 99.35 %, 3.74, 0.508 s).
+        /// 99.34 %, 2.26 spurious changes a minute, median latency 0.753 s, every change within
+        /// 0.85 s; through the emulated MPU-6050 99.35 %, 2.36, 0.766 s, max 0.85 s; LSM6DSO
+        /// 98.58 %, 2.17, 0.756 s, max 0.89 s (``accelerometerOnly``: 99.35 %, 3.74, 0.508 s).
+        /// In low-energy mode the cap, not the turn wake interval, sets when the reader wakes
+        /// while a face dwells (``OrientationPipeline/wakeHint``).
         /// Without the cap the hysteresis held 12 changes past the mode's 1 s on slow turns
         /// (98.68 %, 0.64, 0.707 s, max 1.68 s); hysteresis, settle time and gate alone kept
         /// every change within 1 s only at 3.55 spurious changes a minute. A 0.64 s cap, a 75 °/s
@@ -153,6 +155,11 @@ public struct OrientationClassifier: Sendable {
     /// since the dwell began, while ``Settings/maximumWait`` is set; ``DeviceOrientation/unknown``
     /// otherwise.
     public private(set) var dwellFace: DeviceOrientation = .unknown
+    /// True while ``dwellFace`` is set and up came no farther from its axis at the last
+    /// estimate than at the one before (true at the estimate a dwell begins): a dwell whose
+    /// maximum wait passed with its rate gate or margin unmet can still be accepted soon only
+    /// while up approaches the axis or holds still (``OrientationPipeline/wakeHint``).
+    public private(set) var dwellApproaching = false
     private var dwellSince: UInt64 = 0
     /// When the dwell path may accept ``dwellFace`` if up stays in its cone (its maximum wait
     /// ends): the estimate at or after this time decides; `nil` when no face is dwelling.
@@ -195,6 +202,7 @@ public struct OrientationClassifier: Sendable {
         self.orientation = orientation
         candidate = .unknown
         dwellFace = .unknown
+        dwellApproaching = false
         awaySince = nil
         lastUp = .zero
         rotationRate = 0
@@ -240,6 +248,7 @@ public struct OrientationClassifier: Sendable {
             let alpha = dt / (rateTimeConstant + dt)
             rotationRate += alpha * (angle / dt - rotationRate)
         }
+        let previousUp = lastUp
         lastUp = up
         lastTime = timeNanoseconds
 
@@ -254,6 +263,9 @@ public struct OrientationClassifier: Sendable {
             if best != dwellFace {
                 dwellFace = best
                 dwellSince = timeNanoseconds
+                dwellApproaching = true
+            } else if let axis = best.upAxis {
+                dwellApproaching = cosine >= (previousUp * axis).sum()
             }
             if timeNanoseconds >= dwellSince, timeNanoseconds - dwellSince >= maximumWaitNanoseconds,
                cosine >= dwellAcceptCosine, rotationRate <= dwellRateLimit {
@@ -261,6 +273,7 @@ public struct OrientationClassifier: Sendable {
             }
         } else {
             dwellFace = .unknown
+            dwellApproaching = false
         }
         let proposed: DeviceOrientation
         if best == orientation || (orientation != .unknown && cosine < enterCosine) || rotationRate > rateLimit {
@@ -286,6 +299,7 @@ public struct OrientationClassifier: Sendable {
         orientation = face
         candidate = .unknown
         dwellFace = .unknown
+        dwellApproaching = false
         awaySince = nil
         return face
     }

@@ -82,6 +82,32 @@ struct DwellTimelineTests {
         #expect(run(&slow, slowSteps).map(\.1) == [.landscapeLeft])
     }
 
+    /// `dwellApproaching` follows the direction up moves in relative to the dwelling face's
+    /// axis (landscapeLeft's, 90° from +y): true as the dwell begins, while up comes nearer the
+    /// axis and while it holds still, false while it moves away and once no face dwells.
+    @Test func dwellApproachingFollowsTheDirectionUpMoves() {
+        var c = OrientationClassifier(settings: Self.dwelling, initial: .portrait)
+        _ = run(&c, [(0.5, gravityInPlane(0))])
+        #expect(c.dwellFace == .unknown)
+        #expect(!c.dwellApproaching)
+        _ = run(&c, [(0.01, gravityInPlane(50))], start: 0.5)
+        #expect(c.dwellFace == .landscapeLeft)
+        #expect(c.dwellApproaching, "the dwell began")
+        _ = run(&c, [(0.01, gravityInPlane(52))], start: 0.51)
+        #expect(c.dwellApproaching, "towards the axis")
+        _ = run(&c, [(0.01, gravityInPlane(49))], start: 0.52)
+        #expect(!c.dwellApproaching, "away from the axis")
+        _ = run(&c, [(0.01, gravityInPlane(49))], start: 0.53)
+        #expect(c.dwellApproaching, "holding still")
+        // Past the axis, on towards portraitUpsideDown: away again.
+        _ = run(&c, [(0.01, gravityInPlane(100)), (0.01, gravityInPlane(110))], start: 0.54)
+        #expect(c.dwellFace == .landscapeLeft)
+        #expect(!c.dwellApproaching)
+        _ = run(&c, [(0.01, gravityInPlane(10))], start: 0.56)
+        #expect(c.dwellFace == .unknown)
+        #expect(!c.dwellApproaching)
+    }
+
     // MARK: The pipeline's wake-up
 
     static let period = 0.08 // 12.5 Hz
@@ -149,5 +175,67 @@ struct DwellTimelineTests {
         while t < 3 { _ = p.process(Self.sample(50, at: t)); t += Self.period }
         #expect(p.orientation == .portrait)
         #expect(p.wakeHint == nil, "resting at the boundary past \(Double(OrientationPipeline.turnWakeLimit) / 1e9) s")
+    }
+
+    /// While a face dwells its time cap bounds the wait: the hint is the dwell's end, not the
+    /// turn wake interval (0.32 s), which the same turn without a cap asks for.
+    @Test func aDwellingFaceAsksForItsEndNotForTheTurnWakes() throws {
+        func pipeline(_ settings: OrientationClassifier.Settings) -> OrientationPipeline {
+            OrientationPipeline(fused: FusionAlgorithm.default.makeGravityEstimator(), accelerometerOnlyClassifier: settings,
+                                usesGyroscope: false, turnWakeInterval: 0.32)
+        }
+        var p = pipeline(Self.dwelling)
+        var off = pipeline(Self.capless)
+        var t = 0.0
+        while t < 1 {
+            _ = p.process(Self.sample(0, at: t))
+            _ = off.process(Self.sample(0, at: t))
+            t += Self.period
+        }
+        // Up at 50°: in landscapeLeft's cone, short of the hysteresis and of the margin.
+        while p.classifier.dwellFace == .unknown, t < 2 {
+            _ = p.process(Self.sample(50, at: t))
+            _ = off.process(Self.sample(50, at: t))
+            t += Self.period
+        }
+        for _ in 0..<3 {
+            let due = try #require(p.classifier.dwellDueNanoseconds)
+            let last = p.classifier.lastUpdateNanoseconds
+            #expect(due > last + 320_000_000, "the dwell's end lies beyond the turn wake")
+            #expect(p.wakeHint == due)
+            #expect(off.wakeHint == off.classifier.lastUpdateNanoseconds + 320_000_000)
+            _ = p.process(Self.sample(50, at: t))
+            _ = off.process(Self.sample(50, at: t))
+            t += Self.period
+        }
+    }
+
+    /// Past the dwell's end with its margin unmet (up 39–43° from landscapeLeft's axis), the next
+    /// sample is asked for while up holds or comes nearer the axis, and not while it moves away.
+    @Test func pastTheDwellsEndOnlyAnApproachingTurnAsksForTheNextSample() throws {
+        var p = Self.lowEnergy(Self.dwelling)
+        var t = 0.0
+        while t < 1 { _ = p.process(Self.sample(0, at: t)); t += Self.period }
+        // The estimate enters the cone at 1.28 s: the wait ends at 1.88 s.
+        while t < 2 { _ = p.process(Self.sample(50, at: t)); t += Self.period }
+        let due = try #require(p.classifier.dwellDueNanoseconds)
+        #expect(due <= p.classifier.lastUpdateNanoseconds, "the wait is over")
+        #expect(try #require(p.wakeHint) <= p.classifier.lastUpdateNanoseconds, "held: the next sample")
+        for degrees in [49.0, 48, 47] {
+            _ = p.process(Self.sample(degrees, at: t))
+            t += Self.period
+            #expect(p.classifier.dwellFace == .landscapeLeft)
+            #expect(p.wakeHint == nil, "moving away at \(degrees)°")
+        }
+        // Back towards the axis; the low-pass estimate turns a sample after the accelerometer.
+        _ = p.process(Self.sample(48, at: t))
+        t += Self.period
+        for degrees in [49.0, 50, 51] {
+            _ = p.process(Self.sample(degrees, at: t))
+            t += Self.period
+            #expect(p.orientation == .portrait)
+            let hint = try #require(p.wakeHint, "approaching at \(degrees)°")
+            #expect(hint <= p.classifier.lastUpdateNanoseconds, "the next sample")
+        }
     }
 }

@@ -19,12 +19,13 @@ enum BenchEnergy {
         latency of each change from the moment the true up vector entered the new face's 45°
         cone. Normal and low-energy settings are the notifier's defaults (EnergySettings); the
         classifier is the responsive preset's, or with --steady the steady preset's (in low-energy
-        mode with its 0.6 s time cap, which asks for extra wake-ups while a face waits for it).
+        mode with its 0.6 s time cap: while a face waits for it, the reader wakes for its end, and
+        after it for the next sample while up approaches the face's axis).
         """,
         options: [
             .option("chip", value: "PART", help: "Simulated chip (default mpu6050)."),
             .option("runs", value: "N", help: "Tours per mode (default 5)."),
-            .option("turn-wake", value: "SECONDS", help: "Low-energy mode: wake at least this often while a turn is in progress (default 0.32; 0 = once a batch)."),
+            .option("turn-wake", value: "SECONDS", help: "Low-energy mode: wake at least this often while a turn is in progress, but for a time cap's end while a face waits for one (default 0.32; 0 = once a batch)."),
             .flag("steady", help: "The steady preset's classifier tunings (orientation.preset \"steady\") instead of the responsive ones."),
             .option("format", value: "FORMAT", help: "text or jsonl (default: text on a terminal, jsonl otherwise)."),
         ])

@@ -50,7 +50,7 @@ enum Watch {
             .option("dwell-max-rate", value: "DEG/S", help: "With --max-wait: accept nothing by waiting while gravity turns faster (default 0 = no gate, 80 in low-energy --steady)."),
             .flag("steady", help: "Steadier classifier settings (18°, 0.03 s, 50 °/s over 0.15 s): fewer spurious changes, slower."),
             .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate)."),
-            .option("turn-wake", value: "SECONDS", help: "Low-energy mode: wake at least this often while a turn is in progress (default 0.32; 0 = once a batch)."),
+            .option("turn-wake", value: "SECONDS", help: "Low-energy mode: wake at least this often while a turn is in progress, but for a time cap's end while a face waits for one (default 0.32; 0 = once a batch)."),
             .option("power-root", value: "DIR", help: "Follow power saver, battery, heat and display blanking read from sysfs under DIR (e.g. /)."),
             .flag("no-blank-pause", help: "Keep the sensor running while the display is blanked (with --power-root)."),
             .option("mqtt", value: "URL", help: "Also publish to this MQTT broker: mqtt://HOST[:PORT] or mqtts://HOST[:PORT]."),
