@@ -234,8 +234,8 @@ extension LSM6DS {
         let asserting: EdgeKind = p.effective.interrupt.level == .activeLow ? .falling : .rising
         let edge = edges.last { $0.kind == asserting }?.timestampNanoseconds
         // Words the FIFO can gain per nanosecond: two sensor words and a timestamp word per
-        // sample, with 1 % for the oscillator.
-        let wordsPerNanosecond = 2.05 * p.dataRate.hertz * 1.01 / 1e9
+        // sample (however rare the sensors and timestamps configured), with 1 % for the oscillator.
+        let wordsPerNanosecond = max(2.05, (p.effective.gyroscopeEnabled ? 2 : 1) + 1 / Double(p.timestampDecimation)) * p.dataRate.hertz * 1.01 / 1e9
         let capacityWords = (variant?.fifoCapacityBytes ?? 3072) / 6
         let margin = Double(min(capacityWords - threshold, threshold)) / 2
         // Below 8 words the words gained in the margin could keep the level at the threshold
