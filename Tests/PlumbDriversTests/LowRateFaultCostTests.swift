@@ -14,6 +14,9 @@ import PlumbSimulation
 /// | `reset@` (brown-out) | 16–19 → 9–12 | 22–26 → 7–13 | the FIFO's content, and the time until a read finds it empty |
 /// | 3 zeroed FIFO reads | 21 → 21 | 29–33 → 20–21 | the three batches the chip popped |
 ///
+/// (`PLUMB_FAULT_COST=all swift test --filter LowRateFaultCostProbe` prints every fault kind;
+/// lost edges, storms, SDA held low or high and NACK windows cost no sample at this rate.)
+///
 /// Before, a brown-out was found by the once-a-second read-back, or on the LSM6DSO after a
 /// watchdog of three watermarks (1.7 s); a drain that finds the FIFO empty when a batch was due
 /// now reads the configuration back at once, and the watchdog is 1.5 watermarks
