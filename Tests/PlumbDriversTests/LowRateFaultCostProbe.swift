@@ -8,7 +8,8 @@ import PlumbSimulation
 /// ``MotionFaultDifferentialTests`` (skipped unless asked for).
 ///
 /// - `PLUMB_FAULT_COST=all` (or a setup's text, "lsm6dso 12.5"): one fault kind at a time on the
-///   low-energy configuration and, for comparison, 100 Hz, seeds 1–3; prints per run the longest
+///   low-energy configuration and, for comparison, the LSM6DS3's pattern FIFO at 12.5 Hz and
+///   100 Hz, seeds 1–3; prints per run the longest
 ///   stretch of instants without a sample, the slots missing between emitted samples, the samples
 ///   emitted against a run without the fault, and the gaps.
 /// - `PLUMB_FAULT_SHARE=N`: the low-energy setups of the differential test under seeds 1…N with
@@ -26,7 +27,7 @@ import PlumbSimulation
 
     @Test(.enabled(if: ProcessInfo.processInfo.environment["PLUMB_FAULT_COST"] != nil))
     func costPerFault() throws {
-        let setups = Self.lowEnergy + [.init(chip: "mpu6050", rate: 100, watermark: 8), .init(chip: "lsm6dso", rate: 104, watermark: 8)]
+        let setups = Self.lowEnergy + [.init(chip: "lsm6ds3", rate: 12.5, watermark: 7, gyroscope: false, earlyWakes: true), .init(chip: "mpu6050", rate: 100, watermark: 8), .init(chip: "lsm6dso", rate: 104, watermark: 8)]
         let kinds: [(name: String, plan: String, zeroed: [(seconds: Double, reads: Int)])] = [
             ("none", "", []), ("reset", "reset@5.03s", []), ("low10ms", "low@5.03s+10ms", []), ("high10ms", "high@5.03s+10ms", []),
             ("zero1", "", [(5.03, 1)]), ("zero3", "", [(5.03, 3)]), ("stormfast", "storm@5.03s+100ms", []),
