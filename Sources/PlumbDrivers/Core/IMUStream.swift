@@ -419,9 +419,9 @@ public final class IMUStream {
     /// for the chip's oscillator (a few percent) and the reader's own delay. A timeout is how a
     /// lost edge and a chip that stopped (a brown-out powers its sensors down and no edge comes)
     /// are found. Three watermarks, as before, was 1.7 s at the low-energy mode's 12.5 Hz and
-    /// 7 samples: a lost edge held back data the chip had for 1.1 s more, past the 1 s the
-    /// low-energy mode promises, and a reset was found 1.7 s after the last drain, with 21
-    /// samples lost instead of 14 (MotionFaultDifferentialTests, a single `reset@`).
+    /// 7 samples: a lost edge held data the chip had back for 1.7 s, past the 1 s the low-energy
+    /// mode promises, and an LSM6DSO's brown-out was found 1.7 s after the last drain, 22–26
+    /// instants without a sample where there are 7–13 now (LowRateFaultCostTests).
     private var watchdogNanoseconds: UInt64 {
         let longest = Double(max(watermark, imu.maximumSamplesPerWatermark)) * period
         return UInt64(min(1.5 * longest, 1e18)) + 10 * Nanoseconds.perMillisecond

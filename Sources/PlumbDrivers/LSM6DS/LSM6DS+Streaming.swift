@@ -233,8 +233,8 @@ extension LSM6DS {
         // The pin's assertion: rising when active high, falling when active low (H_LACTIVE).
         let asserting: EdgeKind = p.effective.interrupt.level == .activeLow ? .falling : .rising
         let edge = edges.last { $0.kind == asserting }?.timestampNanoseconds
-        // Words the FIFO can gain per nanosecond: two sensor words and a timestamp word per
-        // sample (however rare the sensors and timestamps configured), with 1 % for the oscillator.
+        // Words the FIFO can gain per nanosecond: two sensor words a sample and the timestamp
+        // words (at least 2.05 a sample, whatever is batched), with 1 % for the oscillator.
         let wordsPerNanosecond = max(2.05, (p.effective.gyroscopeEnabled ? 2 : 1) + 1 / Double(p.timestampDecimation)) * p.dataRate.hertz * 1.01 / 1e9
         let capacityWords = (variant?.fifoCapacityBytes ?? 3072) / 6
         let margin = Double(min(capacityWords - threshold, threshold)) / 2
