@@ -180,28 +180,6 @@ import PlumbHAL
         #expect(p.effective.interrupt.mode == .latched) // LSM6DS3 has no pulsed data-ready
     }
 
-    /// The tagged FIFO's timestamp word: every instant at 12.5–52 Hz, every 8th at 104–208 Hz,
-    /// every 32nd from 417 Hz and with compression, and coarser when the watermark would not fit
-    /// the 9-bit threshold (511 words). FIFO_CTRL4 (0x0A): DEC_TS_BATCH 7:6, ODR_T_BATCH 5:4 = 1.
-    @Test(arguments: [
-        // rate, watermark, gyroscope, compression allowed: FIFO_CTRL1 (words), FIFO_CTRL4, decimation
-        (12.5, 7, false, true, 14, 0x50, 1),     // 7 accelerometer + 7 timestamp words
-        (52, 16, true, false, 48, 0x50, 1),      // 16 × (2 + 1)
-        (104, 8, true, false, 17, 0x90, 8),      // 16 + 1
-        (208, 16, true, false, 34, 0x90, 8),     // 32 + 2
-        (417, 16, true, false, 33, 0xD0, 32),    // 32 + 1
-        (833, 16, true, true, 33, 0xD0, 32),     // compressed
-        (12.5, 200, true, true, 425, 0x90, 8),   // every instant: 600 words, too many
-        (12.5, 251, true, true, 510, 0xD0, 32),  // every 8th: 534 words, too many
-    ])
-    func timestampWordsByRate(rate: Double, watermark: Int, gyroscope: Bool, compression: Bool, words: Int, control4: Int, decimation: Int) throws {
-        let p = try LSM6DS.plan(IMUConfiguration(outputDataRate: rate, fifoWatermark: watermark, gyroscopeEnabled: gyroscope),
-                                for: .lsm6dso, compression: compression)
-        #expect(Int(p.fifoControl1) | Int(p.fifoControl2 & 0x01) << 8 == words)
-        #expect(Int(p.fifoModeControl) == control4)
-        #expect(p.timestampDecimation == decimation)
-    }
-
     @Test func watermarkLimits() {
         #expect(LSM6DS.Variant.lsm6dso.maximumWatermarkSamples == 251)
         #expect(LSM6DS.Variant.lsm6ds3.maximumWatermarkSamples == 642)

@@ -11,7 +11,8 @@ import PlumbSimulation
 ///   low-energy configuration and, for comparison, the LSM6DS3's pattern FIFO at 12.5 Hz and
 ///   100 Hz, seeds 1–3; prints per run the longest
 ///   stretch of instants without a sample, the slots missing between emitted samples, the samples
-///   emitted against a run without the fault, and the gaps.
+///   emitted against a run without the fault, and the gaps. `PLUMB_FAULT_TRACE=KIND,SEED,FROM,TO`
+///   traces that one run between the virtual times FROM and TO (ns), as ``MotionFaultDebug`` does.
 /// - `PLUMB_FAULT_SHARE=N`: the low-energy setups of the differential test under seeds 1…N with
 ///   and without the extra faults; prints the share of samples kept (minimum, 5th percentile,
 ///   median, maximum).
@@ -41,7 +42,15 @@ import PlumbSimulation
                 for kind in kinds {
                     var faults = Differential.Faults(plan: kind.plan)
                     faults.zeroed = kind.zeroed
-                    let r = try Differential.run(setup, seed: seed, faults: faults)
+                    // PLUMB_FAULT_TRACE=KIND,SEED,FROM,TO (ns): that run only, traced as MotionFaultDebug traces.
+                    let trace = ProcessInfo.processInfo.environment["PLUMB_FAULT_TRACE"]?.split(separator: ",").map(String.init)
+                    var window: ClosedRange<UInt64>?
+                    if let t = trace, t.count == 4 {
+                        guard t[0] == kind.name, UInt64(t[1]) == seed, let from = UInt64(t[2]), let to = UInt64(t[3]), from <= to else { continue }
+                        window = from...to
+                    }
+                    let r = try Differential.run(setup, seed: seed, faults: faults, traceWindow: window)
+                    if window != nil { for run in r.check.runs { print("RUN missing \(run.missing) reported \(run.reported): \(run.gaps)") } }
                     for f in r.check.failures { Issue.record("\(r.label): \(f)") }
                     if kind.name == "none" { clean = r.check.emitted }
                     let stretch = LowRateFaultCostTests.longestStretch(r.samples, period: 1e9 / setup.rate * 0.99)
@@ -57,16 +66,18 @@ import PlumbSimulation
         let n = UInt64(ProcessInfo.processInfo.environment["PLUMB_FAULT_SHARE"] ?? "") ?? 25
         for setup in Self.lowEnergy {
             var shares: [Double] = []
+            var lowest = (share: 2.0, label: "")
             for seed in 1...max(1, n) {
                 for extra in [false, true] {
                     let r = try Differential.run(setup, seed: seed, extra: extra)
                     for f in r.check.failures { Issue.record("\(r.label): \(f)") }
                     shares.append(Double(r.check.emitted) / (setup.rate * Differential.seconds))
+                    if shares[shares.count - 1] < lowest.share { lowest = (shares[shares.count - 1], r.label) }
                 }
             }
             shares.sort()
             func f(_ x: Double) -> String { String(format: "%.3f", x) }
-            print("SHARE \(setup.testDescription): min \(f(shares[0])) p5 \(f(shares[shares.count / 20])) median \(f(shares[shares.count / 2])) max \(f(shares[shares.count - 1]))")
+            print("SHARE \(setup.testDescription): min \(f(shares[0])) p5 \(f(shares[shares.count / 20])) median \(f(shares[shares.count / 2])) max \(f(shares[shares.count - 1])); the lowest: \(lowest.label)")
         }
     }
 }

@@ -320,12 +320,17 @@ struct DifferentialCheck {
         for f in r.check.failures { Issue.record("\(r.label): \(f)") }
         // The zeroed reads are counted in reads, not time: 15–21 of them in the 12 s, each losing
         // the batch the chip popped, which at 12.5 Hz with batches of 7 is up to 0.56 s of
-        // samples (less when an early wake-up read a smaller batch). That alone left the low
-        // rate 26–50 % of its samples in seeds 1–4, and the other faults cost little on top: a
-        // brown-out its FIFO and at most 1.5 watermarks until it is found (LowRateFaultCostTests);
-        // lost edges, storms and bus windows nothing. Seeds 1–25 with and without the extra
-        // faults kept 17–48 %.
-        let share = setup.rate < 50 ? 0.12 : 0.7
+        // samples (less when an early wake-up read a smaller batch): at a low rate they take
+        // most of the data, and that loss is inherent. The other faults cost little on top: a
+        // brown-out its FIFO and at most 1.5 watermarks until it is found, lost edges, storms
+        // and bus windows nothing (LowRateFaultCostTests). The LSM6DSO loses more: after each
+        // loss its samples wait for the tagged FIFO's next timestamp word (one per 32 instants,
+        // 2.56 s at 12.5 Hz) to be timed; they are held for it now, but with a zeroed read about
+        // every second the next loss usually comes first, and they are dropped. Seeds 1–25 with
+        // and without the extra faults kept 17–44 % on the MPU-6050 and 6–27 % on the LSM6DSO
+        // (`PLUMB_FAULT_SHARE=25 swift test --filter LowRateFaultCostProbe`); seeds 1–4 here 15
+        // samples at least on the LSM6DSO.
+        let share = setup.rate >= 50 ? 0.7 : setup.chip.hasPrefix("mpu") ? 0.14 : 0.08
         #expect(r.check.emitted > Int(setup.rate * Self.seconds * share), "\(r.label): \(r.check.emitted) samples")
         // The faults took effect: the brown-out was found, and the zeroed reads lost samples.
         #expect(r.gaps.contains { $0.reason == .chipReset }, "\(r.label): \(r.gaps)")

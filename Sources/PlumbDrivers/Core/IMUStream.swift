@@ -144,6 +144,8 @@ public final class IMUStream {
     private var consecutiveFailures = 0
     private var lastVerify: UInt64 = 0
     private var lastDataTime: UInt64 = 0
+    /// When a drain last reported data lost (which the chip gave: no stall).
+    private var lastLossTime: UInt64 = 0
     private var stallReported = false
     private var started = false
     /// When the last wake-up collected its edges; the last 16 edge wake-ups, one bit each (1:
@@ -263,10 +265,12 @@ public final class IMUStream {
             // and explain the edge that announced them.
             let found = result.sampleCount + result.heldSamples + result.settlingDiscards
             if result.sampleCount > 0 { lastSampleTime = samples.last?.timestampNanoseconds }
+            let lostData = result.gaps.contains { $0.reason == .fifoOverflow || ($0.lostSamples ?? 0) > 0 }
             if found > 0 {
                 lastDataTime = clock.nowNanoseconds
                 stallReported = false
             }
+            if lostData { lastLossTime = clock.nowNanoseconds }
             lastDrainHadData = result.sampleCount > 0
             trackEdges(edges: edges, hadData: found > 0)
             // An edge that woke the reader must find new data: a watermark's worth (half, for
@@ -276,8 +280,7 @@ public final class IMUStream {
             // edge announced it.
             if !edges.isEmpty, wokenByEdges {
                 let expected = imu.interruptSignal == .watermark ? max(1, watermark / 2) : 1
-                let lost = result.gaps.contains { $0.reason == .fifoOverflow || ($0.lostSamples ?? 0) > 0 }
-                if found < expected, !lost { suspicious = true }
+                if found < expected, !lostData { suspicious = true }
             }
             trackStorm(suspicious: suspicious, edges: edges.count)
             // Nothing at all when a batch was due (not an early wake-up, not a stray edge, no
@@ -301,8 +304,9 @@ public final class IMUStream {
         }
 
         let now = clock.nowNanoseconds
-        let quiet = now &- lastDataTime > UInt64(max(3 * Double(watermark), 1.5 * Double(imu.maximumSamplesPerWatermark)) * period)
+        let quietNanoseconds = UInt64(max(3 * Double(watermark), 1.5 * Double(imu.maximumSamplesPerWatermark)) * period)
             + 20 * Nanoseconds.perMillisecond
+        let quiet = now &- lastDataTime > quietNanoseconds
         // An empty drain that was due reads the configuration back at once (a few bytes, once
         // per wake-up at most, and only while data is missing); a stall with the configuration
         // intact is said once, by the quiet check.
@@ -313,7 +317,10 @@ public final class IMUStream {
                 if try !imu.verifyConfiguration() {
                     notice("\(chipName) lost its configuration (a reset or brown-out); re-initialising (if this repeats, check the sensor's supply)")
                     if let gap = reinitialise(reason: .chipReset) { gaps.append(gap) }
-                } else if quiet, !stallReported {
+                } else if quiet, !stallReported, now &- lastLossTime > quietNanoseconds {
+                    // Data the drains lost meanwhile (an overflow, bursts that came back zeroed)
+                    // came from the chip: not a stall. Said as one, three zeroed reads in a row at
+                    // 12.5 Hz (1.7 s) gave a `.stall` gap of 21 samples on top of their own gaps.
                     stallReported = true
                     let lost = Int(Double(now &- lastDataTime) / period)
                     gaps.append(StreamGap(reason: .stall, afterNanoseconds: lastSampleTime, detectedNanoseconds: now, lostSamples: lost))
@@ -421,7 +428,7 @@ public final class IMUStream {
     /// are found. Three watermarks, as before, was 1.7 s at the low-energy mode's 12.5 Hz and
     /// 7 samples: a lost edge held data the chip had back for 1.7 s, past the 1 s the low-energy
     /// mode promises, and an LSM6DSO's brown-out was found 1.7 s after the last drain, 22–26
-    /// instants without a sample where there are 7–13 now (LowRateFaultCostTests).
+    /// instants without a sample where there are 12–15 now (LowRateFaultCostTests).
     private var watchdogNanoseconds: UInt64 {
         let longest = Double(max(watermark, imu.maximumSamplesPerWatermark)) * period
         return UInt64(min(1.5 * longest, 1e18)) + 10 * Nanoseconds.perMillisecond
@@ -633,6 +640,15 @@ public final class IMUStream {
             try imu.reset()
             configuration = try imu.apply(requested)
             try imu.startStreaming()
+            // Read back before streaming from it: a second brown-out in the middle of the writes
+            // leaves the registers written before it at their defaults and those after it set, a
+            // chip that samples at its default rate and range while the driver decodes at the
+            // configured ones (MPU-6050 at 100 Hz, two resets 147 ms apart: samples at 4 times
+            // their value, stamped ahead of the clock, until the next read-back a second later).
+            // A brown-out after the read-back stops the chip (its defaults sleep), no harm.
+            guard try imu.verifyConfiguration() else {
+                throw IMUError.unsupported("\(chipName): the configuration did not read back after it was written (a brown-out during it?)")
+            }
             discardQueuedEdges()
         } catch {
             if needsReinitialise == nil { notice("re-initialising failed: \(error); trying again") }

@@ -3,10 +3,9 @@ extension LSM6DS {
     /// reader drains once per watermark interrupt.
     ///
     /// - DSO generation (tagged FIFO): 7-byte words, one per sensor per sample, a timestamp word
-    ///   every ``Plan/timestampDecimation`` samples (32, 8 or 1 by rate:
-    ///   ``taggedTimestampDecimation(rate:samples:gyroscope:compression:variant:)``) and a
-    ///   temperature word 1.6 times a second (ODR_T_BATCH = 1). In steady state a watermark read
-    ///   takes exactly the threshold's words with no status read; FIFO_STATUS1/2 (2 bytes) is read every
+    ///   every 32 samples (DEC_TS_BATCH = 3) and a temperature word 1.6 times a second
+    ///   (ODR_T_BATCH = 1). In steady state a watermark read takes exactly the threshold's words
+    ///   with no status read; FIFO_STATUS1/2 (2 bytes) is read every
     ///   ``watermarkReadsPerStatusRead`` drains, and on every drain below an 8-word threshold.
     ///   With FIFO compression a word can hold up to three samples, but how many depends on the
     ///   signal: the uncompressed size is counted, an upper bound.

@@ -78,15 +78,12 @@ extension LSM6DS {
         // (XL_HM_MODE = 1: low-power at 12.5–52 Hz, normal at 104–208 Hz; DS3 DS10193 §4.1, DSO DS12140 §6.2).
         let control6C: UInt8 = gyroOn ? 0 : 0x10
 
-        let compressedWords = variant.fifoWords(samples: c.fifoWatermark, gyroscope: gyroOn)
-        let fewestWordsPerSample = (gyroOn ? 2.0 : 1.0) / 3 + 1 / Double(variant.timestampDecimation)
-        let compressedSamples = Int((Double(compressedWords) / fewestWordsPerSample).rounded(.up))
+        let tsDecimation = variant.timestampDecimation
+        let watermarkWords = variant.fifoWords(samples: c.fifoWatermark, gyroscope: gyroOn)
+        let fewestWordsPerSample = (gyroOn ? 2.0 : 1.0) / 3 + 1 / Double(tsDecimation)
+        let compressedSamples = Int((Double(watermarkWords) / fewestWordsPerSample).rounded(.up))
         let compress = compression && variant.generation == .dso
             && Double(compressedSamples) / rate.hertz * 1e9 <= Double(maximumCompressedBatchNanoseconds)
-        let tsDecimation = variant.generation == .dso
-            ? taggedTimestampDecimation(rate: rate.hertz, samples: c.fifoWatermark, gyroscope: gyroOn, compression: compress, variant: variant)
-            : variant.timestampDecimation
-        let watermarkWords = variant.fifoWords(samples: c.fifoWatermark, gyroscope: gyroOn, timestampDecimation: tsDecimation)
         let fifoControl1, fifoControl2, fifoControl3, fifoModeControl: UInt8
         var fifoControl4: UInt8? = nil
         switch variant.generation {
@@ -108,9 +105,8 @@ extension LSM6DS {
                 | (compress ? Self.fifoCompressionRuntime | Self.uncompressedEvery32 : 0)
             // BDR_GY 7:4, BDR_XL 3:0.
             fifoControl3 = (gyroOn ? rate.code << 4 : 0) | rate.code
-            // DEC_TS_BATCH 7:6 (1: every batch, 2: every 8th, 3: every 32nd), ODR_T_BATCH 5:4 = 1
-            // (temperature at 1.6 Hz).
-            fifoModeControl = UInt8(tsDecimation == 1 ? 1 : tsDecimation == 8 ? 2 : 3) << 6 | 1 << 4
+            // DEC_TS_BATCH 7:6 = 3 (every 32nd batch), ODR_T_BATCH 5:4 = 1 (temperature at 1.6 Hz).
+            fifoModeControl = 3 << 6 | 1 << 4
         }
 
         var effective = c
@@ -127,35 +123,6 @@ extension LSM6DS {
                     watermarkWords: watermarkWords, timestampDecimation: tsDecimation,
                     compression: compress, maximumSamplesPerWatermark: compress ? compressedSamples : c.fifoWatermark,
                     effective: effective)
-    }
-
-    /// The longest a run of instants without a timestamp word may last on the tagged FIFO,
-    /// nanoseconds: 100 ms (see ``taggedTimestampDecimation(rate:samples:gyroscope:compression:variant:)``).
-    public static let maximumUntimedRunNanoseconds: UInt64 = 100_000_000
-
-    /// DEC_TS_BATCH for the tagged FIFO: a timestamp word every 32nd instant where 32 instants
-    /// last at most ``maximumUntimedRunNanoseconds`` (417 Hz and up), else every 8th where 8 do
-    /// (104 and 208 Hz), else every instant (12.5–52 Hz); 32 with compression, whose decoder
-    /// counts on it.
-    ///
-    /// After a loss the slot count is unknown (the two-bit TAG_CNT sees losses only modulo four),
-    /// so the samples that follow cannot be timed until the next timestamp word re-anchors the
-    /// timeline: they are dropped and counted. Every 32nd instant that was up to 2.56 s of data
-    /// at 12.5 Hz per zeroed or failed FIFO read, and after each re-initialisation; a timestamp
-    /// word per instant costs one 7-byte word a sample (about 90 B/s more at 12.5 Hz), and Linux
-    /// does the same for every rate: "Decimator for hw timestamp is always 1 or 0 in order to
-    /// have a ts sample for each data sample in FIFO" (`st_lsm6dsx_update_decimators`). A
-    /// decimation whose watermark would not fit the threshold field falls back to a coarser one.
-    /// Datasheet: LSM6DSO DS12140, FIFO_CTRL4 (0Ah) DEC_TS_BATCH_[1:0].
-    public static func taggedTimestampDecimation(rate hertz: Double, samples: Int, gyroscope: Bool, compression: Bool,
-                                                 variant: Variant) -> Int {
-        guard !compression else { return 32 }
-        let untimed = Double(maximumUntimedRunNanoseconds) / 1e9 * hertz
-        // FIFO_CTRL1/2 WTM is 9 bits of words, below the FIFO's capacity (as ``Variant/maximumWatermarkSamples``).
-        let limit = min(511, variant.fifoCapacityBytes / 6 - 1)
-        var d = [32, 8].first { Double($0) <= untimed } ?? 1
-        while d < 32, variant.fifoWords(samples: samples, gyroscope: gyroscope, timestampDecimation: d) > limit { d = d == 1 ? 8 : 32 }
-        return d
     }
 
     /// Programs the chip; the FIFO stays in bypass until ``startStreaming()``.

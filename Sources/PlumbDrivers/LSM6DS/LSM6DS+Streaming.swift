@@ -60,6 +60,9 @@ extension LSM6DS {
         a.settlingInstants = v.settlingInstants(rate: p.dataRate, gyroscope: p.effective.gyroscopeEnabled)
         a.dropsMaskedSettlingWords = v.dataReadyMask != nil
         a.keepsDoubtfulSamplesAfterLoss = !p.compression
+        // The tagged FIFO's timestamp word comes every 32 instants: hold the samples after a loss
+        // rather than drop up to 31 of them (uncompressed: each word carries its own values).
+        a.holdsSamplesAfterDiscontinuity = v.generation == .dso && !p.compression
         assembler = a
         pattern = v.generation.hasPatternFIFO
             ? PatternFIFO(gyroscopeDecimation: p.effective.gyroscopeEnabled ? 1 : 0, accelerometerDecimation: 1,
@@ -108,8 +111,6 @@ extension LSM6DS {
         }
         defer { assembler = a }
         var result = DrainResult()
-        result.gaps = pendingGaps
-        pendingGaps.removeAll()
         let before = samples.count
         let lastBefore = a.lastSampleNanoseconds
         a.plausibleWindow = plausibleSampleWindow(timebase: a.timebase)
@@ -160,6 +161,14 @@ extension LSM6DS {
         }
         taggedCorruption = false
         taggedZeroedWords = 0
+        // A failed read's gap goes out with the next drain that returns: taken at the start, it
+        // was lost when that drain failed too (a FIFO read failing, then the status read of the
+        // next drain, in a NACK window), and the samples held since were emitted with no gap
+        // before them (differential sweep with PLUMB_MORE, lsm6dso 833 Hz seed 10: 17 slots).
+        if !pendingGaps.isEmpty {
+            result.gaps.insert(contentsOf: pendingGaps, at: 0)
+            pendingGaps.removeAll()
+        }
         result.sampleCount = samples.count - before
         result.heldSamples = a.takeNewlyHeld()
         result.settlingDiscards = a.takeSettlingDrops()
@@ -233,9 +242,9 @@ extension LSM6DS {
         // The pin's assertion: rising when active high, falling when active low (H_LACTIVE).
         let asserting: EdgeKind = p.effective.interrupt.level == .activeLow ? .falling : .rising
         let edge = edges.last { $0.kind == asserting }?.timestampNanoseconds
-        // Words the FIFO can gain per nanosecond: two sensor words a sample and the timestamp
-        // words (at least 2.05 a sample, whatever is batched), with 1 % for the oscillator.
-        let wordsPerNanosecond = max(2.05, (p.effective.gyroscopeEnabled ? 2 : 1) + 1 / Double(p.timestampDecimation)) * p.dataRate.hertz * 1.01 / 1e9
+        // Words the FIFO can gain per nanosecond: two sensor words and a timestamp word per
+        // sample, with 1 % for the oscillator.
+        let wordsPerNanosecond = 2.05 * p.dataRate.hertz * 1.01 / 1e9
         let capacityWords = (variant?.fifoCapacityBytes ?? 3072) / 6
         let margin = Double(min(capacityWords - threshold, threshold)) / 2
         // Below 8 words the words gained in the margin could keep the level at the threshold

@@ -112,18 +112,14 @@ extension LSM6DS {
 
         /// One timestamp per this many sampling instants in the FIFO: every 8th on the pattern FIFO
         /// (a 6-byte set), every 32nd on the tagged FIFO (a 7-byte word); the instants between are
-        /// timed from the period measured between timestamps. The tagged FIFO's plan writes one
-        /// more often at low rates (``LSM6DS/taggedTimestampDecimation(rate:samples:gyroscope:compression:variant:)``).
+        /// timed from the period measured between timestamps.
         public var timestampDecimation: Int { generation == .dso ? 32 : 8 }
 
         /// FIFO words holding `samples` sampling instants with their timestamps: 16-bit words on
         /// the pattern FIFO (3 per data set), 7-byte words on the tagged FIFO (1 per sensor).
-        ///
-        /// - Parameter timestampDecimation: one timestamp per this many instants; `nil` (the
-        ///   default): the part's ``timestampDecimation``.
-        public func fifoWords(samples n: Int, gyroscope: Bool = true, timestampDecimation: Int? = nil) -> Int {
+        public func fifoWords(samples n: Int, gyroscope: Bool = true) -> Int {
             let sensors = gyroscope ? 2 : 1
-            let d = timestampDecimation ?? self.timestampDecimation
+            let d = timestampDecimation
             let timestamps = (n + d - 1) / d
             return generation == .dso ? n * sensors + timestamps : (n * sensors + timestamps) * 3
         }
