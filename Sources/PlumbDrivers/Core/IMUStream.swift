@@ -30,9 +30,10 @@ import PlumbHAL
 /// - **Recovery.** Bus errors are retried by the driver; a drain that still fails is retried
 ///   with a growing pause (1 ms doubling to 100 ms). After five failures in a row, or when the
 ///   chip's configuration reads back wrong (checked every second, and at once when a drain
-///   that was due finds the FIFO empty), the
-///   chip is identified again (it may be another chip), reset, re-configured and restarted, and
-///   a `.chipReset` gap is reported. Overflow and lost reads are the driver's gaps, passed on.
+///   that was due finds the FIFO empty), the chip is identified again (it may be another chip),
+///   reset, re-configured, restarted and read back (a brown-out in the middle of the writes is
+///   tried again), and a `.chipReset` gap is reported. Overflow and lost reads are the driver's
+///   gaps, passed on; data the drains lost is not a stall.
 /// - **Scale check.** The first still window (``gravityWindow`` samples) must read about 1 g; a
 ///   chip driven with the wrong scale (an LSM6DSO32 found as an LSM6DSO reads 0.5 g) is named in
 ///   a notice once.
