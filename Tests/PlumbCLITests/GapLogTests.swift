@@ -70,6 +70,9 @@ struct GapLogTests {
             samples.removeAll(keepingCapacity: true)
             _ = try source.read(into: &samples, timeoutNanoseconds: Self.second / 10)
         }
+        // The stop's register writes would meet the same 30 % (each write fails after its retries
+        // about once in 40, so whether the stop succeeded depended on the draw): the bus heals first.
+        sensor.bus.faults.removeAll()
         try source.stop()
         let gapLines = source.takeEvents().filter { $0.message.hasPrefix("gap in the stream") }
         let summaries = gapLines.filter { $0.message.contains(" more in the last ") }

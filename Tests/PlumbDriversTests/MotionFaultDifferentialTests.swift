@@ -200,7 +200,7 @@ struct DifferentialCheck {
 
     /// Runs one setup under one seed's faults; returns the check and a label that reproduces it.
     static func run(_ setup: Setup, seed: UInt64, extra: Bool = false, faults chosen: Faults? = nil,
-                    traceWindow: ClosedRange<UInt64>? = nil) throws -> (check: DifferentialCheck, label: String, gaps: [StreamGap]) {
+                    traceWindow: ClosedRange<UInt64>? = nil) throws -> (check: DifferentialCheck, label: String, gaps: [StreamGap], samples: [IMUSample]) {
         let model = try #require(SimulatedChips.model(setup.chip))
         let sensor = SimulatedSensor(model: model, profile: BroadSlice.profile, seed: seed)
         let log = FIFOTruthLog(reservingCapacity: Int(setup.rate * (seconds + 1)))
@@ -246,7 +246,7 @@ struct DifferentialCheck {
             let g = stream.step(into: &samples)
             gaps += g
             if let w = traceWindow, w.contains(sensor.clock.nowNanoseconds) {
-                for e in sensor.bus.trace ?? [] where !(e.operations.count == 2 && e.operations[0].bytes == [0x74]) { print("BUS \(e.timeNanoseconds) \(e) \(e.operations.last.map { $0.direction == .read ? $0.bytes.prefix(4).map { String($0, radix: 16) }.joined(separator: " ") : "" } ?? "") \(e.errno.map { "errno \($0)" } ?? "")") }
+                for e in sensor.bus.trace ?? [] where !(e.operations.count == 2 && e.operations[0].bytes == [0x74]) { print("BUS \(e.timeNanoseconds) \(e) \(e.operations.last.map { $0.direction == .read ? $0.bytes.prefix(ProcessInfo.processInfo.environment["PLUMB_TRACE_BYTES"].flatMap { Int($0) } ?? 4).map { String($0, radix: 16) }.joined(separator: " ") : "" } ?? "") \(e.errno.map { "errno \($0)" } ?? "")") }
                 sensor.bus.trace = []
                 print("STEP t=\(sensor.clock.nowNanoseconds) zero \(z0)->\(bus.count) +\(samples.count - n0) [\(samples[n0...].first?.timestampNanoseconds ?? 0)...\(samples.last?.timestampNanoseconds ?? 0)] gaps \(g.map { "\($0.reason):\($0.lostSamples ?? -1)" }) mode \(stream.mode)")
             }
@@ -265,7 +265,7 @@ struct DifferentialCheck {
         }
         let check = DifferentialCheck(samples: samples, gaps: gaps, truth: entries, period: period, tolerance: ProcessInfo.processInfo.environment["PLUMB_TOLERANCE"].flatMap(Double.init).map { $0 * period }
                                         ?? setup.toleranceNanoseconds(period: period), sampleTrace: traceWindow)
-        return (check, label, gaps)
+        return (check, label, gaps, samples)
     }
 
     static let setups: [Setup] = [
@@ -318,10 +318,19 @@ struct DifferentialCheck {
         let setup = c.setup
         let r = try Self.run(setup, seed: c.seed, extra: c.extra)
         for f in r.check.failures { Issue.record("\(r.label): \(f)") }
-        // The faults come by the second (about 15 in the 12 s, zeroed reads included), and each
-        // costs about a batch: at 12.5 Hz with batches of 7 that is half a second of samples
-        // each, so a low rate keeps a far smaller share (the same with and without early wake-ups).
-        let share = setup.rate < 50 ? 0.08 : 0.7
+        // The zeroed reads are counted in reads, not time: 15–21 of them in the 12 s, each losing
+        // the batch the chip popped, which at 12.5 Hz with batches of 7 is up to 0.56 s of
+        // samples (less when an early wake-up read a smaller batch): at a low rate they take
+        // most of the data, and that loss is inherent. The other faults cost little on top: a
+        // brown-out its FIFO and at most 1.5 watermarks until it is found, lost edges, storms
+        // and bus windows nothing (LowRateFaultCostTests). The LSM6DSO loses more: after each
+        // loss its samples wait for the tagged FIFO's next timestamp word (one per 32 instants,
+        // 2.56 s at 12.5 Hz) to be timed; they are held for it now, but with a zeroed read about
+        // every second the next loss usually comes first, and they are dropped. Seeds 1–25 with
+        // and without the extra faults kept 17–44 % on the MPU-6050 and 6–27 % on the LSM6DSO
+        // (`PLUMB_FAULT_SHARE=25 swift test --filter LowRateFaultCostProbe`); seeds 1–4 here 15
+        // samples at least on the LSM6DSO.
+        let share = setup.rate >= 50 ? 0.7 : setup.chip.hasPrefix("mpu") ? 0.14 : 0.08
         #expect(r.check.emitted > Int(setup.rate * Self.seconds * share), "\(r.label): \(r.check.emitted) samples")
         // The faults took effect: the brown-out was found, and the zeroed reads lost samples.
         #expect(r.gaps.contains { $0.reason == .chipReset }, "\(r.label): \(r.gaps)")
@@ -385,7 +394,8 @@ struct DifferentialCheck {
 /// virtual times FROM and TO (ns) every drain, bus transfer and sample with its error.
 /// `PLUMB_DEBUG=chip,rate,watermark,compression(0/1),gyroscope(0/1),seed,extra(0/1)[,FROM,TO]`,
 /// e.g. `PLUMB_DEBUG=lsm6dso,833,16,0,1,9,0 swift test --filter MotionFaultDebug`;
-/// `PLUMB_TOLERANCE=P` sets the timestamp tolerance to P periods.
+/// `PLUMB_TOLERANCE=P` sets the timestamp tolerance to P periods; `PLUMB_TRACE_BYTES=N` shows the
+/// first N bytes each traced read returned (default 4).
 @Suite struct MotionFaultDebug {
     @Test(.enabled(if: ProcessInfo.processInfo.environment["PLUMB_DEBUG"] != nil))
     func debug() throws {

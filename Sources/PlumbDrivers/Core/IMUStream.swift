@@ -4,8 +4,8 @@ import PlumbHAL
 ///
 /// Each ``step(into:)`` blocks once and drains once:
 /// - **Waiting.** A chip whose pin signals a FIFO watermark (LSM6DS) is waited on with
-///   `waitForEdge`, with a watchdog timeout of three watermark periods (or 1.5 times the longest
-///   a watermark can take when the FIFO compresses, ``IMU/maximumSamplesPerWatermark``). A chip whose pin signals
+///   `waitForEdge`, with a watchdog timeout of 1.5 times the longest a watermark can take (one
+///   watermark, or more when the FIFO compresses, ``IMU/maximumSamplesPerWatermark``). A chip whose pin signals
 ///   every sample (MPU family, which has no watermark interrupt) is slept until the FIFO should
 ///   hold a watermark's worth, and the edges queued meanwhile are collected without blocking:
 ///   they time the samples. Either way the reader wakes about ODR / watermark times a second.
@@ -29,9 +29,11 @@ import PlumbHAL
 ///   that wait, up to 64 times.
 /// - **Recovery.** Bus errors are retried by the driver; a drain that still fails is retried
 ///   with a growing pause (1 ms doubling to 100 ms). After five failures in a row, or when the
-///   chip's configuration reads back wrong (checked every second and whenever data stops), the
-///   chip is identified again (it may be another chip), reset, re-configured and restarted, and
-///   a `.chipReset` gap is reported. Overflow and lost reads are the driver's gaps, passed on.
+///   chip's configuration reads back wrong (checked every second, and at once when a drain
+///   that was due finds the FIFO empty), the chip is identified again (it may be another chip),
+///   reset, re-configured, restarted and read back (a brown-out in the middle of the writes is
+///   tried again), and a `.chipReset` gap is reported. Overflow and lost reads are the driver's
+///   gaps, passed on; data the drains lost is not a stall.
 /// - **Scale check.** The first still window (``gravityWindow`` samples) must read about 1 g; a
 ///   chip driven with the wrong scale (an LSM6DSO32 found as an LSM6DSO reads 0.5 g) is named in
 ///   a notice once.
@@ -131,12 +133,20 @@ public final class IMUStream {
     /// The sample time ``wake(bySampleAt:)`` asked for, until the next wait uses it.
     private var earlyWake: UInt64?
     private var lastDrainHadData = false
+    /// The last wake-up came before a batch was due (``wake(bySampleAt:)``): an empty FIFO then
+    /// says nothing about the chip.
+    private var wokeEarly = false
+    /// A drain found the FIFO empty although a batch was due: the configuration is read back
+    /// at once, not at the next ``Options/verifyIntervalNanoseconds``.
+    private var verifySoon = false
     private var edgelessDrains = 0
     private var edgefulSteps = 0
     private var watchdogTimeouts = 0
     private var consecutiveFailures = 0
     private var lastVerify: UInt64 = 0
     private var lastDataTime: UInt64 = 0
+    /// When a drain last reported data lost (which the chip gave: no stall).
+    private var lastLossTime: UInt64 = 0
     private var stallReported = false
     private var started = false
     /// When the last wake-up collected its edges; the last 16 edge wake-ups, one bit each (1:
@@ -256,10 +266,12 @@ public final class IMUStream {
             // and explain the edge that announced them.
             let found = result.sampleCount + result.heldSamples + result.settlingDiscards
             if result.sampleCount > 0 { lastSampleTime = samples.last?.timestampNanoseconds }
+            let lostData = result.gaps.contains { $0.reason == .fifoOverflow || ($0.lostSamples ?? 0) > 0 }
             if found > 0 {
                 lastDataTime = clock.nowNanoseconds
                 stallReported = false
             }
+            if lostData { lastLossTime = clock.nowNanoseconds }
             lastDrainHadData = result.sampleCount > 0
             trackEdges(edges: edges, hadData: found > 0)
             // An edge that woke the reader must find new data: a watermark's worth (half, for
@@ -269,10 +281,15 @@ public final class IMUStream {
             // edge announced it.
             if !edges.isEmpty, wokenByEdges {
                 let expected = imu.interruptSignal == .watermark ? max(1, watermark / 2) : 1
-                let lost = result.gaps.contains { $0.reason == .fifoOverflow || ($0.lostSamples ?? 0) > 0 }
-                if found < expected, !lost { suspicious = true }
+                if found < expected, !lostData { suspicious = true }
             }
             trackStorm(suspicious: suspicious, edges: edges.count)
+            // Nothing at all when a batch was due (not an early wake-up, not a stray edge, no
+            // loss the driver reported): the chip may have lost its configuration. A brown-out
+            // stops the sensors and empties the FIFO (MPU-6000/6050 Register Map rev 4.2 §4.28:
+            // PWR_MGMT_1 resets to SLEEP; LSM6DSO DS12140 §9: CTRL1_XL and CTRL2_G reset to
+            // power-down), so every drain after it is empty until the chip is configured again.
+            if found == 0, result.gaps.isEmpty, !suspicious, !wokeEarly { verifySoon = true }
         } catch {
             samples.removeSubrange(before...)
             statistics.failedDrains += 1
@@ -288,15 +305,23 @@ public final class IMUStream {
         }
 
         let now = clock.nowNanoseconds
-        let quiet = now &- lastDataTime > UInt64(max(3 * Double(watermark), 1.5 * Double(imu.maximumSamplesPerWatermark)) * period)
+        let quietNanoseconds = UInt64(max(3 * Double(watermark), 1.5 * Double(imu.maximumSamplesPerWatermark)) * period)
             + 20 * Nanoseconds.perMillisecond
-        if started, consecutiveFailures == 0, quiet || now &- lastVerify >= options.verifyIntervalNanoseconds {
+        let quiet = now &- lastDataTime > quietNanoseconds
+        // An empty drain that was due reads the configuration back at once (a few bytes, once
+        // per wake-up at most, and only while data is missing); a stall with the configuration
+        // intact is said once, by the quiet check.
+        if started, consecutiveFailures == 0, quiet || verifySoon || now &- lastVerify >= options.verifyIntervalNanoseconds {
             lastVerify = now
+            verifySoon = false
             do {
                 if try !imu.verifyConfiguration() {
                     notice("\(chipName) lost its configuration (a reset or brown-out); re-initialising (if this repeats, check the sensor's supply)")
                     if let gap = reinitialise(reason: .chipReset) { gaps.append(gap) }
-                } else if quiet, !stallReported {
+                } else if quiet, !stallReported, now &- lastLossTime > quietNanoseconds {
+                    // Data the drains lost meanwhile (an overflow, bursts that came back zeroed)
+                    // came from the chip: not a stall. Said as one, three zeroed reads in a row at
+                    // 12.5 Hz (1.7 s) gave a `.stall` gap of 21 samples on top of their own gaps.
                     stallReported = true
                     let lost = Int(Double(now &- lastDataTime) / period)
                     gaps.append(StreamGap(reason: .stall, afterNanoseconds: lastSampleTime, detectedNanoseconds: now, lostSamples: lost))
@@ -320,11 +345,9 @@ public final class IMUStream {
         let batch = Double(watermark) * period
         let early = earlyDue()
         if let line, mode == .interrupts, imu.interruptSignal == .watermark || watermark == 1 {
-            // Three watermarks, or half as many again as the most one watermark can stand for
-            // (a compressing FIFO may take about three watermarks' time to reach its threshold).
-            let longest = Double(max(watermark, imu.maximumSamplesPerWatermark)) * period
-            let watchdog = UInt64(max(3 * batch, 1.5 * longest)) + 10 * Nanoseconds.perMillisecond
+            let watchdog = watchdogNanoseconds
             let timeout = early.map { min(watchdog, $0 > now ? $0 - now : 0) } ?? watchdog
+            wokeEarly = timeout < watchdog
             do {
                 if let edge = try line.waitForEdge(timeoutNanoseconds: timeout) {
                     watchdogTimeouts = 0
@@ -345,6 +368,7 @@ public final class IMUStream {
             return []
         }
         if mode == .polling { statistics.pollingSteps += 1 }
+        wokeEarly = false
         var due: UInt64
         // A watermark chip is polled no faster than its FIFO can reach the threshold, so the
         // pin still rises between polls and the return of edges can be seen (a compressing
@@ -361,7 +385,7 @@ public final class IMUStream {
         // The sample time is the driver's word: one that is wrong (a corrupted chip timestamp)
         // must not put the reader to sleep for longer than a batch takes.
         due = min(due, now + UInt64(2 * (Double(batchSamples) + 1) * period) + 10 * Nanoseconds.perMillisecond)
-        if let early { due = min(due, early) }
+        if let early, early < due { due = early; wokeEarly = true }
         if due > now { clock.sleep(nanoseconds: due - now) }
         guard let line else { return [] }
         do {
@@ -392,6 +416,23 @@ public final class IMUStream {
         } catch {
             return []
         }
+    }
+
+    /// How long the reader waits for an edge before it drains anyway, nanoseconds: half as long
+    /// again as the longest a watermark can take (one watermark, or up to about three when the
+    /// FIFO compresses, ``IMU/maximumSamplesPerWatermark``), and 10 ms for the wake-up itself.
+    ///
+    /// The wait starts after a drain, and the next watermark (or, waited on per sample, the next
+    /// sample) comes at most one watermark's time later, so half a watermark is margin enough
+    /// for the chip's oscillator (a few percent) and the reader's own delay. A timeout is how a
+    /// lost edge and a chip that stopped (a brown-out powers its sensors down and no edge comes)
+    /// are found. Three watermarks, as before, was 1.7 s at the low-energy mode's 12.5 Hz and
+    /// 7 samples: a lost edge held data the chip had back for 1.7 s, past the 1 s the low-energy
+    /// mode promises, and an LSM6DSO's brown-out was found 1.7 s after the last drain, 22–26
+    /// instants without a sample where there are 12–15 now (LowRateFaultCostTests).
+    private var watchdogNanoseconds: UInt64 {
+        let longest = Double(max(watermark, imu.maximumSamplesPerWatermark)) * period
+        return UInt64(min(1.5 * longest, 1e18)) + 10 * Nanoseconds.perMillisecond
     }
 
     /// When the sample ``wake(bySampleAt:)`` asked for should be in the FIFO (a quarter period
@@ -600,6 +641,15 @@ public final class IMUStream {
             try imu.reset()
             configuration = try imu.apply(requested)
             try imu.startStreaming()
+            // Read back before streaming from it: a second brown-out in the middle of the writes
+            // leaves the registers written before it at their defaults and those after it set, a
+            // chip that samples at its default rate and range while the driver decodes at the
+            // configured ones (MPU-6050 at 100 Hz, two resets 147 ms apart: samples at 4 times
+            // their value, stamped ahead of the clock, until the next read-back a second later).
+            // A brown-out after the read-back stops the chip (its defaults sleep), no harm.
+            guard try imu.verifyConfiguration() else {
+                throw IMUError.unsupported("\(chipName): the configuration did not read back after it was written (a brown-out during it?)")
+            }
             discardQueuedEdges()
         } catch {
             if needsReinitialise == nil { notice("re-initialising failed: \(error); trying again") }

@@ -60,6 +60,9 @@ extension LSM6DS {
         a.settlingInstants = v.settlingInstants(rate: p.dataRate, gyroscope: p.effective.gyroscopeEnabled)
         a.dropsMaskedSettlingWords = v.dataReadyMask != nil
         a.keepsDoubtfulSamplesAfterLoss = !p.compression
+        // The tagged FIFO's timestamp word comes every 32 instants: hold the samples after a loss
+        // rather than drop up to 31 of them (uncompressed: each word carries its own values).
+        a.holdsSamplesAfterDiscontinuity = v.generation == .dso && !p.compression
         assembler = a
         pattern = v.generation.hasPatternFIFO
             ? PatternFIFO(gyroscopeDecimation: p.effective.gyroscopeEnabled ? 1 : 0, accelerometerDecimation: 1,
@@ -108,8 +111,6 @@ extension LSM6DS {
         }
         defer { assembler = a }
         var result = DrainResult()
-        result.gaps = pendingGaps
-        pendingGaps.removeAll()
         let before = samples.count
         let lastBefore = a.lastSampleNanoseconds
         a.plausibleWindow = plausibleSampleWindow(timebase: a.timebase)
@@ -160,6 +161,14 @@ extension LSM6DS {
         }
         taggedCorruption = false
         taggedZeroedWords = 0
+        // A failed read's gap goes out with the next drain that returns: taken at the start, it
+        // was lost when that drain failed too (a FIFO read failing, then the status read of the
+        // next drain, in a NACK window), and the samples held since were emitted with no gap
+        // before them (differential sweep with PLUMB_MORE, lsm6dso 833 Hz seed 10: 17 slots).
+        if !pendingGaps.isEmpty {
+            result.gaps.insert(contentsOf: pendingGaps, at: 0)
+            pendingGaps.removeAll()
+        }
         result.sampleCount = samples.count - before
         result.heldSamples = a.takeNewlyHeld()
         result.settlingDiscards = a.takeSettlingDrops()
