@@ -5,7 +5,8 @@ import PlumbHAL
 /// Each ``step(into:)`` blocks once and drains once:
 /// - **Waiting.** A chip whose pin signals a FIFO watermark (LSM6DS) is waited on with
 ///   `waitForEdge`, with a watchdog timeout of 1.5 times the longest a watermark can take (one
-///   watermark, or more when the FIFO compresses, ``IMU/maximumSamplesPerWatermark``). A chip whose pin signals
+///   watermark, or more when the FIFO compresses, ``IMU/maximumSamplesPerWatermark``), and at
+///   least two samples more than it at small watermarks. A chip whose pin signals
 ///   every sample (MPU family, which has no watermark interrupt) is slept until the FIFO should
 ///   hold a watermark's worth, and the edges queued meanwhile are collected without blocking:
 ///   they time the samples. Either way the reader wakes about ODR / watermark times a second.
@@ -430,9 +431,17 @@ public final class IMUStream {
     /// 7 samples: a lost edge held data the chip had back for 1.7 s, past the 1 s the low-energy
     /// mode promises, and an LSM6DSO's brown-out was found 1.7 s after the last drain, 22–26
     /// instants without a sample where there are 12–15 now (LowRateFaultCostTests).
+    ///
+    /// At least two samples more than the longest, too: a threshold can take one instant more
+    /// than its watermark (the LSM6DSO's counts a timestamp word that comes once in 32 instants,
+    /// 2w + 1 words, so after a drain that emptied the FIFO the pin rises after w + 1 instants),
+    /// and at small watermarks half a watermark is no margin for that. At watermark 1 and 12.5 Hz
+    /// (120 ms for two instants, 160 ms) the watchdog fired before every other edge, and with the
+    /// chip's oscillator 9 % slow twice in a row: a healthy stream went to polling and back, over
+    /// and over (WatchdogMarginTests). From watermark 4 on, 1.5 watermarks is the longer.
     private var watchdogNanoseconds: UInt64 {
-        let longest = Double(max(watermark, imu.maximumSamplesPerWatermark)) * period
-        return UInt64(min(1.5 * longest, 1e18)) + 10 * Nanoseconds.perMillisecond
+        let longest = Double(max(watermark, imu.maximumSamplesPerWatermark))
+        return UInt64(min(max(1.5 * longest, longest + 2) * period, 1e18)) + 10 * Nanoseconds.perMillisecond
     }
 
     /// When the sample ``wake(bySampleAt:)`` asked for should be in the FIFO (a quarter period
