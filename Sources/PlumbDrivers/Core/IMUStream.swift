@@ -201,6 +201,9 @@ public final class IMUStream {
         lastCollection = clock.nowNanoseconds
         lastSampleTime = nil
         stormRetry = options.stormRetryNanoseconds
+        // A watchdog timeout under the old configuration says nothing about the new one's
+        // edges (a switch to or from the low-energy mode): two in a row must both be this one's.
+        watchdogTimeouts = 0
         return self.configuration
     }
 
@@ -656,8 +659,18 @@ public final class IMUStream {
             // configured ones (MPU-6050 at 100 Hz, two resets 147 ms apart: samples at 4 times
             // their value, stamped ahead of the clock, until the next read-back a second later).
             // A brown-out after the read-back stops the chip (its defaults sleep), no harm.
-            guard try imu.verifyConfiguration() else {
-                throw IMUError.unsupported("\(chipName): the configuration did not read back after it was written (a brown-out during it?)")
+            if try !imu.verifyConfiguration() {
+                // Once more: a brown-out during the writes is undone by writing them again.
+                try imu.reset()
+                configuration = try imu.apply(requested)
+                try imu.startStreaming()
+                if try !imu.verifyConfiguration() {
+                    // Twice in a row right after writing it: this chip does not read back what
+                    // it is written (a clone?), not a brown-out. Refusing to stream would leave
+                    // no data for good; it streams, and the next read-back re-initialises it
+                    // again, as it did before this check.
+                    notice("\(chipName): the configuration did not read back as written, twice in a row; streaming anyway (a clone whose registers read back differently? 'plumb regs' shows them)")
+                }
             }
             discardQueuedEdges()
         } catch {
