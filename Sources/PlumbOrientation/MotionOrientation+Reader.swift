@@ -80,8 +80,11 @@ extension MotionOrientation {
         var nextPoll: UInt64 = 0
         var samples: [IMUSample] = []
         /// The failure last said as a ``SensorNotice``, until samples arrive again: a source
-        /// retried every second says each distinct failure once.
-        var failing: String?
+        /// retried every second says each distinct failure once. A copy of the shared state's,
+        /// so that the check after every read takes no lock.
+        var failing: String? {
+            didSet { owner.state.withLock { [failing] in $0.failing = failing } }
+        }
 
         /// How long one read may block, so that stop() and mode changes are seen quickly (ns).
         static let readTimeout: UInt64 = 100 * Nanoseconds.perMillisecond
@@ -92,6 +95,7 @@ extension MotionOrientation {
         init(owner: MotionOrientation) {
             self.owner = owner
             samples.reserveCapacity(4096)
+            failing = owner.state.withLock { $0.failing }
         }
 
         mutating func run() {

@@ -63,6 +63,10 @@ public final class MotionOrientation: Sendable {
         var lowEnergyActive = false
         var power = PowerState()
         var lastError: String?
+        /// The failure last said as a ``SensorNotice/Kind/failure``, until samples arrive again;
+        /// kept here, not in the reader, so that a reader started after stop() still says
+        /// ``SensorNotice/Kind/restored`` to the notice streams, which outlive it.
+        var failing: String?
         var configuration: IMUConfiguration?
         var queue = DispatchQueue(label: "plumb.motion-orientation.notifications")
 

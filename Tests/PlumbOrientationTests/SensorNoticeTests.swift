@@ -122,6 +122,37 @@ import Testing
         #expect(motion.lastError?.contains("late sensor: no answer at 0x68") == true)
     }
 
+    /// The sensor fails, the app stops the notifier and starts it again later, and the sensor
+    /// works by then: the notice stream (which outlives stop()) hears that it reads again, or it
+    /// would show the failure for ever.
+    @Test func aFailureEndedAcrossStopAndStartIsStillSaidToHaveEnded() async throws {
+        let broken = Mutex(true)
+        let log = SourceLog()
+        let motion = MotionOrientation(source: {
+            LateSource(ProfileSource(.rest(), log: log), fails: broken.withLock { $0 })
+        })
+        let collected = Collected()
+        let notices = motion.sensorNotices
+        let reader = Task {
+            for await notice in notices { collected.notices.withLock { $0.append(notice) } }
+        }
+        defer { reader.cancel() }
+        motion.start()
+        #expect(await eventually { collected.notices.withLock { $0.count >= 1 } })
+        motion.stop()
+        // The reader thread leaves once it sees the stop.
+        #expect(await eventually { !motion.state.withLock { $0.readerRunning } })
+        broken.withLock { $0 = false }
+        motion.start()
+        defer { motion.stop() }
+        // Samples flow again once the sensor runs; the notice comes with the first read.
+        #expect(await eventually { motion.isSensorRunning && log.entries.withLock { $0.reads } >= 3 })
+        #expect(await eventually(5) { collected.notices.withLock { $0.count >= 2 } })
+        let seen = collected.notices.withLock { $0 }
+        #expect(seen.map(\.kind) == [.failure, .restored], "\(seen)")
+        #expect(seen.last?.message == "reading again after: no answer at 0x68 on /dev/i2c-1: check the wiring")
+    }
+
     @Test func aNoticeStreamDoesNotRunTheSensor() async throws {
         let log = SourceLog()
         let motion = MotionOrientation(source: { ProfileSource(.rest(), log: log) })
