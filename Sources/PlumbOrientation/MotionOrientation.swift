@@ -80,6 +80,23 @@ public final class MotionOrientation: Sendable {
     /// A notifier with no source yet.
     public init() {}
 
+    /// The notifier is gone (no reader runs, it holds the notifier): the streams that outlive it
+    /// end and observers are told ``OrientationEvent/finished``, as when the source ends. ``sensorNotices`` streams hold it only weakly, and so does an
+    /// ``orientationChanges`` stream while no source is configured; without this their consumers
+    /// would wait for ever.
+    deinit {
+        let (subscribers, observers, noticeSubscribers) = state.withLock { s in
+            defer { s.subscribers.removeAll(); s.observers.removeAll(); s.noticeSubscribers.removeAll() }
+            return (Array(s.subscribers.values), Array(s.observers.values), Array(s.noticeSubscribers.values))
+        }
+        for continuation in subscribers { continuation.finish() }
+        for continuation in noticeSubscribers { continuation.finish() }
+        for observer in observers {
+            let handler = observer.handler
+            observer.queue.async { handler(.finished) }
+        }
+    }
+
     /// A notifier reading `source`.
     public convenience init(source: @escaping SourceFactory, estimator: EstimatorFactory? = nil,
                             classifier: OrientationClassifier.Settings = .default, energy: EnergySettings = .default,

@@ -153,6 +153,25 @@ import Testing
         #expect(seen.last?.message == "reading again after: no answer at 0x68 on /dev/i2c-1: check the wiring")
     }
 
+    /// A notice stream does not keep the notifier alive (its termination handler holds it
+    /// weakly), so when the app lets go of the notifier the stream must end, or its consumer
+    /// waits for ever.
+    @Test func aNoticeStreamEndsWhenTheNotifierGoesAway() async throws {
+        let log = SourceLog()
+        var motion: MotionOrientation? = MotionOrientation(source: { ProfileSource(.rest(), log: log) })
+        let notices = try #require(motion?.sensorNotices)
+        weak let gone = motion
+        let ended = Mutex(false)
+        let reader = Task {
+            for await _ in notices {}
+            ended.withLock { $0 = true }
+        }
+        defer { reader.cancel() }
+        motion = nil
+        #expect(gone == nil, "nothing else holds the notifier")
+        #expect(await eventually(5) { ended.withLock { $0 } })
+    }
+
     @Test func aNoticeStreamDoesNotRunTheSensor() async throws {
         let log = SourceLog()
         let motion = MotionOrientation(source: { ProfileSource(.rest(), log: log) })
