@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import PlumbDrivers
 import PlumbFusion
+import PlumbSimulation
 @testable import PlumbOrientation
 
 /// The classifier's dwell path (``OrientationClassifier/Settings/maximumWait``), as timelines in
@@ -237,5 +238,52 @@ struct DwellTimelineTests {
             let hint = try #require(p.wakeHint, "approaching at \(degrees)°")
             #expect(hint <= p.classifier.lastUpdateNanoseconds, "the next sample")
         }
+    }
+
+    // MARK: Resting at a boundary
+
+    static func gaussian(_ r: inout SeededRandom) -> Double {
+        let u1 = max(Double.random(in: 0..<1, using: &r), 1e-12), u2 = Double.random(in: 0..<1, using: &r)
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+    }
+
+    /// A kiosk left for an hour with up `degrees` from portrait's axis towards landscapeLeft's,
+    /// in or near landscapeLeft's cone but short of its margin, the accelerometer shaking by
+    /// `noise` m/s² per axis, read as the low-energy reader reads it (12.5 Hz, batches of 7, a
+    /// wake-up early only when the hint asks): a hint in the past on every read would wake it
+    /// at every sample (12.5 a second) for the hour. The turn wake limit bounds the early
+    /// wake-ups of each excursion; the time cap costs no more than the same tuning without it.
+    @Test(arguments: [45.0, 46, 50, 55], [0.3, 1.0])
+    func restingNearABoundaryForAnHourWakesNearTheBatchPace(degrees: Double, noise: Double) {
+        var p = OrientationPipeline(fused: FusionAlgorithm.default.makeGravityEstimator(),
+                                    accelerometerOnlyClassifier: .steadyAccelerometerOnly, usesGyroscope: false)
+        var random = SeededRandom(seed: 7)
+        let count = 45_000 // an hour at 12.5 Hz
+        func time(_ k: Int) -> UInt64 { UInt64((Double(k) * Self.period * 1e9).rounded()) }
+        var last = -1
+        var wakeups = 0
+        while last < count - 1 {
+            var wake = last + 7
+            if let hint = p.wakeHint {
+                var k = last + 1
+                while k < wake, time(k) < hint { k += 1 }
+                wake = k
+            }
+            for k in (last + 1)...min(wake, count - 1) {
+                let r = (k < 100 ? 0 : degrees) * .pi / 180
+                let shake = noise * SIMD3(Self.gaussian(&random), Self.gaussian(&random), Self.gaussian(&random))
+                _ = p.process(IMUSample(timestampNanoseconds: time(k), acceleration: 9.81 * SIMD3(sin(r), cos(r), 0) + shake,
+                                        angularRate: .zero))
+            }
+            last = wake
+            wakeups += 1
+        }
+        let perSecond = Double(wakeups) / (Double(count) * Self.period)
+        // Well inside the cone up never leaves it: past the turn wake limit only the batches
+        // wake the reader (1.79 a second). At the boundary up keeps crossing back into
+        // portrait's region, and each excursion is a new turn (2.0–2.5 a second, 2.3–2.6
+        // without the cap). Waking for every approaching sample past the limit: 2.9 at 50°.
+        let bound = degrees >= 50 ? 1.85 : 3
+        #expect(perSecond < bound, "\(perSecond) wake-ups a second resting at \(degrees)° (batches alone: 1.79)")
     }
 }
