@@ -116,7 +116,7 @@ extension MotionOrientation {
                         let clock = source?.clock
                         shutDownSource()
                         if case .recording = error {
-                            owner.finishSession()
+                            endSession()
                         } else if let clock {
                             clock.sleep(nanoseconds: Nanoseconds.seconds(Self.retryInterval))
                         } else {
@@ -140,6 +140,13 @@ extension MotionOrientation {
                 }
                 if leave { return }
             }
+        }
+
+        /// The source ended: the owner's streams finish, and the next session's start afresh
+        /// (no "reading again after" a failure they never heard of).
+        mutating func endSession() {
+            owner.finishSession()
+            failing = nil
         }
 
         mutating func shutDownSource() {
@@ -196,7 +203,7 @@ extension MotionOrientation {
                     owner.state.withLock { $0.sensorRunning = false; $0.configuration = nil }
                 }
                 if source.isExhausted {
-                    owner.finishSession()
+                    endSession()
                     return
                 }
                 let now = clock.nowNanoseconds
@@ -228,7 +235,7 @@ extension MotionOrientation {
             }
             switch read {
             case .finished:
-                owner.finishSession()
+                endSession()
                 return
             case .timedOut:
                 return

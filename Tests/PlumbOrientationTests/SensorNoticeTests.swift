@@ -153,6 +153,34 @@ import Testing
         #expect(seen.last?.message == "reading again after: no answer at 0x68 on /dev/i2c-1: check the wiring")
     }
 
+    /// A recording that cannot be read ends the session with a failure; the next session's
+    /// streams start afresh: its first samples are not "reading again after" a failure those
+    /// streams never heard of.
+    @Test func aSessionEndedByAFailureLeavesNothingToTheNext() async throws {
+        let attempts = Attempts()
+        let log = SourceLog()
+        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+            let n = attempts.made.withLock { $0 += 1; return $0 }
+            if n == 1 { throw .recording("take.csv line 3: 7 columns, expected 6") }
+            return ProfileSource(.rest(), log: log)
+        })
+        let first = Collected()
+        await Self.playToTheEnd(motion, into: first)
+        #expect(first.notices.withLock { $0 }.map(\.kind) == [.failure])
+        #expect(await eventually { !motion.state.withLock { $0.readerRunning } })
+        let second = Collected()
+        let notices = motion.sensorNotices
+        let reader = Task {
+            for await notice in notices { second.notices.withLock { $0.append(notice) } }
+        }
+        defer { reader.cancel() }
+        motion.start()
+        defer { motion.stop() }
+        #expect(await eventually { log.entries.withLock { $0.reads } >= 5 })
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(second.notices.withLock { $0 }.isEmpty, "\(second.notices.withLock { $0 })")
+    }
+
     /// A notice stream does not keep the notifier alive (its termination handler holds it
     /// weakly), so when the app lets go of the notifier the stream must end, or its consumer
     /// waits for ever.
