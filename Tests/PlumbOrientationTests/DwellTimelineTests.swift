@@ -240,6 +240,62 @@ struct DwellTimelineTests {
         }
     }
 
+    // MARK: Restarts mid-dwell
+
+    /// Feeds up at `degrees` from `start` until `end` (12.5 Hz); returns the first change and its time.
+    static func feed(_ p: inout OrientationPipeline, _ degrees: Double, from start: Double, to end: Double) -> (Double, DeviceOrientation)? {
+        var t = start
+        while t < end - 1e-9 {
+            if let changed = p.process(sample(degrees, at: t)) { return (t, changed) }
+            t += period
+        }
+        return nil
+    }
+
+    /// A dwell 0.4 s old when the sensor pauses (restartEstimation), the source is replaced
+    /// (resume), or the mode switches to the gyroscope and back: its wait starts again with the
+    /// first estimate after, never at the old dwell's end, and no face is accepted twice.
+    @Test(arguments: ["restartEstimation", "resume", "useGyroscope"])
+    func aRestartMidDwellStartsTheWaitAgain(restart: String) throws {
+        var p = Self.lowEnergy(Self.dwelling)
+        for k in 0..<13 { _ = p.process(Self.sample(0, at: Double(k) * Self.period)) }
+        #expect(p.orientation == .portrait)
+        // Up at 50°: in landscapeLeft's cone, short of the margin: it dwells, nothing is accepted.
+        #expect(Self.feed(&p, 50, from: 1, to: 2) == nil)
+        let oldDue = try #require(p.classifier.dwellDueNanoseconds)
+        switch restart {
+        case "restartEstimation": p.restartEstimation()
+        case "resume": p.resume(from: p.orientation)
+        default: p.useGyroscope(true); p.useGyroscope(false)
+        }
+        #expect(p.classifier.dwellFace == .unknown)
+        #expect(p.classifier.dwellDueNanoseconds == nil)
+        #expect(p.orientation == .portrait)
+        #expect(p.wakeHint == nil, "no turn known since the restart")
+        // Up now at 58°, within the margin: accepted 0.6 s after the estimate enters the cone again.
+        let (at, face) = try #require(Self.feed(&p, 58, from: 2, to: 4))
+        #expect(face == .landscapeLeft)
+        #expect(UInt64(at * 1e9) > oldDue)
+        #expect(at >= 2.6 - 1e-9, "accepted at \(at) s, before a whole wait after the restart at 2 s")
+        #expect(Self.feed(&p, 58, from: at + Self.period, to: 6) == nil, "accepted twice")
+    }
+
+    /// Timestamps that go back 10 s while a face dwells (a source that re-times its samples):
+    /// no trap, no hint in the past, and the face is still accepted by the settle path when up
+    /// reaches the hysteresis.
+    @Test func timeGoingBackMidDwellNeitherTrapsNorSpins() throws {
+        var p = Self.lowEnergy(Self.dwelling)
+        for k in 0..<13 { _ = p.process(Self.sample(0, at: 10 + Double(k) * Self.period)) }
+        #expect(p.orientation == .portrait)
+        #expect(Self.feed(&p, 50, from: 11, to: 11.5) == nil)
+        #expect(p.classifier.dwellFace == .landscapeLeft)
+        #expect(Self.feed(&p, 50, from: 1, to: 1.5) == nil)
+        let last = p.classifier.lastUpdateNanoseconds
+        if let hint = p.wakeHint { #expect(hint > last, "a hint in the past after time went back") }
+        let (_, face) = try #require(Self.feed(&p, 75, from: 1.5, to: 3))
+        #expect(face == .landscapeLeft)
+    }
+
     // MARK: Resting at a boundary
 
     static func gaussian(_ r: inout SeededRandom) -> Double {
