@@ -80,8 +80,11 @@ extension MotionOrientation {
         var nextPoll: UInt64 = 0
         var samples: [IMUSample] = []
         /// The failure last said as a ``SensorNotice``, until samples arrive again: a source
-        /// retried every second says each distinct failure once.
-        var failing: String?
+        /// retried every second says each distinct failure once. A copy of the shared state's,
+        /// so that the check after every read takes no lock.
+        var failing: String? {
+            didSet { owner.state.withLock { [failing] in $0.failing = failing } }
+        }
 
         /// How long one read may block, so that stop() and mode changes are seen quickly (ns).
         static let readTimeout: UInt64 = 100 * Nanoseconds.perMillisecond
@@ -92,6 +95,7 @@ extension MotionOrientation {
         init(owner: MotionOrientation) {
             self.owner = owner
             samples.reserveCapacity(4096)
+            failing = owner.state.withLock { $0.failing }
         }
 
         mutating func run() {
@@ -112,7 +116,7 @@ extension MotionOrientation {
                         let clock = source?.clock
                         shutDownSource()
                         if case .recording = error {
-                            owner.finishSession()
+                            endSession()
                         } else if let clock {
                             clock.sleep(nanoseconds: Nanoseconds.seconds(Self.retryInterval))
                         } else {
@@ -136,6 +140,13 @@ extension MotionOrientation {
                 }
                 if leave { return }
             }
+        }
+
+        /// The source ended: the owner's streams finish, and the next session's start afresh
+        /// (no "reading again after" a failure they never heard of).
+        mutating func endSession() {
+            owner.finishSession()
+            failing = nil
         }
 
         mutating func shutDownSource() {
@@ -192,7 +203,7 @@ extension MotionOrientation {
                     owner.state.withLock { $0.sensorRunning = false; $0.configuration = nil }
                 }
                 if source.isExhausted {
-                    owner.finishSession()
+                    endSession()
                     return
                 }
                 let now = clock.nowNanoseconds
@@ -224,7 +235,7 @@ extension MotionOrientation {
             }
             switch read {
             case .finished:
-                owner.finishSession()
+                endSession()
                 return
             case .timedOut:
                 return

@@ -63,6 +63,10 @@ public final class MotionOrientation: Sendable {
         var lowEnergyActive = false
         var power = PowerState()
         var lastError: String?
+        /// The failure last said as a ``SensorNotice/Kind/failure``, until samples arrive again;
+        /// kept here, not in the reader, so that a reader started after stop() still says
+        /// ``SensorNotice/Kind/restored`` to the notice streams, which outlive it.
+        var failing: String?
         var configuration: IMUConfiguration?
         var queue = DispatchQueue(label: "plumb.motion-orientation.notifications")
 
@@ -75,6 +79,23 @@ public final class MotionOrientation: Sendable {
 
     /// A notifier with no source yet.
     public init() {}
+
+    /// The notifier is gone (no reader runs, it holds the notifier): the streams that outlive it
+    /// end and observers are told ``OrientationEvent/finished``, as when the source ends. ``sensorNotices`` streams hold it only weakly, and so does an
+    /// ``orientationChanges`` stream while no source is configured; without this their consumers
+    /// would wait for ever.
+    deinit {
+        let (subscribers, observers, noticeSubscribers) = state.withLock { s in
+            defer { s.subscribers.removeAll(); s.observers.removeAll(); s.noticeSubscribers.removeAll() }
+            return (Array(s.subscribers.values), Array(s.observers.values), Array(s.noticeSubscribers.values))
+        }
+        for continuation in subscribers { continuation.finish() }
+        for continuation in noticeSubscribers { continuation.finish() }
+        for observer in observers {
+            let handler = observer.handler
+            observer.queue.async { handler(.finished) }
+        }
+    }
 
     /// A notifier reading `source`.
     public convenience init(source: @escaping SourceFactory, estimator: EstimatorFactory? = nil,

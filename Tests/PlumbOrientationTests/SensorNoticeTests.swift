@@ -122,6 +122,84 @@ import Testing
         #expect(motion.lastError?.contains("late sensor: no answer at 0x68") == true)
     }
 
+    /// The sensor fails, the app stops the notifier and starts it again later, and the sensor
+    /// works by then: the notice stream (which outlives stop()) hears that it reads again, or it
+    /// would show the failure for ever.
+    @Test func aFailureEndedAcrossStopAndStartIsStillSaidToHaveEnded() async throws {
+        let broken = Mutex(true)
+        let log = SourceLog()
+        let motion = MotionOrientation(source: {
+            LateSource(ProfileSource(.rest(), log: log), fails: broken.withLock { $0 })
+        })
+        let collected = Collected()
+        let notices = motion.sensorNotices
+        let reader = Task {
+            for await notice in notices { collected.notices.withLock { $0.append(notice) } }
+        }
+        defer { reader.cancel() }
+        motion.start()
+        #expect(await eventually { collected.notices.withLock { $0.count >= 1 } })
+        motion.stop()
+        // The reader thread leaves once it sees the stop.
+        #expect(await eventually { !motion.state.withLock { $0.readerRunning } })
+        broken.withLock { $0 = false }
+        motion.start()
+        defer { motion.stop() }
+        // Samples flow again once the sensor runs; the notice comes with the first read.
+        #expect(await eventually { motion.isSensorRunning && log.entries.withLock { $0.reads } >= 3 })
+        #expect(await eventually(5) { collected.notices.withLock { $0.count >= 2 } })
+        let seen = collected.notices.withLock { $0 }
+        #expect(seen.map(\.kind) == [.failure, .restored], "\(seen)")
+        #expect(seen.last?.message == "reading again after: no answer at 0x68 on /dev/i2c-1: check the wiring")
+    }
+
+    /// A recording that cannot be read ends the session with a failure; the next session's
+    /// streams start afresh: its first samples are not "reading again after" a failure those
+    /// streams never heard of.
+    @Test func aSessionEndedByAFailureLeavesNothingToTheNext() async throws {
+        let attempts = Attempts()
+        let log = SourceLog()
+        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+            let n = attempts.made.withLock { $0 += 1; return $0 }
+            if n == 1 { throw .recording("take.csv line 3: 7 columns, expected 6") }
+            return ProfileSource(.rest(), log: log)
+        })
+        let first = Collected()
+        await Self.playToTheEnd(motion, into: first)
+        #expect(first.notices.withLock { $0 }.map(\.kind) == [.failure])
+        #expect(await eventually { !motion.state.withLock { $0.readerRunning } })
+        let second = Collected()
+        let notices = motion.sensorNotices
+        let reader = Task {
+            for await notice in notices { second.notices.withLock { $0.append(notice) } }
+        }
+        defer { reader.cancel() }
+        motion.start()
+        defer { motion.stop() }
+        #expect(await eventually { log.entries.withLock { $0.reads } >= 5 })
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(second.notices.withLock { $0 }.isEmpty, "\(second.notices.withLock { $0 })")
+    }
+
+    /// A notice stream does not keep the notifier alive (its termination handler holds it
+    /// weakly), so when the app lets go of the notifier the stream must end, or its consumer
+    /// waits for ever.
+    @Test func aNoticeStreamEndsWhenTheNotifierGoesAway() async throws {
+        let log = SourceLog()
+        var motion: MotionOrientation? = MotionOrientation(source: { ProfileSource(.rest(), log: log) })
+        let notices = try #require(motion?.sensorNotices)
+        weak let gone = motion
+        let ended = Mutex(false)
+        let reader = Task {
+            for await _ in notices {}
+            ended.withLock { $0 = true }
+        }
+        defer { reader.cancel() }
+        motion = nil
+        #expect(gone == nil, "nothing else holds the notifier")
+        #expect(await eventually(5) { ended.withLock { $0 } })
+    }
+
     @Test func aNoticeStreamDoesNotRunTheSensor() async throws {
         let log = SourceLog()
         let motion = MotionOrientation(source: { ProfileSource(.rest(), log: log) })

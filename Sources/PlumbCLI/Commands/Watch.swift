@@ -179,8 +179,14 @@ enum Watch {
         if let wait = try args.double("max-wait", in: 0...60) {
             tunings.overrideDwell(maximumWait: wait == 0 ? .some(nil) : .some(wait))
         }
-        tunings.overrideDwell(margin: try args.double("dwell-margin", in: 0...44),
-                              maximumRotationRate: try args.double("dwell-max-rate", in: 0...1e6).map { $0 == 0 ? .infinity : $0 })
+        let margin = try args.double("dwell-margin", in: 0...44)
+        let dwellRate = try args.double("dwell-max-rate", in: 0...1e6)
+        // Without a time cap in either mode they would do nothing: say so rather than ignore them.
+        if tunings.normal.maximumWait == nil, tunings.lowEnergy.maximumWait == nil,
+           let given = margin != nil ? "dwell-margin" : dwellRate != nil ? "dwell-max-rate" : nil {
+            throw CLIError.usage("'--\(given)' acts only with a time cap, and none is on: add '--max-wait SECONDS' (or '--steady', whose low-energy mode waits at most 0.6 s).")
+        }
+        tunings.overrideDwell(margin: margin, maximumRotationRate: dwellRate.map { $0 == 0 ? .infinity : $0 })
         return tunings
     }
 
