@@ -85,16 +85,7 @@ public final class MotionOrientation: Sendable {
     /// ``orientationChanges`` stream while no source is configured; without this their consumers
     /// would wait for ever.
     deinit {
-        let (subscribers, observers, noticeSubscribers) = state.withLock { s in
-            defer { s.subscribers.removeAll(); s.observers.removeAll(); s.noticeSubscribers.removeAll() }
-            return (Array(s.subscribers.values), Array(s.observers.values), Array(s.noticeSubscribers.values))
-        }
-        for continuation in subscribers { continuation.finish() }
-        for continuation in noticeSubscribers { continuation.finish() }
-        for observer in observers {
-            let handler = observer.handler
-            observer.queue.async { handler(.finished) }
-        }
+        finishSession()
     }
 
     /// A notifier reading `source`.
