@@ -155,3 +155,28 @@ final class StallingLine: InterruptLine {
         }
     }
 }
+
+/// The catch-up reads cost nothing in steady state: with a reader that keeps up, no drain's
+/// estimate reaches the threshold (a 16-sample burst at 1666 Hz leaves about 20 words of 33), so
+/// the bus carries what it carried before them, at every rate up to 1666 Hz.
+@Suite struct CatchUpSteadyStateTests {
+    @Test(arguments: ["lsm6dso", "lsm6ds3", "lsm6dsl"], [104.0, 833, 1666])
+    func aReaderThatKeepsUpAddsNoRead(chip: String, rate: Double) throws {
+        for watermark in [4, 16, 32] {
+            let model = try #require(SimulatedChips.model(chip))
+            let sensor = SimulatedSensor(model: model, profile: .slowRotation(), seed: 5)
+            sensor.bus.timesEachByte = true
+            let v = try #require(LSM6DS.Variant.all.first { $0.key == chip })
+            let needsPart = LSM6DS.Variant.matching(whoAmI: v.whoAmI).first != v
+            let driver = LSM6DS(bus: sensor.bus, address: model.address, clock: sensor.clock, part: needsPart ? v : nil)
+            let stream = IMUStream(imu: driver, line: sensor.line, clock: sensor.clock)
+            try stream.start(IMUConfiguration(outputDataRate: rate, fifoWatermark: watermark))
+            var samples: [IMUSample] = []
+            let gaps = stream.run(seconds: 4, clock: sensor.clock, into: &samples)
+            let label = "\(chip) \(rate) Hz watermark \(watermark)"
+            #expect(driver.catchUpReads == 0, "\(label): \(driver.catchUpReads) catch-up reads")
+            #expect(gaps.isEmpty && stream.takeNotices().isEmpty && stream.statistics.pollingSteps == 0, "\(label): \(gaps) \(stream.statistics)")
+            #expect(samples.count > Int(rate * 3.9) - 64, "\(label): \(samples.count) samples")
+        }
+    }
+}
