@@ -106,6 +106,13 @@ public final class LSM6DSEmulator: RegisterTarget {
     /// Model the filters settling after a sensor starts (``settlingSamples(hertz:gyroscope:)``).
     /// Default true.
     public var settlesAfterStart = true
+    /// How long after the sensors leave power-down the first sampling instant comes, in
+    /// nanoseconds, beyond the usual one period. Default 0. A knob for tests of the reader's
+    /// start-up: the LSM6DS turn-on time was not found in the sources read (DS12140's
+    /// characteristics tables opened here give none); Linux st_lsm6dsx drops the first samples
+    /// instead (``settlesAfterStart``), and for the MPU family gives engine start-up times of
+    /// 20–30 ms (accelerometer) and 60–100 ms (gyroscope) (reference/drivers.md §B1).
+    public var turnOnNanoseconds: UInt64 = 0
     /// When true, SW_RESET never clears (a stuck part, for timeout tests).
     public var resetNeverCompletes = false
     /// Behave as a part without FIFO compression: the enable bits are stored but the FIFO stays
@@ -121,6 +128,8 @@ public final class LSM6DSEmulator: RegisterTarget {
     private var instantCount = 0
     private var nextInstant: UInt64?
     private var ratesInUse: (xl: Double, g: Double) = (0, 0)
+    /// The earliest first instant after the sensors left power-down (``turnOnNanoseconds``).
+    private var firstInstantNotBefore: UInt64 = 0
     /// Samples each sensor still takes with its filters settling (see ``settlingSamples(hertz:gyroscope:)``).
     private var settlingLeft: (xl: Int, g: Int) = (0, 0)
     private var settlingTotal: (xl: Int, g: Int) = (0, 0)
@@ -332,13 +341,17 @@ public final class LSM6DSEmulator: RegisterTarget {
             settlingTotal.g = g > 0 ? settlingSamples(hertz: g, gyroscope: true) : 0
             settlingLeft.g = settlingTotal.g
         }
+        let wasOff = ratesInUse.xl == 0 && ratesInUse.g == 0
         ratesInUse = (xl, g)
         let base = max(xl, g)
         guard base > 0 else { nextInstant = nil; return }
+        // Out of power-down the first instant waits for the turn-on time; a second sensor switched
+        // on moments later (CTRL2_G written after CTRL1_XL) does not restart that wait.
+        if wasOff { firstInstantNotBefore = t + turnOnNanoseconds }
         instantPeriod = 1e9 / base * oscillator
-        instantStart = t
+        instantStart = max(t, firstInstantNotBefore)
         instantCount = 0
-        nextInstant = t + UInt64(instantPeriod.rounded())
+        nextInstant = instantStart + UInt64(instantPeriod.rounded())
     }
 
     // MARK: - Sampling

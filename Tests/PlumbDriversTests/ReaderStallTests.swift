@@ -215,3 +215,26 @@ final class StallingLine: InterruptLine {
         #expect(wrong.count <= 2, "\(key): \(wrong)")
     }
 }
+
+/// The first watermark after a start comes late when the chip's first sample does (a turn-on
+/// time: ``LSM6DSEmulator/turnOnNanoseconds``, up to the 100 ms Linux gives the slowest MPU-family
+/// gyroscope). That is the chip starting, not a dead line: no notice, no polling.
+@Suite struct StartUpTurnOnTests {
+    @Test(arguments: [12.5, 104, 833, 1666], [35, 70, 100] as [UInt64])
+    func aSlowFirstSampleCostsNoNotice(rate: Double, milliseconds: UInt64) throws {
+        let model = try #require(SimulatedChips.model("lsm6dso"))
+        let sensor = SimulatedSensor(model: model, profile: .slowRotation(), seed: 2)
+        let chip = try #require(sensor.chip as? LSM6DSEmulator)
+        chip.turnOnNanoseconds = milliseconds * 1_000_000
+        let driver = LSM6DS(bus: sensor.bus, address: model.address, clock: sensor.clock)
+        let stream = IMUStream(imu: driver, line: sensor.line, clock: sensor.clock)
+        let watermark = rate < 50 ? 7 : 16
+        try stream.start(IMUConfiguration(outputDataRate: rate, fifoWatermark: watermark, gyroscopeEnabled: rate >= 50))
+        var samples: [IMUSample] = []
+        let gaps = stream.run(seconds: 3, clock: sensor.clock, into: &samples)
+        let label = "lsm6dso \(rate) Hz, turn-on \(milliseconds) ms"
+        #expect(stream.takeNotices().isEmpty && stream.statistics.pollingSteps == 0, "\(label): \(stream.statistics)")
+        #expect(gaps.isEmpty, "\(label): \(gaps)")
+        #expect(samples.count > Int(rate * 2.5), "\(label): \(samples.count) samples")
+    }
+}

@@ -12,7 +12,8 @@ import PlumbHAL
 ///   they time the samples. Either way the reader wakes about ODR / watermark times a second.
 /// - **Watchdog.** When edges stop (two watermark timeouts, or three drains with data but no
 ///   edge) the reader falls back to polling on the estimated period and says so; when edges
-///   come back it returns to them.
+///   come back it returns to them. Until the first data after a start the watchdog allows the
+///   sensors' turn-on time too (``Options/startUpNanoseconds``).
 /// - **Storms.** Edges beyond what the chip can give (more than two per sample period, or per
 ///   watermark on a watermark chip, in the time since the last wake-up) are not handed to the
 ///   driver, whose sample times they would corrupt. A wake-up is spurious when its edges are
@@ -64,6 +65,14 @@ public final class IMUStream {
         /// The shortest time the reader polls after finding a storm before it tries edges
         /// again, nanoseconds; doubled each time the storm is found again at once. Default 1 s.
         public var stormRetryNanoseconds: UInt64 = Nanoseconds.perSecond
+        /// Added to the watermark watchdog until the first data after a start or a
+        /// re-initialisation, nanoseconds: the sensors' turn-on time, which delays the first
+        /// watermark. Default 150 ms, above the slowest engine start-up Linux gives for the parts
+        /// driven here (ICM-20602 gyroscope 100 ms; MPU-6050 60 ms, MPU-6500 70 ms:
+        /// `inv_mpu6050` start-up times, reference/drivers.md §B1). Without it a first sample 100 ms
+        /// late at 1666 Hz cost a "no interrupt ... polling" notice and its return
+        /// (StartUpTurnOnTests).
+        public var startUpNanoseconds: UInt64 = 150 * Nanoseconds.perMillisecond
         public init() {}
     }
 
@@ -134,6 +143,9 @@ public final class IMUStream {
     /// The sample time ``wake(bySampleAt:)`` asked for, until the next wait uses it.
     private var earlyWake: UInt64?
     private var lastDrainHadData = false
+    /// Data came since the last start or re-initialisation (until then the watchdog allows
+    /// ``Options/startUpNanoseconds`` more).
+    private var dataSinceStart = false
     /// The last wake-up came before a batch was due (``wake(bySampleAt:)``): an empty FIFO then
     /// says nothing about the chip.
     private var wokeEarly = false
@@ -201,6 +213,7 @@ public final class IMUStream {
         lastCollection = clock.nowNanoseconds
         lastSampleTime = nil
         stormRetry = options.stormRetryNanoseconds
+        dataSinceStart = false
         // A watchdog timeout under the old configuration says nothing about the new one's
         // edges (a switch to or from the low-energy mode): two in a row must both be this one's.
         watchdogTimeouts = 0
@@ -274,6 +287,7 @@ public final class IMUStream {
             if found > 0 {
                 lastDataTime = clock.nowNanoseconds
                 stallReported = false
+                dataSinceStart = true
             }
             if lostData { lastLossTime = clock.nowNanoseconds }
             lastDrainHadData = result.sampleCount > 0
@@ -349,7 +363,7 @@ public final class IMUStream {
         let batch = Double(watermark) * period
         let early = earlyDue()
         if let line, mode == .interrupts, imu.interruptSignal == .watermark || watermark == 1 {
-            let watchdog = watchdogNanoseconds
+            let watchdog = watchdogNanoseconds + (dataSinceStart ? 0 : options.startUpNanoseconds)
             let timeout = early.map { min(watchdog, $0 > now ? $0 - now : 0) } ?? watchdog
             wokeEarly = timeout < watchdog
             do {
@@ -689,6 +703,7 @@ public final class IMUStream {
         lastDataTime = now
         lastVerify = now
         lastDrainHadData = false
+        dataSinceStart = false
         return StreamGap(reason: reason, afterNanoseconds: lastSampleTime, detectedNanoseconds: detected, lostSamples: lost)
     }
 }
