@@ -99,9 +99,12 @@ extension LSM6DS {
     /// Reads every complete sampling instant waiting in the FIFO and appends the samples.
     ///
     /// One status read (FIFO_STATUS1–4 with the pattern position on the DS3 generation; on the
-    /// DSO generation FIFO_STATUS1–2, skipped in steady state, see ``drainTagged(_:edges:into:)``)
+    /// DSO generation FIFO_STATUS1–2, skipped in steady state, see ``drainTagged(_:edges:catchingUp:into:)``)
     /// and one burst of FIFO data per call (split into whole words when the bus limits the read
-    /// length). Samples are timed by the chip's timestamps; `edges` are not needed for timing.
+    /// length); after a burst that may have left the threshold's words behind, up to
+    /// ``maximumCatchUpReads`` status reads more, each followed by a burst while the status shows
+    /// the threshold (``fifoMayHoldThreshold()``). Samples are timed by the chip's timestamps;
+    /// `edges` are not needed for timing.
     ///
     /// - Returns: the number of samples added and the gaps found: a FIFO overrun (with the number
     ///   of samples lost, measured from the timestamps when the timeline is re-anchored in the same

@@ -80,7 +80,7 @@ public final class LSM6DS: IMU {
     var lastTemperatureReadNanoseconds: UInt64 = 0
     /// Tagged FIFO: the host time the last FIFO read finished, whether it left the stream in a
     /// known state (a status-checked or valid watermark read), and watermark reads since the
-    /// last FIFO_STATUS read. See ``drainTagged(_:edges:into:)``.
+    /// last FIFO_STATUS read. See ``drainTagged(_:edges:catchingUp:into:)``.
     var taggedLastReadEndNanoseconds: UInt64 = 0
     var taggedStateKnown = false
     var taggedReadsSinceStatus = 0
