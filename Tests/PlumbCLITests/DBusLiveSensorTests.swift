@@ -29,6 +29,8 @@ import Testing
         #"{}"#,
         #"{"orientation": {"preset": "responsive", "hysteresis": 10, "maxRotationRate": 0}}"#,
         #"{"orientation": {"preset": "steady", "settleTime": 0.2, "maxRotationRate": 75}}"#,
+        #"{"orientation": {"preset": "steady", "maxWait": 0.8, "dwellMargin": 10, "dwellMaxRotationRate": 0}}"#,
+        #"{"orientation": {"preset": "steady", "maxWait": 0}}"#,
     ])
     func theTuningsArePlumbRuns(json: String) throws {
         let motion = try Self.notifier(json)
