@@ -40,6 +40,11 @@ import Testing
         #expect(motion.energySettings.normal == EnergySettings.defaultNormal)
     }
 
+    @Test func theMountingIsTheConfigurations() throws {
+        let motion = try Self.notifier(#"{"mounting": {"x": "-y", "y": "+x"}}"#)
+        #expect(motion.mounting.0 == SIMD3(0, -1, 0) && motion.mounting.1 == SIMD3(1, 0, 0) && motion.mounting.2 == SIMD3(0, 0, 1))
+    }
+
     /// `orientation.lowEnergy`: auto follows the power monitor, on is low energy whatever it says,
     /// off never is. The mode shows in the configuration the sensor is started with.
     @Test(arguments: [("auto", true, true), ("auto", false, false), ("on", false, true), ("off", true, false)])

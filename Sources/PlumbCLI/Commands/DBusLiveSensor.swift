@@ -78,8 +78,7 @@ enum DBusLiveSensor {
         case .on: motion.setLowEnergyModeForcibly(true)
         case .off: motion.automaticLowEnergyMode = false
         }
-        let m = configuration.mounting.matrix
-        motion.mounting = (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
+        motion.mounting = DaemonFactory.mounting(configuration.mounting)
         return motion
     }
 }

@@ -215,8 +215,7 @@ enum Watch {
                 throw .other(String(describing: error))
             }
         }, estimator: { algorithm.makeGravityEstimator() }, classifier: tunings.normal, energy: energy)
-        let m = configuration.mounting.matrix
-        motion.mounting = (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
+        motion.mounting = DaemonFactory.mounting(configuration.mounting)
         return motion
     }
 

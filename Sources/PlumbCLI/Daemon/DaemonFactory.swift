@@ -39,10 +39,15 @@ struct DaemonFactory {
 
     /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
     static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {
-        let m = c.mounting.matrix
         let tunings = classifiers(c.orientation)
         return OrientationPipeline(fused: estimator(c.filter), classifier: tunings.normal, accelerometerOnlyClassifier: tunings.lowEnergy,
-                                   mounting: (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2])))
+                                   mounting: mounting(c.mounting))
+    }
+
+    /// The mounting as the pipeline and the notifier take it: three rows, device x, y, z in sensor axes.
+    static func mounting(_ mounting: PlumbConfiguration.Mounting) -> (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
+        let m = mounting.matrix
+        return (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
     }
 
     /// The classifier tunings `orientation` asks for, in both energy modes: its preset's, then
