@@ -23,7 +23,7 @@ enum DBus {
         """,
         options: [
             .option("bus-address", value: "ADDRESS", help: "A D-Bus address (unix:path=/run/x) instead of the system bus."),
-            .option("config", value: "FILE", help: "The configuration naming the IMU, mounting and calibration (default /etc/plumb/plumb.json)."),
+            .option("config", value: "FILE", help: "The configuration: IMU, mounting, calibration, filter, orientation (default /etc/plumb/plumb.json)."),
             BoardSupport.boardOption, BoardSupport.boardsDirectoryOption,
             .flag("simulate", help: "Read the simulated IMU (see --profile)."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),

@@ -12,8 +12,8 @@ enum DBusLiveSensor {
     /// Loads the configuration and board now (a bad file fails at start, with the same messages as
     /// `plumb run`) and opens the IMU once to check it answers; returns the notifier that opens it
     /// again on every claim. The notifier applies the calibration file and the mounting rotation,
-    /// uses the configured filter, rate, hysteresis and settle time, and follows the system's power
-    /// state.
+    /// and uses the configured filter, rate and orientation settings as `plumb run` does
+    /// (``notifier(_:normal:source:powerMonitor:)``).
     static func motion(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> MotionOrientation {
         let path = args.string("config") ?? Configuration.defaultPath
         let catalog = try BoardSupport.catalog(args, context: context)
@@ -34,18 +34,12 @@ enum DBusLiveSensor {
             throw .failure(String(describing: error), fix: nil)
         }
 
-        var classifier = OrientationClassifier.Settings.default
-        if let settle = configuration.orientation.settleTime { classifier.settleTime = settle }
-        if let hysteresis = configuration.orientation.hysteresis { classifier.hysteresisDegrees = hysteresis }
         // The configured rate and ranges in normal mode (the gyroscope on), the notifier's own
         // low-energy mode beside it, as plumb watch does on the live IMU.
         var configured = imuConfiguration
         configured.gyroscopeEnabled = true
         let normal = configured
-        var energy = EnergySettings.default
-        energy.normal = normal
-        let filter = configuration.filter
-        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+        let source: MotionOrientation.SourceFactory = { () throws(MotionSourceError) -> any MotionSampleSource in
             // A factory per claim session: DaemonFactory holds non-Sendable parts (the kiosk runner).
             let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
             do {
@@ -58,12 +52,34 @@ enum DBusLiveSensor {
             } catch {
                 throw .other(String(describing: error))
             }
-        }, estimator: { DaemonFactory.estimator(filter) }, classifier: classifier, energy: energy)
-        let m = configuration.mounting.matrix
-        motion.mounting = (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
+        }
         // Power saver, battery, heat and display blanking, as plumb run follows them: the sensor
         // pauses while the screen is off, even while a desktop holds its claim.
-        motion.powerMonitor = SystemPowerStateMonitor.polled(pollInterval: energy.pollInterval)
+        return notifier(configuration, normal: normal, source: source,
+                        powerMonitor: SystemPowerStateMonitor.polled(pollInterval: EnergySettings.default.pollInterval))
+    }
+
+    /// The notifier reading `source` as `plumb run` reads the sensor: the configuration's classifier
+    /// tunings in both energy modes (``DaemonFactory/classifiers(_:)``: the preset, then each single
+    /// value and the time cap), its `orientation.lowEnergy` (auto follows `powerMonitor`, on forces
+    /// the low-energy mode, off never takes it), filter and mounting, and `normal` as the normal
+    /// mode's sensor settings. `powerMonitor` also reports display blanking, which pauses the
+    /// sensor in every case.
+    static func notifier(_ configuration: Configuration, normal: IMUConfiguration, source: @escaping MotionOrientation.SourceFactory,
+                         powerMonitor: (any PowerStateMonitor)?) -> MotionOrientation {
+        let tunings = DaemonFactory.classifiers(configuration.orientation)
+        var energy = EnergySettings(lowEnergyClassifier: tunings.lowEnergy)
+        energy.normal = normal
+        let filter = configuration.filter
+        let motion = MotionOrientation(source: source, estimator: { DaemonFactory.estimator(filter) }, classifier: tunings.normal,
+                                       energy: energy, monitor: powerMonitor)
+        switch configuration.orientation.lowEnergy {
+        case .auto: motion.automaticLowEnergyMode = true
+        case .on: motion.setLowEnergyModeForcibly(true)
+        case .off: motion.automaticLowEnergyMode = false
+        }
+        let m = configuration.mounting.matrix
+        motion.mounting = (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
         return motion
     }
 }

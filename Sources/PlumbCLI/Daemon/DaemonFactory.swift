@@ -46,11 +46,14 @@ struct DaemonFactory {
     }
 
     /// The classifier tunings `orientation` asks for, in both energy modes: its preset's, then
-    /// each value it sets (in both).
+    /// each value it sets, the time cap's included (in both). `plumb run`, `plumb dbus` and
+    /// `plumb watch` on the board's IMU all take them from here.
     static func classifiers(_ o: OrientationSettings) -> ClassifierTunings {
         var tunings = ClassifierTunings(preset: o.preset)
         tunings.override(hysteresis: o.hysteresis, settleTime: o.settleTime,
                          maximumRotationRate: o.maxRotationRate.map { $0 == 0 ? .infinity : $0 }, rateTimeConstant: nil)
+        if let wait = o.maxWait { tunings.overrideDwell(maximumWait: wait == 0 ? .some(nil) : .some(wait)) }
+        tunings.overrideDwell(margin: o.dwellMargin, maximumRotationRate: o.dwellMaxRotationRate.map { $0 == 0 ? .infinity : $0 })
         return tunings
     }
 
