@@ -23,7 +23,7 @@ enum DBusLiveSensor {
         }
         let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
         let setup = DaemonSetup(path: path, configuration: configuration, board: board)
-        let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+        let factory = sessionFactory(context: context)
         let imuConfiguration = DaemonFactory.imuConfiguration(configuration)
         do {
             _ = try factory.calibration(configuration)
@@ -41,7 +41,7 @@ enum DBusLiveSensor {
         let normal = configured
         let source: MotionOrientation.SourceFactory = { () throws(MotionSourceError) -> any MotionSampleSource in
             // A factory per claim session: DaemonFactory holds non-Sendable parts (the kiosk runner).
-            let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+            let factory = sessionFactory(context: context)
             do {
                 let (source, _) = try factory.makeSource(setup, imuConfiguration: normal)
                 guard let correct = try factory.calibration(configuration) else { return source }
@@ -57,6 +57,17 @@ enum DBusLiveSensor {
         // pauses while the screen is off, even while a desktop holds its claim.
         return notifier(configuration, normal: normal, source: source,
                         powerMonitor: SystemPowerStateMonitor.polled(pollInterval: EnergySettings.default.pollInterval))
+    }
+
+    /// The factory of one claim session's sensor. The stream's notices and warnings (gaps, an
+    /// interrupt storm, a chip that lost its configuration, a bus too slow for the rate) go to
+    /// standard error as "plumb dbus: …" as they happen, so the journal of plumb-sensor-proxy.service
+    /// has them; without the sink nobody took them and they piled up for as long as a desktop held
+    /// its claim.
+    static func sessionFactory(context: CommandContext) -> DaemonFactory {
+        var factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+        factory.eventSink = LiveSensor.printingSink(command: "dbus", context: context)
+        return factory
     }
 
     /// The notifier reading `source` as `plumb run` reads the sensor: the configuration's classifier
