@@ -40,6 +40,15 @@ import Testing
         #expect(motion.energySettings.normal == EnergySettings.defaultNormal)
     }
 
+    /// The service's source reports only the configured interface orientations (all four by default).
+    @Test func theInterfaceOrientationsAreTheConfigurations() throws {
+        let json = #"{"orientation": {"interfaceOrientations": ["landscapeLeft", "landscapeRight"]}}"#
+        let source = DBusLiveSensor.orientationSource(try Configuration.decode(json, file: "plumb.json"), motion: try Self.notifier(json))
+        #expect(source.allowedInterfaces == [.landscapeLeft, .landscapeRight])
+        let all = DBusLiveSensor.orientationSource(Configuration(), motion: try Self.notifier("{}"))
+        #expect(all.allowedInterfaces == Set(InterfaceOrientation.allCases))
+    }
+
     @Test func theMountingIsTheConfigurations() throws {
         let motion = try Self.notifier(#"{"mounting": {"x": "-y", "y": "+x"}}"#)
         #expect(motion.mounting.0 == SIMD3(0, -1, 0) && motion.mounting.1 == SIMD3(1, 0, 0) && motion.mounting.2 == SIMD3(0, 0, 1))

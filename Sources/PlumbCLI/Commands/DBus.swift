@@ -62,7 +62,7 @@ enum DBus {
             source = MotionOrientationSource(motion: simulatedMotion(chip: chip, profile: profile, speed: speed,
                                                                      algorithm: algorithm, counters: counters))
         } else {
-            source = MotionOrientationSource(motion: try DBusLiveSensor.motion(args, context: context))
+            source = try DBusLiveSensor.source(args, context: context)
         }
 
         let printer = EventPrinter(format: format, bus: address ?? SensorProxyError.systemBus,

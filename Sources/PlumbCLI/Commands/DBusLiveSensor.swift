@@ -1,5 +1,6 @@
 import Foundation
 import PlumbConfiguration
+import PlumbDBus
 import PlumbDrivers
 import PlumbHAL
 import PlumbLinux
@@ -10,11 +11,12 @@ import PlumbOrientation
 /// claim goes, as iio-sensor-proxy polls its sensor only while claimed.
 enum DBusLiveSensor {
     /// Loads the configuration and board now (a bad file fails at start, with the same messages as
-    /// `plumb run`) and opens the IMU once to check it answers; returns the notifier that opens it
-    /// again on every claim. The notifier applies the calibration file and the mounting rotation,
-    /// and uses the configured filter, rate and orientation settings as `plumb run` does
-    /// (``notifier(_:normal:source:powerMonitor:)``).
-    static func motion(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> MotionOrientation {
+    /// `plumb run`) and opens the IMU once to check it answers; returns the service's source: the
+    /// notifier that opens it again on every claim. The notifier applies the calibration file and
+    /// the mounting rotation, and uses the configured filter, rate and orientation settings as
+    /// `plumb run` does (``notifier(_:normal:source:powerMonitor:)``), and the source reports only
+    /// the configured interface orientations (``orientationSource(_:motion:)``).
+    static func source(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> MotionOrientationSource {
         let path = args.string("config") ?? Configuration.defaultPath
         let catalog = try BoardSupport.catalog(args, context: context)
         let configuration: Configuration
@@ -55,8 +57,15 @@ enum DBusLiveSensor {
         }
         // Power saver, battery, heat and display blanking, as plumb run follows them: the sensor
         // pauses while the screen is off, even while a desktop holds its claim.
-        return notifier(configuration, normal: normal, source: source,
-                        powerMonitor: SystemPowerStateMonitor.polled(pollInterval: EnergySettings.default.pollInterval))
+        let motion = notifier(configuration, normal: normal, source: source,
+                              powerMonitor: SystemPowerStateMonitor.polled(pollInterval: EnergySettings.default.pollInterval))
+        return orientationSource(configuration, motion: motion)
+    }
+
+    /// `motion` as the service's source, reporting only the interface orientations
+    /// `orientation.interfaceOrientations` allows, as `plumb run`'s outputs take them.
+    static func orientationSource(_ configuration: Configuration, motion: MotionOrientation) -> MotionOrientationSource {
+        MotionOrientationSource(motion: motion, allowedInterfaces: DaemonFactory.allowedInterfaces(configuration.orientation))
     }
 
     /// The factory of one claim session's sensor. The stream's notices and warnings (gaps, an

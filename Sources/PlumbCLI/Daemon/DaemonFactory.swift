@@ -44,6 +44,11 @@ struct DaemonFactory {
                                    mounting: mounting(c.mounting))
     }
 
+    /// The interface orientations `orientation.interfaceOrientations` lets the outputs take.
+    static func allowedInterfaces(_ o: OrientationSettings) -> Set<InterfaceOrientation> {
+        Set(o.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
+    }
+
     /// The mounting as the pipeline and the notifier take it: three rows, device x, y, z in sensor axes.
     static func mounting(_ mounting: PlumbConfiguration.Mounting) -> (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
         let m = mounting.matrix
@@ -68,7 +73,7 @@ struct DaemonFactory {
         let (sampleSource, pacing) = try makeSource(setup, imuConfiguration: imuConfiguration)
         let outputs = try makeOutputs(setup)
         let pipeline = Self.orientationPipeline(c)
-        let allowed = Set(c.orientation.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
+        let allowed = Self.allowedInterfaces(c.orientation)
         var outputNames = outputs.isEmpty ? "no outputs (orientation is logged)" : outputs.map(\.name).joined(separator: ", ")
         if !outputs.isEmpty, outputs.allSatisfy({ $0 is DBusDaemonOutput }) { outputNames += " (the sensor runs only while a client holds a claim)" }
         do {
