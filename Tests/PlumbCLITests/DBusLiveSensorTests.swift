@@ -72,7 +72,7 @@ import Testing
 }
 
 /// A sensor that starts and then delivers nothing, recording the configurations it is started with.
-private final class IdleSource: MotionSampleSource, Sendable {
+final class IdleSource: MotionSampleSource, Sendable {
     private let starts = Mutex<[IMUConfiguration]>([])
     let clock: any MonotonicClock = SystemClock()
     var name: String { "idle sensor" }
@@ -92,7 +92,7 @@ private final class IdleSource: MotionSampleSource, Sendable {
 }
 
 /// A power monitor that always reports the same state.
-private final class FixedPowerMonitor: PowerStateMonitor {
+final class FixedPowerMonitor: PowerStateMonitor {
     let state: PowerState
     init(_ state: PowerState) { self.state = state }
     func readPowerState() throws(PowerMonitorError) -> PowerState { state }

@@ -79,27 +79,14 @@ enum DBusLiveSensor {
         return factory
     }
 
-    /// The notifier reading `source` as `plumb run` reads the sensor: the configuration's classifier
-    /// tunings in both energy modes (``DaemonFactory/classifiers(_:)``: the preset, then each single
-    /// value and the time cap), its `orientation.lowEnergy` (auto follows `powerMonitor`, on forces
-    /// the low-energy mode, off never takes it), filter and mounting, and `normal` as the normal
+    /// The notifier reading `source` as `plumb run` reads the sensor
+    /// (``DaemonFactory/notifier(_:tunings:normal:source:powerMonitor:)``: the configuration's
+    /// classifier tunings, `orientation.lowEnergy`, filter and mounting), `normal` as the normal
     /// mode's sensor settings. `powerMonitor` also reports display blanking, which pauses the
     /// sensor in every case.
     static func notifier(_ configuration: Configuration, normal: IMUConfiguration, source: @escaping MotionOrientation.SourceFactory,
                          powerMonitor: (any PowerStateMonitor)?) -> MotionOrientation {
-        let tunings = DaemonFactory.classifiers(configuration.orientation)
-        var energy = EnergySettings(lowEnergyClassifier: tunings.lowEnergy)
-        energy.normal = normal
-        let filter = configuration.filter
-        let motion = MotionOrientation(source: source, estimator: { DaemonFactory.estimator(filter) }, classifier: tunings.normal,
-                                       energy: energy, monitor: powerMonitor)
-        switch configuration.orientation.lowEnergy {
-        case .auto: motion.automaticLowEnergyMode = true
-        case .on: motion.setLowEnergyModeForcibly(true)
-        case .off: motion.automaticLowEnergyMode = false
-        }
-        motion.mounting = DaemonFactory.mounting(configuration.mounting)
-        return motion
+        DaemonFactory.notifier(configuration, normal: normal, source: source, powerMonitor: powerMonitor)
     }
 }
 

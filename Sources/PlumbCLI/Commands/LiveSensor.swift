@@ -11,6 +11,14 @@ import PlumbOrientation
 /// it (the configuration file, the detected or named board, `/dev/i2c-N` through LinuxI2CBus, the
 /// data-ready line through libgpiod, the driver behind the streaming engine), with `--bus` and
 /// `--address` overriding the configuration.
+///
+/// Each command then runs it as `plumb run` would with the same file: `level`, `led` and `kiosk`
+/// through `plumb run`'s own session (``session(_:source:outputs:powerMonitor:report:)``, that is
+/// ``DaemonFactory/session(_:source:normal:tunings:outputs:correct:pacing:powerMonitor:explain:describe:)``),
+/// `watch` (and `dbus`) through the notifier built by ``DaemonFactory/notifier(_:tunings:normal:source:powerMonitor:)``;
+/// the calibration file is applied by ``open(_:context:command:)``. A command's flag overrides the
+/// file only when it is given: the command writes it into ``Found/setup``'s configuration (or
+/// ``Found/tunings``) before the session is built.
 enum LiveSensor {
     /// The options every live command shares.
     static let options: [OptionSpec] = [
@@ -31,6 +39,10 @@ enum LiveSensor {
         var imu: IMUConfiguration
         var busPath: String
         var address: I2CAddress
+        /// The classifier tunings of both energy modes when a command's flags changed the
+        /// configuration's (a flag without a key, such as `--rate-time-constant`); `nil`: the
+        /// configuration's own (``DaemonFactory/classifiers(_:)``).
+        var tunings: ClassifierTunings? = nil
     }
 
     /// Rejects the live options beside `--simulate`, `--replay` or `--angle` (`given` names it).
@@ -166,8 +178,47 @@ enum LiveSensor {
         try check(found, context: context)
         let source = try open(found, context: context, command: command)
         let stop = try stopOnSignals()
-        return LiveGravity(source: source, found: found, pipeline: DaemonFactory.orientationPipeline(found.setup.configuration),
-                           clock: SystemClock(), duration: duration, shouldStop: stop)
+        return LiveGravity(source: source, found: found, clock: SystemClock(), duration: duration, powerMonitor: systemPowerMonitor(),
+                           report: reporter(command: command, context: context), shouldStop: stop)
+    }
+
+    /// `plumb run`'s session on the opened `source` (calibrated already by ``open(_:context:command:)``):
+    /// the configuration's filter, classifier tunings (or ``Found/tunings``), mounting,
+    /// `orientation.interfaceOrientations` and `orientation.lowEnergy` (`auto` follows
+    /// `powerMonitor`), `found.imu` as the normal mode; started now. A failure of the sensor is
+    /// told as ``failure(_:found:probe:)`` tells it.
+    static func session(_ found: Found, source: any MotionSampleSource, outputs: [any DaemonOutput],
+                        powerMonitor: any PowerStateMonitor) throws(CLIError) -> SensorPipeline {
+        do {
+            return try DaemonFactory.session(found.setup.configuration, source: source, normal: found.imu, tunings: found.tunings,
+                                             outputs: outputs, correct: nil, pacing: nil, powerMonitor: powerMonitor,
+                                             explain: { failure($0, found: found) }, describe: { _ in source.name })
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw .failure(String(describing: error), fix: nil)
+        }
+    }
+
+    /// The power monitor `orientation.lowEnergy: auto` follows, as `plumb run`'s: the running
+    /// system's sysfs, read on a poller thread.
+    static func systemPowerMonitor() -> any PowerStateMonitor {
+        SystemPowerStateMonitor.polled(pollInterval: Double(EnergyMode.defaultPollInterval) / 1e9)
+    }
+
+    /// Prints what a session reports worth a user's eye (a stall, a switch to or from the
+    /// low-energy mode, a warning) to standard error as "plumb COMMAND: …"; orientation changes
+    /// and information are left out (the command shows those its own way).
+    static func reporter(command: String, context: CommandContext) -> ([DaemonEvent]) -> Void {
+        let err = context.err
+        return { events in
+            var printed = false
+            for event in events where event.level >= .notice && !event.isOrientationChange {
+                err.line("plumb \(command): \(event.message)")
+                printed = true
+            }
+            if printed { err.flush() }
+        }
     }
 
     /// Takes SIGINT/SIGTERM back after the console or terminal clean-up installed its own
@@ -177,74 +228,84 @@ enum LiveSensor {
     }
 }
 
-/// Gravity from a live sample source through the orientation pipeline, one estimate per call:
-/// each ``nextGravity()`` takes what the sensor has delivered since the last (waiting for the
-/// first sample), so frames paced by the wall clock show the board as it is now. It ends (nil)
-/// when `shouldStop` says so (SIGINT/SIGTERM), when `duration` of `clock` time has passed, or
-/// when the source ends; the sensor is stopped then.
+/// Gravity from the board's IMU through `plumb run`'s session (``LiveSensor/session(_:source:outputs:powerMonitor:)``),
+/// one estimate per call: each ``nextGravity()`` takes what the sensor has delivered since the
+/// last (waiting for the first sample), so frames paced by the wall clock show the board as it
+/// is now. It ends (nil) when `shouldStop` says so (SIGINT/SIGTERM), when `duration` of `clock`
+/// time has passed, or when the source ends; the session is shut down then (the sensor stopped).
 final class LiveGravity: GravitySource {
     let name: String
     private let source: any MotionSampleSource
     private let found: LiveSensor.Found
-    private var pipeline: OrientationPipeline
     private let clock: any MonotonicClock
+    private let powerMonitor: any PowerStateMonitor
+    private let report: ([DaemonEvent]) -> Void
     private let shouldStop: () -> Bool
     private let duration: UInt64?
+    private let latest = LatestGravity()
+    private var session: SensorPipeline?
     private var origin: UInt64 = 0
-    private var started = false
     private var ended = false
-    private var haveSample = false
-    private var samples: [IMUSample] = []
 
-    init(source: any MotionSampleSource, found: LiveSensor.Found, pipeline: OrientationPipeline,
-         clock: any MonotonicClock, duration: Double?, shouldStop: @escaping () -> Bool) {
+    /// - Parameters:
+    ///   - powerMonitor: what `orientation.lowEnergy: auto` follows.
+    ///   - report: takes the session's events after every read (``LiveSensor/reporter(command:context:)``).
+    init(source: any MotionSampleSource, found: LiveSensor.Found, clock: any MonotonicClock, duration: Double?,
+         powerMonitor: any PowerStateMonitor, report: @escaping ([DaemonEvent]) -> Void = { _ in },
+         shouldStop: @escaping () -> Bool) {
         self.source = source
         self.found = found
-        self.pipeline = pipeline
         self.clock = clock
+        self.powerMonitor = powerMonitor
+        self.report = report
         self.shouldStop = shouldStop
         self.duration = duration.map(Nanoseconds.seconds)
         name = source.name
-        samples.reserveCapacity(64)
     }
 
-    /// The latest device orientation the pipeline classified.
-    private(set) var deviceOrientation: DeviceOrientation?
+    /// The latest device orientation the session classified.
+    var deviceOrientation: DeviceOrientation? { latest.device }
+
+    /// The session, once started: its energy mode and allowed interfaces show what the
+    /// configuration asked for.
+    var runningSession: SensorPipeline? { session }
 
     func nextGravity() throws -> GravityReading? {
         guard !ended else { return nil }
-        if !started {
-            _ = try LiveSensor.start(source, found: found)
-            started = true
+        if session == nil {
+            session = try LiveSensor.session(found, source: source, outputs: [latest], powerMonitor: powerMonitor)
             origin = clock.nowNanoseconds
         }
+        guard let session else { return nil }
         repeat {
             if shouldStop() || duration.map({ clock.nowNanoseconds &- origin >= $0 }) ?? false {
                 try finish()
                 return nil
             }
-            samples.removeAll(keepingCapacity: true)
-            let result: MotionSourceRead
-            do { result = try source.read(into: &samples, timeoutNanoseconds: 100_000_000) } catch {
-                throw LiveSensor.failure(error, found: found)
-            }
-            if result == .finished {
+            do { report(try session.step(timeoutNanoseconds: 100_000_000)) } catch is DaemonSourceFinished {
                 try finish()
                 return nil
             }
-            for sample in samples {
-                if let device = pipeline.process(sample) { deviceOrientation = device }
-                haveSample = true
-            }
-        } while !haveSample
-        let g = pipeline.gravity
+        } while latest.gravity == nil
+        let g = latest.gravity ?? .zero
         return GravityReading(x: g.x, y: g.y, z: g.z, timestampNanoseconds: clock.nowNanoseconds &- origin)
     }
 
-    /// Stops the sensor (idempotent).
+    /// Shuts the session down, stopping the sensor (idempotent).
     func finish() throws {
-        guard started, !ended else { ended = true; return }
+        guard !ended else { return }
         ended = true
-        do { try source.stop() } catch { throw LiveSensor.failure(error, found: found) }
+        try session?.shutdown()
     }
+}
+
+/// The session's output for ``LiveGravity``: keeps the latest gravity and device orientation.
+final class LatestGravity: DaemonOutput {
+    let name = "gravity"
+    private(set) var gravity: SIMD3<Double>?
+    private(set) var device: DeviceOrientation?
+
+    func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws { device = orientation }
+    func gravityUpdated(_ gravity: SIMD3<Double>) throws { self.gravity = gravity }
+    func restore() throws {}
 }
