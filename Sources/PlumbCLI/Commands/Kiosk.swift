@@ -21,8 +21,10 @@ enum Kiosk {
             PLUMB_WLR_TRANSFORM, PLUMB_XRANDR_ROTATION and PLUMB_FBCON_ROTATE set. The lock file's \
             existence, or SIGUSR1 (toggle), holds the screen as it is. Over SSH, set WAYLAND_DISPLAY \
             (wlr-randr) or DISPLAY (xrandr) for the session. Without --simulate or --replay it reads the \
-            board's IMU, found as 'plumb run' finds it (the configuration, the board, --bus, --address); \
-            the hold-off is then timed by the system clock and Ctrl-C or SIGTERM stops it cleanly. As \
+            board's IMU, found and run as 'plumb run' would with the configuration (--config): the IMU, \
+            calibration, mounting, filter, orientation tunings, orientation.lowEnergy, \
+            orientation.interfaceOrientations and outputs.kiosk (method, output, command, holdOff), each \
+            flag given in its place; the hold-off is then timed by the system clock and Ctrl-C or SIGTERM stops it cleanly. As \
             'plumb run' does, a turn that fails (the compositor or X server is not up yet) is tried again \
             after 1, 2, 4 and 8 s and then every 10 s until it works, with one warning and the fix on \
             standard error and an error if it still fails after a minute; every 5 s the output is read \
@@ -30,12 +32,12 @@ enum Kiosk {
             turn still fails when it ends.
             """,
         options: [
-            .option("backend", value: "NAME", help: "wlr-randr (default), xrandr, fbcon or command."),
-            .option("output", value: "NAME", help: "The connector to turn (default HDMI-A-1 for wlr-randr, HDMI-1 for xrandr)."),
+            .option("backend", value: "NAME", help: "wlr-randr, xrandr, fbcon or command (default: outputs.kiosk.method on the board's IMU, else wlr-randr)."),
+            .option("output", value: "NAME", help: "The connector to turn (default: outputs.kiosk.output or the board's on the board's IMU, else HDMI-A-1 for wlr-randr, HDMI-1 for xrandr)."),
             .option("command", value: "CMD", help: "The shell command for --backend command."),
-            .option("hold-off", value: "SECONDS", help: "How long a new orientation must hold first (default 1)."),
+            .option("hold-off", value: "SECONDS", help: "How long a new orientation must hold first (default: outputs.kiosk.holdOff on the board's IMU, else 1)."),
             .option("lock-file", value: "PATH", help: "While this file exists, the screen does not turn."),
-            .option("allow", value: "LIST", help: "Orientations the screen may take, comma-separated (default: all four)."),
+            .option("allow", value: "LIST", help: "Orientations the screen may take, comma-separated (default: orientation.interfaceOrientations on the board's IMU, else all four)."),
             .flag("reverse-quarter-turns", help: "Swap 90° and 270° (for a screen whose quarter turns come out reversed)."),
             .flag("dry-run", help: "Print each action instead of running it."),
             .flag("simulate", help: "Read the simulated IMU (see --profile). Without --simulate or --replay: the board's IMU."),

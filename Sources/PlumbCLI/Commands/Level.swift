@@ -16,9 +16,10 @@ enum Level {
             The picture turns back by the angle the board turns, as the seed app's \
             atan2(gravity.x, gravity.y) − π. With no --image it shows a test pattern. \
             --angle fixes the angle (the picture turned DEG clockwise); --simulate reads the \
-            simulated IMU through fusion. Without either it reads the board's IMU, found as \
-            'plumb run' finds it (the configuration, the board, --bus and --address), paced by the \
-            wall clock; Ctrl-C or SIGTERM stops it and puts the console back.
+            simulated IMU through fusion. Without either it reads the board's IMU, found and run as \
+            'plumb run' would with the configuration (--config; the board, the IMU, calibration, \
+            mounting, filter, orientation tunings and orientation.lowEnergy; --bus and --address over \
+            it), paced by the wall clock; Ctrl-C or SIGTERM stops it and puts the console back.
             """,
         options: [
             .option("image", value: "FILE", help: "A JPEG or PNG to show (default: the test pattern)."),
@@ -30,7 +31,7 @@ enum Level {
             .flag("simulate", help: "Read gravity from the simulated IMU through fusion."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
             .option("duration", value: "SECONDS", help: "Seconds to run: simulated (default: the profile's length, or 60), or wall-clock on the board's IMU (default: until interrupted)."),
-            .option("filter", value: "NAME", help: "Fusion filter for --simulate: plumb (default), madgwick, complementary."),
+            .option("filter", value: "NAME", help: "Fusion filter for --simulate: plumb (default), madgwick, complementary (the board's IMU uses the configuration's)."),
             .option("scale", value: "MODE", help: "fit (letterbox, default) or fill (crop)."),
             .option("background", value: "COLOR", help: "Colour around the picture, #rrggbb (default #000000)."),
             .option("frames", value: "N", help: "Stop after N frame times (default: 1 for --png and a fixed angle, else run until interrupted)."),

@@ -13,7 +13,7 @@ import PlumbOrientation
 /// `--address` overriding the configuration.
 ///
 /// Each command then runs it as `plumb run` would with the same file: `level`, `led` and `kiosk`
-/// through `plumb run`'s own session (``session(_:source:outputs:powerMonitor:report:)``, that is
+/// through `plumb run`'s own session (``session(_:source:outputs:powerMonitor:)``, that is
 /// ``DaemonFactory/session(_:source:normal:tunings:outputs:correct:pacing:powerMonitor:explain:describe:)``),
 /// `watch` (and `dbus`) through the notifier built by ``DaemonFactory/notifier(_:tunings:normal:source:powerMonitor:)``;
 /// the calibration file is applied by ``open(_:context:command:)``. A command's flag overrides the
@@ -22,7 +22,7 @@ import PlumbOrientation
 enum LiveSensor {
     /// The options every live command shares.
     static let options: [OptionSpec] = [
-        .option("config", value: "FILE", help: "The configuration naming the IMU (live sensor; default as for plumb run)."),
+        .option("config", value: "FILE", help: "The board's IMU is found and run as plumb run would with this file (default /etc/plumb/plumb.json, else the defaults); a flag given overrides its value."),
         BoardSupport.boardOption,
         BoardSupport.boardsDirectoryOption,
         .option("bus", value: "PATH", help: "The live IMU's I2C bus, such as /dev/i2c-1 or just 1 (default: the configuration's, else the board's)."),
@@ -265,10 +265,6 @@ final class LiveGravity: GravitySource {
 
     /// The latest device orientation the session classified.
     var deviceOrientation: DeviceOrientation? { latest.device }
-
-    /// The session, once started: its energy mode and allowed interfaces show what the
-    /// configuration asked for.
-    var runningSession: SensorPipeline? { session }
 
     func nextGravity() throws -> GravityReading? {
         guard !ended else { return nil }

@@ -15,10 +15,15 @@ enum Watch {
         abstract: "Print every device and interface orientation change.",
         discussion: """
         Runs the orientation notifier (fusion, classifier with hysteresis and settle time) on the
-        board's IMU (found as 'plumb run' finds it; the system's power state is followed), on the
-        simulated IMU (--simulate), or on a recording (--replay FILE.csv, BROAD CSV format, played
+        board's IMU, on the simulated IMU (--simulate), or on a recording (--replay FILE.csv, BROAD CSV format, played
         in virtual time as fast as possible, sensor frame = device frame), and prints one line per
         change. JSON Lines: {"t_s": <seconds>, "deviceOrientation": "...", "interfaceOrientation": "..."}.
+        The board's IMU is found and run as 'plumb run' would with the configuration (--config):
+        the IMU, calibration, mounting, filter, the orientation tunings (preset, single values, time
+        cap), orientation.lowEnergy (auto follows the system's power state) and
+        orientation.interfaceOrientations (the interface printed); each flag given replaces the
+        file's value, a flag left out leaves it. The simulator and recordings start from the
+        defaults the options name.
         --simulate --replay FILE.csv plays the recording through the emulated chip (--chip) and
         its driver instead: sampled at the chip's rate and scale, with the chip's noise, FIFO
         batches and wake-ups; times are the recording's.
@@ -40,16 +45,16 @@ enum Watch {
             .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
             .option("exec", value: "CMD", help: "Run CMD for each change, with PLUMB_DEVICE_ORIENTATION and PLUMB_INTERFACE_ORIENTATION set."),
             .option("rule", value: "RULE", help: "plumb (default) or seed: the seed library's rule, for comparison (--replay only)."),
-            .option("filter", value: "NAME", help: "Fusion filter: plumb (default), madgwick, complementary."),
+            .option("filter", value: "NAME", help: "Fusion filter: plumb, madgwick, complementary (default: the configuration's on the board's IMU, else plumb)."),
             .option("hysteresis", value: "DEGREES", help: "Degrees past the 45° boundary before a new face is proposed (default 4)."),
             .option("settle", value: "SECONDS", help: "How long a new face must persist (default 0.05)."),
             .option("max-rate", value: "DEG/S", help: "Propose no face while gravity turns faster (default 60; 0 = no gate)."),
             .option("rate-time-constant", value: "SECONDS", help: "Smoothing of the rotation rate the gate compares (default 0.25)."),
             .option("max-wait", value: "SECONDS", help: "Also accept a face once up has stayed in its 45° cone this long (default: off, 0.6 in low-energy --steady; 0 = off)."),
-            .option("dwell-margin", value: "DEGREES", help: "With --max-wait: how far inside the 45° boundary up must be then (default 0, 12 in low-energy --steady)."),
-            .option("dwell-max-rate", value: "DEG/S", help: "With --max-wait: accept nothing by waiting while gravity turns faster (default 0 = no gate, 80 in low-energy --steady)."),
-            .flag("steady", help: "Steadier classifier settings (18°, 0.03 s, 50 °/s over 0.15 s): fewer spurious changes, slower."),
-            .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate)."),
+            .option("dwell-margin", value: "DEGREES", help: "With a time cap (--max-wait, or the configuration's): how far inside the 45° boundary up must be then (default 0, 12 in low-energy --steady)."),
+            .option("dwell-max-rate", value: "DEG/S", help: "With a time cap (--max-wait, or the configuration's): accept nothing by waiting while gravity turns faster (default 0 = no gate, 80 in low-energy --steady)."),
+            .flag("steady", help: "Steadier classifier settings (18°, 0.03 s, 50 °/s over 0.15 s): fewer spurious changes, slower (the board's IMU: the steady preset under the configuration's values)."),
+            .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate); without it the board's IMU follows orientation.lowEnergy."),
             .option("turn-wake", value: "SECONDS", help: "Low-energy mode: wake at least this often while a turn is in progress, but for a time cap's end while a face waits for one (default 0.32; 0 = once a batch)."),
             .option("power-root", value: "DIR", help: "Follow power saver, battery, heat and display blanking read from sysfs under DIR (e.g. /)."),
             .flag("no-blank-pause", help: "Keep the sensor running while the display is blanked (with --power-root)."),
