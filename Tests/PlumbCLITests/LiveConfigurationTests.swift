@@ -26,6 +26,32 @@ struct LiveConfigurationTests {
         throw .other("no sensor in this test")
     }
 
+    // MARK: every command
+
+    /// The calibration file reaches every live command's samples (``LiveSensor/calibrated(_:configuration:)``,
+    /// which ``LiveSensor/open(_:context:command:)`` and plumb dbus's claims use), as plumb run applies it.
+    @Test func theCalibrationFileCorrectsTheLiveSamples() throws {
+        let path = NSTemporaryDirectory() + "plumb-live-cal-\(getpid()).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Calibration(gyroscopeBias: SIMD3(0.1, 0, 0), accelerometerOffset: SIMD3(0, 0, 0.5)).jsonData().write(to: URL(fileURLWithPath: path))
+        var c = Configuration()
+        c.calibrationFile = path
+        let csv = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0.1,0.2,0,0,0,10.3\n0.01,0.1,0.2,0,0,0,10.3\n"
+        let recording = try IMURecording.parse(csv: Array(csv.utf8), name: "still.csv")
+        let source = try LiveSensor.calibrated(RecordingSource(recording: recording, name: "still"), configuration: c)
+        _ = try source.start(IMUConfiguration(outputDataRate: 100))
+        var samples: [IMUSample] = []
+        while try source.read(into: &samples, timeoutNanoseconds: 100_000_000) != .finished {}
+        #expect(samples.count == 2)
+        for sample in samples {
+            #expect(abs(sample.angularRate.x) < 1e-12 && abs(sample.angularRate.y - 0.2) < 1e-12)
+            #expect(abs(sample.acceleration.z - 9.8) < 1e-9)
+        }
+        // No calibration file: the source as it is.
+        let plain = RecordingSource(recording: recording, name: "still")
+        #expect(try LiveSensor.calibrated(plain, configuration: Configuration()) === plain)
+    }
+
     // MARK: plumb watch
 
     /// Without --filter, the configuration's filter and its parameters; --filter names another
@@ -162,7 +188,7 @@ struct LiveConfigurationTests {
         let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: resolved.settings, runner: runner,
                                lock: KioskLock(OrientationLockSources(lockFile: nil)))
         try Kiosk.followLive(e.source, found: resolved.live ?? e.found, turns: turns, clock: e.sensor.clock, duration: 60,
-                             powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false }, tick: { turns.tick(at: $0) })
+                             powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false }, tick: { _ = turns.tick(at: $0) })
         let shown = runner.turns.map { "\($0.0)" }
         #expect(!shown.isEmpty)
         #expect(shown.allSatisfy { $0.hasSuffix("--transform 90") || $0.hasSuffix("--transform 270") }, "\(shown)")

@@ -28,7 +28,7 @@ enum DBusLiveSensor {
         let factory = sessionFactory(context: context)
         let imuConfiguration = DaemonFactory.imuConfiguration(configuration)
         do {
-            _ = try factory.calibration(configuration)
+            _ = try DaemonFactory.calibration(configuration)
             _ = try factory.makeSource(setup, imuConfiguration: imuConfiguration)
         } catch let error as CLIError {
             throw error
@@ -46,8 +46,7 @@ enum DBusLiveSensor {
             let factory = sessionFactory(context: context)
             do {
                 let (source, _) = try factory.makeSource(setup, imuConfiguration: normal)
-                guard let correct = try factory.calibration(configuration) else { return source }
-                return CalibratedSampleSource(source, correct: correct)
+                return try LiveSensor.calibrated(source, configuration: configuration)
             } catch let error as CLIError {
                 if case .failure(let message, let fix) = error { throw .other(message + (fix.map { " (\($0))" } ?? "")) }
                 throw .other(String(describing: error))

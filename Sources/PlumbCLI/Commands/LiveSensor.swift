@@ -93,13 +93,21 @@ enum LiveSensor {
         factory.eventSink = command.map { printingSink(command: $0, context: context) } ?? { _ in }
         do {
             let (source, _) = try factory.makeSource(found.setup, imuConfiguration: found.imu)
-            guard let correct = try factory.calibration(found.setup.configuration) else { return source }
-            return CalibratedSampleSource(source, correct: correct)
+            return try calibrated(source, configuration: found.setup.configuration)
         } catch let error as CLIError {
             throw error
         } catch {
             throw .failure(String(describing: error), fix: nil)
         }
+    }
+
+    /// `source` with the configuration's calibration file applied to every sample, as `plumb
+    /// run`'s session applies it (``DaemonFactory/calibration(_:)``: biases, scales, the file's own
+    /// mounting); `source` itself without one. The file is read now: a missing or bad one, or one
+    /// that rotates the axes beside the configuration's `mounting`, fails here.
+    static func calibrated(_ source: any MotionSampleSource, configuration: Configuration) throws -> any MotionSampleSource {
+        guard let correct = try DaemonFactory.calibration(configuration) else { return source }
+        return CalibratedSampleSource(source, correct: correct)
     }
 
     /// Prints a live source's notices and warnings to standard error as "plumb COMMAND: …", as

@@ -77,7 +77,7 @@ struct DaemonFactory {
         var outputNames = outputs.isEmpty ? "no outputs (orientation is logged)" : outputs.map(\.name).joined(separator: ", ")
         if !outputs.isEmpty, outputs.allSatisfy({ $0 is DBusDaemonOutput }) { outputNames += " (the sensor runs only while a client holds a claim)" }
         do {
-            return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: try calibration(c),
+            return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: try Self.calibration(c),
                                     pacing: pacing, powerMonitor: powerMonitor, describe: { effective in
                 "\(sampleSource.name) at \(Int(effective.outputDataRate.rounded())) Hz, \(c.filter.kind.rawValue) filter, \(outputNames)"
             })
@@ -300,7 +300,7 @@ struct DaemonFactory {
 
     /// The calibration correction (biases, scales, the calibration's own mounting), or `nil`
     /// without a calibration file.
-    func calibration(_ c: Configuration) throws -> ((inout IMUSample) -> Void)? {
+    static func calibration(_ c: Configuration) throws -> ((inout IMUSample) -> Void)? {
         guard let path = c.calibrationFile else { return nil }
         let data: Data
         do { data = try InputFile.read(path) } catch {
