@@ -14,11 +14,11 @@ import PlumbOrientation
 ///
 /// Each command then runs it as `plumb run` would with the same file: `level`, `led` and `kiosk`
 /// through `plumb run`'s own session (``session(_:source:outputs:powerMonitor:)``, that is
-/// ``DaemonFactory/session(_:source:normal:tunings:outputs:correct:pacing:powerMonitor:explain:describe:)``),
+/// ``DaemonFactory/session(_:source:normal:outputs:correct:pacing:powerMonitor:explain:describe:)``),
 /// `watch` (and `dbus`) through the notifier built by ``DaemonFactory/notifier(_:tunings:normal:source:powerMonitor:)``;
-/// the calibration file is applied by ``open(_:context:command:)``. A command's flag overrides the
-/// file only when it is given: the command writes it into ``Found/setup``'s configuration (or
-/// ``Found/tunings``) before the session is built.
+/// the calibration file is applied by ``open(_:context:command:)`` (``calibrated(_:configuration:)``).
+/// A command's flag overrides the file only when it is given: the command writes it into
+/// ``Found/setup``'s configuration before the session or notifier is built.
 enum LiveSensor {
     /// The options every live command shares.
     static let options: [OptionSpec] = [
@@ -39,10 +39,6 @@ enum LiveSensor {
         var imu: IMUConfiguration
         var busPath: String
         var address: I2CAddress
-        /// The classifier tunings of both energy modes when a command's flags changed the
-        /// configuration's (a flag without a key, such as `--rate-time-constant`); `nil`: the
-        /// configuration's own (``DaemonFactory/classifiers(_:)``).
-        var tunings: ClassifierTunings? = nil
     }
 
     /// Rejects the live options beside `--simulate`, `--replay` or `--angle` (`given` names it).
@@ -191,15 +187,14 @@ enum LiveSensor {
     }
 
     /// `plumb run`'s session on the opened `source` (calibrated already by ``open(_:context:command:)``):
-    /// the configuration's filter, classifier tunings (or ``Found/tunings``), mounting,
+    /// the configuration's filter, classifier tunings, mounting,
     /// `orientation.interfaceOrientations` and `orientation.lowEnergy` (`auto` follows
     /// `powerMonitor`), `found.imu` as the normal mode; started now. A failure of the sensor is
     /// told as ``failure(_:found:probe:)`` tells it.
     static func session(_ found: Found, source: any MotionSampleSource, outputs: [any DaemonOutput],
                         powerMonitor: any PowerStateMonitor) throws(CLIError) -> SensorPipeline {
         do {
-            return try DaemonFactory.session(found.setup.configuration, source: source, normal: found.imu, tunings: found.tunings,
-                                             outputs: outputs, correct: nil, pacing: nil, powerMonitor: powerMonitor,
+            return try DaemonFactory.session(found.setup.configuration, source: source, normal: found.imu, outputs: outputs, correct: nil, pacing: nil, powerMonitor: powerMonitor,
                                              explain: { failure($0, found: found) }, describe: { _ in source.name })
         } catch let error as CLIError {
             throw error

@@ -38,10 +38,8 @@ struct DaemonFactory {
     var powerMonitor: any PowerStateMonitor = SystemPowerStateMonitor.polled(pollInterval: Double(EnergyMode.defaultPollInterval) / 1e9)
 
     /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
-    /// `tunings` replaces the configuration's classifier tunings (``classifiers(_:)``) when a
-    /// command's flags changed them.
-    static func orientationPipeline(_ c: Configuration, tunings: ClassifierTunings? = nil) -> OrientationPipeline {
-        let tunings = tunings ?? classifiers(c.orientation)
+    static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {
+        let tunings = classifiers(c.orientation)
         return OrientationPipeline(fused: estimator(c.filter), classifier: tunings.normal, accelerometerOnlyClassifier: tunings.lowEnergy,
                                    mounting: mounting(c.mounting))
     }
@@ -89,7 +87,7 @@ struct DaemonFactory {
 
     /// One sensor session as `plumb run` runs it, and `plumb level`, `led` and `kiosk` on the
     /// board's IMU: `source` (started now with `normal`, or the low-energy settings) through the
-    /// configuration's orientation pipeline (``orientationPipeline(_:tunings:)``), its
+    /// configuration's orientation pipeline (``orientationPipeline(_:)``), its
     /// `orientation.interfaceOrientations` (``allowedInterfaces(_:)``) and its
     /// `orientation.lowEnergy` (``energyMode(_:normal:monitor:)``), to `outputs`.
     ///
@@ -97,12 +95,12 @@ struct DaemonFactory {
     ///   - correct: the calibration (``calibration(_:)``), unless `source` applies it already.
     ///   - explain: turns a failure of the source into the command's message (``LiveSensor/failure(_:found:probe:)``);
     ///     `nil` names the source and the error.
-    static func session(_ c: Configuration, source: any MotionSampleSource, normal: IMUConfiguration, tunings: ClassifierTunings? = nil,
+    static func session(_ c: Configuration, source: any MotionSampleSource, normal: IMUConfiguration,
                         outputs: [any DaemonOutput], correct: ((inout IMUSample) -> Void)?, pacing: (any MonotonicClock)?,
                         powerMonitor: any PowerStateMonitor, explain: ((MotionSourceError) -> CLIError)? = nil,
                         describe: (IMUConfiguration) -> String) throws -> SensorPipeline {
         try SensorPipeline(
-            source: source, configuration: normal, orientation: orientationPipeline(c, tunings: tunings), outputs: outputs,
+            source: source, configuration: normal, orientation: orientationPipeline(c), outputs: outputs,
             allowedInterfaces: allowedInterfaces(c.orientation), correct: correct, pacing: pacing,
             energy: energyMode(c, normal: normal, monitor: powerMonitor), explain: explain, describe: describe)
     }
