@@ -180,8 +180,8 @@ enum Kiosk {
         var settings = KioskController.Settings()
         if let seconds = holdOff ?? file?.holdOff { settings.holdOff = Nanoseconds.seconds(seconds) }
         if let allowed, live != nil {
-            live?.setup.configuration.orientation.interfaceOrientations = InterfaceOrientationName.allCases.filter {
-                allowed.contains(InterfaceOrientation(rawValue: $0.rawValue) ?? .portrait)
+            live?.setup.configuration.orientation.interfaceOrientations = InterfaceOrientationName.allCases.filter { name in
+                allowed.contains { $0.rawValue == name.rawValue }
             }
         }
         if let live {

@@ -15,9 +15,9 @@ enum Watch {
         abstract: "Print every device and interface orientation change.",
         discussion: """
         Runs the orientation notifier (fusion, classifier with hysteresis and settle time) on the
-        board's IMU, on the simulated IMU (--simulate), or on a recording (--replay FILE.csv, BROAD CSV format, played
-        in virtual time as fast as possible, sensor frame = device frame), and prints one line per
-        change. JSON Lines: {"t_s": <seconds>, "deviceOrientation": "...", "interfaceOrientation": "..."}.
+        board's IMU, on the simulated IMU (--simulate), or on a recording (--replay FILE.csv, BROAD
+        CSV format, played in virtual time as fast as possible, sensor frame = device frame), and
+        prints one line per change. JSON Lines: {"t_s": <seconds>, "deviceOrientation": "...", "interfaceOrientation": "..."}.
         The board's IMU is found and run as 'plumb run' would with the configuration (--config):
         the IMU, calibration, mounting, filter, the orientation tunings (preset, single values, time
         cap), orientation.lowEnergy (auto follows the system's power state) and
@@ -69,10 +69,10 @@ enum Watch {
         let filterName = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)) ?? FusionAlgorithm.default.rawValue
         let algorithm = FusionAlgorithm(rawValue: filterName) ?? .default
         // The simulated IMU and recordings: the defaults under the flags. The board's IMU: its
-        // configuration under them (liveSettings), so a time cap there counts for --dwell-margin.
+        // configuration under them (liveSettings); its values are only checked here, before the
+        // file is read, and the steady preset has a time cap, so that whether --dwell-* has one
+        // waits for the file's.
         let isLive = !args.has("simulate") && args.string("replay") == nil
-        // (On the board's IMU the values are checked here, before the file is read; the steady
-        // preset has a time cap, so whether --dwell-* has one waits for the file's settings.)
         var defaults = OrientationSettings()
         if isLive { defaults.preset = .steady }
         let tunings = try classifierTunings(args, orientation: defaults)
