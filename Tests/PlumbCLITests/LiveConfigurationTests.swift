@@ -170,6 +170,26 @@ struct LiveConfigurationTests {
         #expect(abs(abs(g.z) - 1) < 0.05)
     }
 
+    /// `outputs.level` gives plumb level on the board's IMU its picture and framebuffer (else the
+    /// board's display), as plumb run shows them; --image and --fb replace each.
+    @Test func levelTakesTheConfigurationsPictureAndFramebufferUnlessTold() throws {
+        let json = #"{"outputs": {"level": {"image": "/srv/picture.png", "framebuffer": "/dev/fb1"}}}"#
+        let file = Level.picture(try parse([], spec: Level.spec), live: try Self.found(json))
+        #expect(file.image == "/srv/picture.png" && file.framebuffer == "/dev/fb1")
+        let flags = Level.picture(try parse(["--image", "mine.jpg", "--fb", "2"], spec: Level.spec), live: try Self.found(json))
+        #expect(flags.image == "mine.jpg" && flags.framebuffer == "2")
+        // No framebuffer in the file: the board's display, else /dev/fb0.
+        var imageOnly = try Self.found(#"{"outputs": {"level": {"image": "/srv/p.png"}}}"#)
+        let noDevice = Level.picture(try parse([], spec: Level.spec), live: imageOnly)
+        #expect(noDevice.image == "/srv/p.png" && noDevice.framebuffer == "/dev/fb0")
+        imageOnly.setup.board.board.display = DisplayLocation(framebuffer: "/dev/fb3", connector: "DSI-1")
+        #expect(Level.picture(try parse([], spec: Level.spec), live: imageOnly).framebuffer == "/dev/fb3")
+        // No outputs.level, or not the board's IMU: the test pattern on /dev/fb0.
+        let none = Level.picture(try parse([], spec: Level.spec), live: try Self.found("{}"))
+        #expect(none.image == nil && none.framebuffer == "/dev/fb0")
+        #expect(Level.picture(try parse(["--simulate"], spec: Level.spec), live: nil).image == nil)
+    }
+
     // MARK: plumb kiosk
 
     /// The screen takes only `orientation.interfaceOrientations`, in the session and in the
@@ -207,6 +227,10 @@ struct LiveConfigurationTests {
         let other = try Kiosk.settings(try parse(["--backend", "wlr-randr"], spec: Kiosk.spec), live: try Self.found(json))
         #expect(other.backend.kind == .wlrRandr && other.backend.output == nil)
         #expect(other.settings.holdOff == Nanoseconds.seconds(2.5))
+        // No output in the file: the board's display connector, as plumb run takes it.
+        var board = try Self.found(#"{"outputs": {"kiosk": {"method": "wlr-randr"}}}"#)
+        board.setup.board.board.display = DisplayLocation(framebuffer: "/dev/fb0", connector: "DSI-1")
+        #expect(try Kiosk.settings(try parse([], spec: Kiosk.spec), live: board).backend.output == "DSI-1")
         // Without outputs.kiosk: the command's defaults.
         let none = try Kiosk.settings(try parse([], spec: Kiosk.spec), live: try Self.found("{}"))
         #expect(none.backend.kind == .wlrRandr && none.backend.output == nil && none.settings == KioskController.Settings())

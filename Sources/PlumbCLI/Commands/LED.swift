@@ -53,7 +53,9 @@ enum LED {
         } else {
             if args.string("profile") != nil { throw CLIError.usage("'--profile' needs '--simulate'.") }
             if args.has("no-pacing") { throw CLIError.usage("'--no-pacing' is for '--simulate' and '--angle'; the board's IMU is paced by the wall clock.") }
-            source = try LiveSensor.gravity(args, context: context, command: "led", frameRate: rate, duration: try args.double("duration", in: 0...1e7))
+            let duration = try args.double("duration", in: 0...1e7)
+            let found = try LiveSensor.find(args, context: context, alternatives: "--simulate or --angle DEG")
+            source = try LiveSensor.gravity(found, context: context, command: "led", frameRate: rate, duration: duration)
         }
         let isLive = source is LiveGravity
         // The board's IMU is stopped however the run ends.

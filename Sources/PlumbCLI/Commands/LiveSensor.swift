@@ -174,9 +174,9 @@ enum LiveSensor {
     /// The board's IMU as a gravity source for frames paced at `frameRate` by the wall clock
     /// (`plumb level`, `plumb led`): checked now, so that a missing chip fails before the display
     /// or the LEDs are touched, and ending on SIGINT/SIGTERM or after `duration` seconds.
-    static func gravity(_ args: ParsedArguments, context: CommandContext, command: String, frameRate: Double,
+    static func gravity(_ found: Found, context: CommandContext, command: String, frameRate: Double,
                         duration: Double?) throws(CLIError) -> LiveGravity {
-        var found = try find(args, context: context, alternatives: "--simulate or --angle DEG")
+        var found = found
         // About one FIFO read per frame.
         found.imu.fifoWatermark = max(1, min(32, Int((found.imu.outputDataRate / frameRate).rounded(.down))))
         try check(found, context: context)
