@@ -231,6 +231,14 @@ struct LiveConfigurationTests {
         var board = try Self.found(#"{"outputs": {"kiosk": {"method": "wlr-randr"}}}"#)
         board.setup.board.board.display = DisplayLocation(framebuffer: "/dev/fb0", connector: "DSI-1")
         #expect(try Kiosk.settings(try parse([], spec: Kiosk.spec), live: board).backend.output == "DSI-1")
+        // The file's command backend: --command replaces its command without --backend.
+        let command = try Self.found(#"{"outputs": {"kiosk": {"method": "command", "command": "rotate $PLUMB_ROTATION_DEGREES"}}}"#)
+        #expect(try Kiosk.settings(try parse([], spec: Kiosk.spec), live: command).backend.command == "rotate $PLUMB_ROTATION_DEGREES")
+        let replaced = try Kiosk.settings(try parse(["--command", "echo"], spec: Kiosk.spec), live: command).backend
+        #expect(replaced.kind == .command && replaced.command == "echo")
+        #expect(throws: CLIError.usage("'--command' needs '--backend command'.")) {
+            try Kiosk.settings(try parse(["--command", "echo"], spec: Kiosk.spec), live: try Self.found("{}"))
+        }
         // Without outputs.kiosk: the command's defaults.
         let none = try Kiosk.settings(try parse([], spec: Kiosk.spec), live: try Self.found("{}"))
         #expect(none.backend.kind == .wlrRandr && none.backend.output == nil && none.settings == KioskController.Settings())

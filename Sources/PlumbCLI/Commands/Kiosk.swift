@@ -54,8 +54,11 @@ enum Kiosk {
         var found: LiveSensor.Found?
         if args.string("replay") == nil, !args.has("simulate") {
             for name in ["profile", "chip"] where args.string(name) != nil { throw CLIError.usage("'--\(name)' needs '--simulate'.") }
-            // The flags are checked first: a usage error needs no configuration.
-            _ = try settings(args, live: nil)
+            // The flags' values are checked first: a usage error needs no configuration (whether
+            // --command fits the backend waits for the file's outputs.kiosk.method).
+            _ = try args.choice("backend", KioskBackend.Kind.allCases.map(\.rawValue))
+            _ = try args.double("hold-off", in: 0...3600)
+            _ = try allowedFlag(args)
             found = try LiveSensor.find(args, context: context)
         }
         let resolved = try settings(args, live: found)
@@ -149,20 +152,7 @@ enum Kiosk {
         var live = live
         let flagKind = try args.choice("backend", KioskBackend.Kind.allCases.map(\.rawValue)).flatMap(KioskBackend.Kind.init(rawValue:))
         let holdOff = try args.double("hold-off", in: 0...3600)
-        var allowed: Set<InterfaceOrientation>?
-        if let list = args.string("allow") {
-            var set = Set<InterfaceOrientation>()
-            for name in list.split(separator: ",").map({ String($0).trimmingCharacters() }) {
-                guard let o = InterfaceOrientation(rawValue: name) else {
-                    throw CLIError.usage("The value '\(name)' is invalid for '--allow': expected portrait, portraitUpsideDown, landscapeLeft or landscapeRight.")
-                }
-                set.insert(o)
-            }
-            guard !set.isEmpty else {
-                throw CLIError.usage("The value '\(list)' is invalid for '--allow': name at least one of portrait, portraitUpsideDown, landscapeLeft, landscapeRight.")
-            }
-            allowed = set
-        }
+        let allowed = try allowedFlag(args)
         let file = live?.setup.configuration.outputs.kiosk
         var backend: KioskBackend
         if let live, let file, flagKind == nil || flagKind == DaemonFactory.kioskKind(file.method) {
@@ -190,6 +180,22 @@ enum Kiosk {
             settings.allowed = allowed
         }
         return (backend, settings, live)
+    }
+
+    /// `--allow LIST`, or `nil` without it.
+    static func allowedFlag(_ args: ParsedArguments) throws(CLIError) -> Set<InterfaceOrientation>? {
+        guard let list = args.string("allow") else { return nil }
+        var allowed = Set<InterfaceOrientation>()
+        for name in list.split(separator: ",").map({ String($0).trimmingCharacters() }) {
+            guard let o = InterfaceOrientation(rawValue: name) else {
+                throw CLIError.usage("The value '\(name)' is invalid for '--allow': expected portrait, portraitUpsideDown, landscapeLeft or landscapeRight.")
+            }
+            allowed.insert(o)
+        }
+        guard !allowed.isEmpty else {
+            throw CLIError.usage("The value '\(list)' is invalid for '--allow': name at least one of portrait, portraitUpsideDown, landscapeLeft, landscapeRight.")
+        }
+        return allowed
     }
 
     /// The board's IMU in wall-clock time, through `plumb run`'s session
