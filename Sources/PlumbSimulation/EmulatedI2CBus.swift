@@ -6,7 +6,9 @@ import PlumbHAL
 /// the kernel reports an unacknowledged address), brings every target up to the current virtual
 /// time first, charges the transfer's duration on the bus to the ``VirtualClock`` (9 bit-times a
 /// byte plus START/STOP at `bitsPerSecond`), applies ``FaultRule``s, and counts transactions
-/// and bytes so a benchmark can compare what drivers put on the wire.
+/// and bytes so a benchmark can compare what drivers put on the wire. With ``timesEachByte`` a
+/// ``RegisterTarget`` sees each byte at its time on the wire (``I2CByteTiming``): it samples on
+/// between the bytes of a long burst, as the chip does.
 ///
 /// Set ``maximumReadLength`` to 32 to behave like an SMBus-only adapter such as `i2c-stub`:
 /// longer reads are refused with EOPNOTSUPP, as `LinuxI2CBus` would, so the driver must chunk.
@@ -35,6 +37,17 @@ public final class EmulatedI2CBus: I2CBus {
     /// The bus clock in bits per second used to charge transfer time, or `nil` for instant
     /// transfers. Default 400 kHz (the Raspberry Pi's `i2c_arm_baudrate=400000`).
     public var bitsPerSecond: Double?
+    /// Run each byte of a transfer at its time on the wire (``I2CByteTiming``) instead of the
+    /// whole transfer at its start. Default false.
+    ///
+    /// On the chip a burst pops its FIFO word by word while new samples keep arriving, so a
+    /// level-triggered watermark pin that stays above its threshold through a long catch-up read
+    /// never falls and gives no new edge. Handled at its start, the same burst empties the FIFO
+    /// at once and the pin rises again during it: a fresh edge the real chip does not give
+    /// (ReaderStallTests). Off by default because the rest of the simulator's figures and tests
+    /// were measured without it: with it on, a few MPU timing and LSM6DSO storm tests read a
+    /// register latched a few bits into its transfer where they expect its start.
+    public var timesEachByte = false
     /// How long a stuck bus holds a transfer before the adapter gives up, in nanoseconds.
     /// Default 25 ms.
     public var stuckTimeoutNanoseconds: UInt64 = 25 * Nanoseconds.perMillisecond
@@ -146,7 +159,13 @@ public final class EmulatedI2CBus: I2CBus {
             throw I2CError(errno: Errno.ENXIO, bus: path, address: address)
         }
         do {
-            try target.handle(&operations)
+            // Byte by byte in time when transfers take time: a chip sampling during a long FIFO
+            // burst pushes words (and moves its pins) between the bytes read (``I2CByteTiming``).
+            if timesEachByte, let rate = bitsPerSecond, rate > 0, let registers = target as? any RegisterTarget {
+                try registers.handle(&operations, timing: I2CByteTiming(startNanoseconds: clock.nowNanoseconds, bitsPerSecond: rate))
+            } else {
+                try target.handle(&operations)
+            }
         } catch {
             counters.failures += 1
             var e = error

@@ -65,23 +65,63 @@ public protocol RegisterTarget: I2CTarget {
     func pointer(after address: UInt8) -> UInt8
 }
 
+/// When each byte of a transfer crosses the wire: the transfer's start and the bus clock.
+///
+/// A byte the chip sends is taken from its register when the master starts clocking it out, a
+/// byte the host writes takes effect once its ninth clock (the acknowledge) has passed; between
+/// them the chip runs on. A 1 KB FIFO burst lasts 23 ms at 400 kHz, and a chip sampling at 1666 Hz
+/// writes some 80 words into its FIFO meanwhile, so the level a pin follows is never the one
+/// the burst started from, nor zero at its end.
+public struct I2CByteTiming: Sendable, Equatable {
+    /// When the START condition began, virtual nanoseconds.
+    public var startNanoseconds: UInt64
+    /// The SCL clock, bits per second.
+    public var bitsPerSecond: Double
+
+    public init(startNanoseconds: UInt64, bitsPerSecond: Double) {
+        self.startNanoseconds = startNanoseconds; self.bitsPerSecond = bitsPerSecond
+    }
+
+    /// The time `bits` bit-times after the START, nanoseconds.
+    public func time(afterBits bits: Int) -> UInt64 {
+        startNanoseconds &+ UInt64((Double(bits) / bitsPerSecond * 1e9).rounded())
+    }
+}
+
 extension RegisterTarget {
     public func pointer(after address: UInt8) -> UInt8 { address &+ 1 }
 
     public func handle(_ operations: inout [I2COperation]) throws(I2CError) {
+        try handle(&operations, timing: nil)
+    }
+
+    /// Runs `operations` with each byte at its time on the wire (``I2CByteTiming``; what
+    /// ``EmulatedI2CBus/timesEachByte`` asks for): the chip is
+    /// brought up to that time first, so samples it takes during a long burst enter its FIFO
+    /// (and move its pins) between the bytes read, as on the part. `nil` runs every byte at the
+    /// chip's present time. The bit count follows ``EmulatedI2CBus``: a START, then per operation
+    /// 10 bits of (repeated) START and address and 9 per byte; the STOP ends it.
+    public func handle(_ operations: inout [I2COperation], timing: I2CByteTiming?) throws(I2CError) {
+        var bits = 1
         for i in operations.indices {
+            bits += 10
             switch operations[i].direction {
             case .write:
                 let bytes = operations[i].bytes
                 guard let first = bytes.first else { continue }
                 registerPointer = first
+                bits += 9
                 for value in bytes.dropFirst() {
+                    bits += 9
+                    if let timing { advance(to: timing.time(afterBits: bits)) }
                     let address = registerPointer
                     writeRegister(address, value)
                     registerPointer = pointer(after: address)
                 }
             case .read:
                 for j in operations[i].bytes.indices {
+                    if let timing { advance(to: timing.time(afterBits: bits)) }
+                    bits += 9
                     let address = registerPointer
                     operations[i].bytes[j] = readRegister(address)
                     registerPointer = pointer(after: address)

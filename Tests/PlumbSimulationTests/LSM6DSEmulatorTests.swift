@@ -97,6 +97,33 @@ import PlumbDrivers
         #expect(chip.fifoLevel == 0)
     }
 
+    /// The threshold pin is a level (DS12140 FIFO_STATUS2 FIFO_WTM_IA: 1 while the FIFO holds at
+    /// least the threshold) and a burst pops word by word while the chip samples on: a 140-word
+    /// read at 400 kHz (22 ms) at 1666 Hz leaves about 75 words, so with a 20-word threshold the
+    /// pin never falls and no new rising edge comes. Handled at its start (``timesEachByte`` off)
+    /// the burst empties the FIFO at once, and the pin falls and rises again during it.
+    @Test(arguments: [true, false])
+    func aLongBurstKeepsTheThresholdPinHighOnlyWhenBytesTakeTheirTime(timed: Bool) throws {
+        let (bus, chip, line) = chip(.lsm6dso)
+        bus.bitsPerSecond = 400_000
+        bus.timesEachByte = timed
+        try bus.write([0x07, 20, 0x00, 0x88], to: a)   // threshold 20 words, BDR 1666 Hz both
+        try bus.writeRegister(0x0D, 0x08, address: a)  // INT1_FIFO_TH
+        try bus.writeRegister(0x0A, 0x06, address: a)  // continuous, no timestamps
+        try bus.write([0x10, 0x80, 0x80], to: a)       // 1666 Hz both
+        clock.advance(by: 42_000_000)                  // 70 instants: 140 words
+        #expect(try line.readQueuedEdges().map(\.kind) == [.rising])
+        let waiting = chip.fifoLevel
+        #expect(waiting >= 138 && waiting <= 142)
+        _ = try bus.readRegisters(0x78, count: 7 * waiting, address: a)
+        let left = chip.fifoLevel
+        // 7 bytes at 9 bits each, 400 kHz: 158 µs a word, 22 ms in all; 2 words per 600 µs.
+        #expect(left >= 70 && left <= 78, "\(left) words left")
+        let edges = try line.readQueuedEdges().map(\.kind)
+        #expect(edges == (timed ? [] : [.falling, .rising]), "\(edges)")
+        #expect(try bus.readRegister(0x3B, address: a) & 0x80 == 0x80) // FIFO_WTM_IA
+    }
+
     /// Compressed FIFO: every tag byte carries TAG_PARITY; FIFO_COMPR_INIT restarts the
     /// compressor (its first word per sensor is uncompressed), a flush alone does not (the
     /// emulator's stated assumption); ``LSM6DSEmulator/corruptTag(ofWaitingWord:mask:)`` flips bits.

@@ -77,6 +77,8 @@ extension LSM6DS {
         taggedStateKnown = false
         taggedReadsSinceStatus = 0
         taggedLastReadEndNanoseconds = clock.nowNanoseconds
+        catchUpFrom = nil
+        catchUpLeftWords = 0
         decompressor = TaggedFIFO.Decompressor(gyroscopeEnabled: p.effective.gyroscopeEnabled)
         words.reserveCapacity(p.watermarkWords * 2 + 64)
         streaming = true
@@ -120,11 +122,34 @@ extension LSM6DS {
             taggedCorruption = false
             taggedZeroedWords = 0
             overflow = try drainTagged(&a, edges: edges, into: &samples)
+            var reads = 0
+            while reads < Self.maximumCatchUpReads, !overflow, !taggedCorruption, taggedZeroedWords == 0, fifoMayHoldThreshold() {
+                reads += 1
+                catchUpReads += 1
+                do {
+                    overflow = try drainTagged(&a, edges: [], catchingUp: true, into: &samples)
+                } catch {
+                    // The samples this drain already appended stand; a FIFO read that failed
+                    // left its gap in `pendingGaps` (reported below), a status read lost nothing.
+                    // The next drain reads the status again.
+                    break
+                }
+            }
             // Slots were lost before samples held in doubt: with compression the words decoded
             // since took their differences from lost samples, so decoding restarts.
             if a.takeLossFoundAfterDoubt(), plan?.compression == true { discontinuity(&a) }
         } else {
             overflow = try drainPattern(&a, variant: v, into: &samples)
+            var reads = 0
+            while reads < Self.maximumCatchUpReads, !overflow, fifoMayHoldThreshold() {
+                reads += 1
+                catchUpReads += 1
+                do {
+                    overflow = try drainPattern(&a, variant: v, catchingUp: true, into: &samples)
+                } catch {
+                    break // as above
+                }
+            }
         }
         let lost = a.lostSlots
         a.lostSlots = 0
@@ -187,6 +212,40 @@ extension LSM6DS {
         return 0...(now &+ margin)
     }
 
+    /// Status reads one drain adds to catch up (``fifoMayHoldThreshold()``). A burst pops the FIFO
+    /// faster than 400 kHz lets a 1666 Hz chip fill it (a 7-byte word in 158 µs against 2 words
+    /// per 600 µs: about half as many words arrive as are read), so each read leaves about half the
+    /// last: a full LSM6DSO FIFO (512 words) is below a 16-sample threshold after five. Bounded, so
+    /// a chip that always reports full cannot hold the reader.
+    static let maximumCatchUpReads = 6
+
+    /// Whether the FIFO may still hold its threshold's words after the burst just read: the words
+    /// known left (``catchUpLeftWords``) and those that can have arrived since ``catchUpFrom``,
+    /// with one instant more (the words of an instant arrive together) and 1 % for the oscillator.
+    ///
+    /// The threshold pin is a level, not a pulse: FIFO_WTM_IA (and so the pin, routed to the
+    /// threshold only) is 1 while the FIFO holds at least the threshold (Datasheet: LSM6DSO
+    /// DS12140, FIFO_STATUS2 (3Bh) FIFO_WTM_IA; LSM6DS3 DocID026899 and LSM6DSL DocID028475,
+    /// FIFO_STATUS2 (3Bh) WaterM: "FIFO filling is equal to or higher than the watermark level").
+    /// A long read (after the reader was held up: 40 ms at 1666 Hz puts 140 words in the FIFO,
+    /// 22 ms of bus at 400 kHz) pops words while new ones arrive; when the level never falls below
+    /// the threshold the pin never falls, and no new rising edge comes. The stream's watchdog then
+    /// took the line for dead: a notice, polling, a notice back (ReaderStallTests: 1666 Hz, stalls
+    /// of 10–40 ms, 30–40 notices in 6 s). The drain reads the status again instead, and drains
+    /// again while it shows the threshold. In steady state the estimate stays below the threshold
+    /// (a 16-sample burst at 1666 Hz: 20 words of 33), so no read is added there.
+    func fifoMayHoldThreshold() -> Bool {
+        guard let from = catchUpFrom, let p = plan else { return false }
+        let instantsPerNanosecond = p.dataRate.hertz * 1.01 / 1e9
+        let sets = (p.effective.gyroscopeEnabled ? 2.0 : 1.0) + 1.0 / Double(max(1, p.timestampDecimation))
+        // Tagged: a 7-byte word per set (uncompressed: compression only packs more in a word);
+        // pattern: three 16-bit words per set.
+        let wordsPerInstant = variant?.generation == .dso ? sets : 3 * sets
+        let elapsed = Double(clock.nowNanoseconds &- min(from, clock.nowNanoseconds))
+        let words = Double(catchUpLeftWords) + (elapsed * instantsPerNanosecond + 1) * wordsPerInstant
+        return words >= Double(p.watermarkWords)
+    }
+
     /// Watermark reads between two FIFO_STATUS reads on the tagged FIFO (a safety net: the
     /// watermark-read conditions already exclude an overrun).
     static let watermarkReadsPerStatusRead = 64
@@ -235,7 +294,14 @@ extension LSM6DS {
     /// - **Status read**: FIFO_STATUS1/2, then DIFF_FIFO words. Used at start, after anything
     ///   unusual, when polling, and every ``watermarkReadsPerStatusRead`` watermark reads; it
     ///   reports an overrun (OVER_RUN_LATCHED is cleared by the read, so none is missed).
-    func drainTagged(_ a: inout SampleAssembler, edges: [EdgeEvent], into samples: inout [IMUSample]) throws(IMUError) -> Bool {
+    ///
+    /// `catchingUp`: a status read after a burst that may have left the threshold's words behind
+    /// (``fifoMayHoldThreshold()``); the words are read only when the status shows at least the
+    /// threshold, else the pin is low and the next crossing gives an edge.
+    func drainTagged(_ a: inout SampleAssembler, edges: [EdgeEvent], catchingUp: Bool = false,
+                     into samples: inout [IMUSample]) throws(IMUError) -> Bool {
+        catchUpFrom = nil
+        catchUpLeftWords = 0
         guard let p = plan else { return false }
         let threshold = p.watermarkWords
         let now = clock.nowNanoseconds
@@ -251,10 +317,12 @@ extension LSM6DS {
         // after the read, and the pin would not fall for the next edge: read the status instead.
         // While samples are held in doubt after a read that ended in zeros, only status reads:
         // a second read into zeros would chain a second doubt onto the first (see below).
-        if taggedStateKnown, threshold >= 8, taggedReadsSinceStatus < Self.watermarkReadsPerStatusRead, !a.isHoldingInDoubt,
+        if !catchingUp, taggedStateKnown, threshold >= 8, taggedReadsSinceStatus < Self.watermarkReadsPerStatusRead, !a.isHoldingInDoubt,
            let edge, edge >= taggedLastReadEndNanoseconds, now >= edge,
            Double(now - edge) * wordsPerNanosecond < margin {
             taggedStateKnown = false
+            // The FIFO held the threshold's words at the edge: what is left came after it.
+            catchUpFrom = edge
             try readFIFO(TaggedFIFO.dataRegister, bytes: threshold * TaggedFIFO.wordLength,
                          unit: TaggedFIFO.wordLength, assembler: &a)
             taggedLastReadEndNanoseconds = clock.nowNanoseconds
@@ -274,6 +342,7 @@ extension LSM6DS {
             return false
         }
         taggedStateKnown = false
+        let statusTime = clock.nowNanoseconds
         let status = try readRegisters(Register.fifoStatus1, count: 2)
         statusDrains += 1
         taggedReadsSinceStatus = 0
@@ -287,13 +356,15 @@ extension LSM6DS {
         // FIFO_STATUS2: OVER_RUN_LATCHED bit 3 (cleared by this read), FIFO_OVR_IA bit 6.
         let overflow = status[1] & 0x48 != 0
         if overflow { discontinuity(&a) }
-        guard count > 0 else {
+        guard count > 0, !catchingUp || count >= threshold else {
             taggedLastReadEndNanoseconds = clock.nowNanoseconds
             taggedStateKnown = true
             return overflow
         }
         try readFIFO(TaggedFIFO.dataRegister, bytes: count * TaggedFIFO.wordLength,
                      unit: TaggedFIFO.wordLength, assembler: &a)
+        // Every word there at the status read was read: what is left came after it.
+        catchUpFrom = statusTime
         taggedLastReadEndNanoseconds = clock.nowNanoseconds
         let valid = try decodeTagged(words: count, configuration: p)
         taggedStateKnown = valid == count
@@ -348,8 +419,15 @@ extension LSM6DS {
     }
 
     /// DS3 generation: FIFO_STATUS1–4, then the complete instants from FIFO_DATA_OUT_L.
-    func drainPattern(_ a: inout SampleAssembler, variant v: Variant, into samples: inout [IMUSample]) throws(IMUError) -> Bool {
+    ///
+    /// `catchingUp`: as for ``drainTagged(_:edges:catchingUp:into:)``, the words are read only
+    /// when the status shows at least the threshold.
+    func drainPattern(_ a: inout SampleAssembler, variant v: Variant, catchingUp: Bool = false,
+                      into samples: inout [IMUSample]) throws(IMUError) -> Bool {
+        catchUpFrom = nil
+        catchUpLeftWords = 0
         guard let pattern else { return false }
+        let statusTime = clock.nowNanoseconds
         let status = try readRegisters(Register.fifoStatus1, count: 4)
         var count = Int(status[0]) | Int(status[1] & v.fifoThresholdHigh.mask) << 8
         // FIFO_STATUS2 bit 6: OVER_RUN.
@@ -365,6 +443,7 @@ extension LSM6DS {
         }
         if overflow || position != patternPosition { a.markDiscontinuity() }
         patternPosition = position
+        if catchingUp, count < plan?.watermarkWords ?? 0 { return overflow }
         if lastTemperatureReadNanoseconds == 0 || clock.nowNanoseconds &- lastTemperatureReadNanoseconds >= 1_000_000_000 {
             let t = try readRegisters(Register.outTemperature, count: 2)
             a.temperatureRaw = LSM6DS.int16(t, 0)
@@ -385,6 +464,9 @@ extension LSM6DS {
         guard wordsToRead > 0 else { return overflow }
         let bytes = wordsToRead * 2
         try readFIFO(PatternFIFO.dataRegister, bytes: bytes, unit: PatternFIFO.setLength, assembler: &a)
+        // The words of an incomplete instant stay, and what came after the status read.
+        catchUpFrom = statusTime
+        catchUpLeftWords = count - wordsToRead
         words.removeAll(keepingCapacity: true)
         do {
             let next = try pattern.decode(fifoBytes, range: 0..<bytes, position: position, slot: patternSlot, into: &words)

@@ -95,6 +95,13 @@ public final class LSM6DS: IMU {
     /// Drains that read FIFO_STATUS1/2, and drains that read a watermark's worth directly.
     public internal(set) var statusDrains = 0
     public internal(set) var watermarkDrains = 0
+    /// Status reads a drain added because its burst may have left the threshold's words behind
+    /// (``fifoMayHoldThreshold()``); on the tagged FIFO counted in ``statusDrains`` too.
+    public internal(set) var catchUpReads = 0
+    /// After a burst: when the words it left behind began to arrive (the status read before it,
+    /// or the watermark edge), and how many were known left then; `nil` when nothing was read.
+    var catchUpFrom: UInt64?
+    var catchUpLeftWords = 0
 
     /// Creates a driver; it touches the bus only when a method is called.
     ///

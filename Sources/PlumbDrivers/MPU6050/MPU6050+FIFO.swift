@@ -109,16 +109,24 @@ extension MPU6050 {
         return DrainResult(sampleCount: records)
     }
 
-    /// The records before the first one whose bytes are all the same value (what FIFO_R_W gives
-    /// when read empty); `records` when there is none. Stops at the first byte that differs, so a
-    /// real record costs a comparison or two.
+    /// The records before the one the FIFO emptied in: the first record whose bytes are all the
+    /// same value (what FIFO_R_W gives when read empty) and the one before it; `records` when
+    /// there is none. Stops at the first byte that differs, so a real record costs a comparison or
+    /// two.
+    ///
+    /// The repeated byte is the last one the FIFO held, so the run of it begins inside the record
+    /// before: a brown-out in the middle of the burst empties the FIFO mid-record, and that record
+    /// is then part data, part repeat (MPU-6050 at 1 kHz, a brown-out during a burst: a sample 15 m/s²
+    /// off, emitted, with the emulated bus popping the FIFO byte by byte). Whether the FIFO emptied
+    /// at the record's end cannot be told from the bytes (its last byte is the repeated one
+    /// either way), so it is dropped too: at most one good record, counted in the gap.
     static func recordsBeforeRepeatedByte(_ buffer: UnsafeBufferPointer<UInt8>, records: Int, recordSize: Int) -> Int {
         for r in 0..<records {
             let base = r * recordSize
             let first = buffer[base]
             var i = base + 1
             while i < base + recordSize, buffer[i] == first { i += 1 }
-            if i == base + recordSize { return r }
+            if i == base + recordSize { return max(0, r - 1) }
         }
         return records
     }
