@@ -161,6 +161,11 @@ public struct OrientationSettings: Sendable, Equatable {
         /// For kiosks and displays that must not flap (0.4 spurious changes a minute on BROAD),
         /// slower (median 0.6 s).
         case steady
+
+        /// The preset has a time cap (``OrientationSettings/maxWait``) in some energy mode:
+        /// steady's low-energy mode waits at most 0.6 s. (PlumbCLI's tests check this against
+        /// PlumbOrientation's tunings.)
+        public var hasTimeCap: Bool { self == .steady }
     }
 
     /// Default `.responsive`; the keys below override single values of it.
@@ -174,12 +179,29 @@ public struct OrientationSettings: Sendable, Equatable {
     /// Gravity turning faster than this proposes no new orientation, in degrees per second, or
     /// `nil` for the preset's (responsive 60, steady 50); 0 turns the gate off.
     public var maxRotationRate: Double?
+    /// The time cap, in seconds: a face is also accepted once up has lain in its plain 45° cone
+    /// this long, however far short of the hysteresis it stopped (PlumbOrientation's
+    /// `OrientationClassifier.Settings.maximumWait`). `nil` for the preset's (none, but 0.6 s in
+    /// steady's low-energy mode); 0 turns it off. Like the keys above it applies in both energy
+    /// modes.
+    public var maxWait: Double?
+    /// With a time cap: how far inside the 45° boundary up must lie when the cap accepts, in
+    /// degrees, or `nil` for the preset's (0, but 12 in steady's low-energy mode). Both energy modes.
+    public var dwellMargin: Double?
+    /// With a time cap: the cap accepts nothing while gravity turns faster than this, in degrees
+    /// per second, or `nil` for the preset's (no gate, but 80 in steady's low-energy mode); 0 turns
+    /// the gate off. Both energy modes.
+    public var dwellMaxRotationRate: Double?
     /// Default `.auto`.
     public var lowEnergy: LowEnergy = .auto
     /// The interface orientations the kiosk may take; others are ignored. Default all four.
     public var interfaceOrientations: [InterfaceOrientationName] = InterfaceOrientationName.allCases
 
     public init() {}
+
+    /// The keys an `orientation` object may hold.
+    public static let keys = ["preset", "settleTime", "hysteresis", "maxRotationRate", "maxWait", "dwellMargin", "dwellMaxRotationRate",
+                              "lowEnergy", "interfaceOrientations"]
 }
 
 /// What the daemon drives.

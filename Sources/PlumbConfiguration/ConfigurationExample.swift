@@ -1,7 +1,7 @@
 extension Configuration {
     /// A complete configuration, as `plumb config example` prints it: every key but the
-    /// classifier's single values (settleTime, hysteresis, maxRotationRate), which would override
-    /// the preset in both energy modes. JSON has no comments, so the key reference follows in
+    /// classifier's single values (settleTime, hysteresis, maxRotationRate, maxWait, dwellMargin,
+    /// dwellMaxRotationRate), which would override the preset in both energy modes. JSON has no comments, so the key reference follows in
     /// ``keyReference``.
     public static let exampleText = """
         {
@@ -60,6 +60,13 @@ extension Configuration {
         orientation.maxRotationRate    0...10000 °/s, 0 = no gate, both energy modes     default the preset's
                                        (responsive: 0.05 s, 4°, 60 °/s; steady: 0.03 s, 18°, 50 °/s;
                                        low-energy mode: 0.1 s, 8°, 90 °/s; steady 0.1 s, 15°, 60 °/s)
+        orientation.maxWait            0...60 s, 0 = off, both energy modes              default the preset's
+                                       (the time cap: also accept a face once up has lain in its 45° cone this long;
+                                       none, but steady's low-energy mode waits 0.6 s)
+        orientation.dwellMargin        0...44 degrees, needs a time cap, both modes      default the preset's
+                                       (how far inside the 45° boundary up must be then; 0, steady low-energy 12°)
+        orientation.dwellMaxRotationRate  0...10000 °/s, 0 = no gate, needs a time cap   default the preset's
+                                       (the time cap accepts nothing faster; none, steady low-energy 80 °/s)
         orientation.lowEnergy          auto, on, off                                     default auto
         orientation.interfaceOrientations  portrait, portraitUpsideDown, landscapeLeft, landscapeRight
                                                                                          default all four

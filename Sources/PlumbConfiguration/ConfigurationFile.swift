@@ -42,7 +42,7 @@ extension Configuration {
                 throw f.error("timeConstant", "applies only to \"kind\": \"plumb\" or \"complementary\"; the madgwick filter takes beta")
             }
         }
-        if let o = try r.object("orientation", allowed: ["preset", "settleTime", "hysteresis", "maxRotationRate", "lowEnergy", "interfaceOrientations"]) {
+        if let o = try r.object("orientation", allowed: OrientationSettings.keys) {
             c.orientation = try decodeOrientation(o)
         }
         if let o = try r.object("outputs", allowed: ["level", "kiosk", "leds", "dbus", "mqtt"]) {
@@ -111,6 +111,17 @@ extension Configuration {
         s.settleTime = try r.number("settleTime", in: 0...10, unit: "s")
         s.hysteresis = try r.number("hysteresis", in: 0...44, unit: "degrees")
         s.maxRotationRate = try r.number("maxRotationRate", in: 0...10_000, unit: "degrees per second")
+        // The ranges of `plumb watch --max-wait`, `--dwell-margin` and `--dwell-max-rate`.
+        s.maxWait = try r.number("maxWait", in: 0...60, unit: "s")
+        s.dwellMargin = try r.number("dwellMargin", in: 0...44, unit: "degrees")
+        s.dwellMaxRotationRate = try r.number("dwellMaxRotationRate", in: 0...10_000, unit: "degrees per second")
+        // Without a time cap in either energy mode they would do nothing: say so rather than ignore them.
+        if !(s.maxWait.map { $0 > 0 } ?? s.preset.hasTimeCap),
+           let key = s.dwellMargin != nil ? "dwellMargin" : s.dwellMaxRotationRate != nil ? "dwellMaxRotationRate" : nil {
+            throw r.error(key, s.maxWait == 0
+                ? "acts only with a time cap, and \"maxWait\": 0 turns it off; set maxWait to the seconds to wait, or remove \(key)"
+                : "acts only with a time cap, and the \(s.preset.rawValue) preset has none; add \"maxWait\": SECONDS (or use \"preset\": \"steady\", whose low-energy mode waits at most 0.6 s)")
+        }
         if let e = try r.choice("lowEnergy", OrientationSettings.LowEnergy.allCases.map(\.rawValue)) {
             s.lowEnergy = OrientationSettings.LowEnergy(rawValue: e)!
         }

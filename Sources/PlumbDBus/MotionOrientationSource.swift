@@ -8,24 +8,30 @@ import Synchronization
 /// The property stays `undefined` until the notifier has settled on an upright face once, as
 /// iio-sensor-proxy's does until a reading passes its thresholds: a device lying flat since start
 /// has no interface orientation yet (the notifier's own value is then only its portrait default).
-/// Face up and face down afterwards leave it as it was.
+/// Face up and face down afterwards leave it as it was, and so does an interface orientation
+/// outside `allowedInterfaces` (`orientation.interfaceOrientations`, as `plumb run` applies it).
 ///
 /// Changes are taken from ``MotionOrientationChangedNotification`` (not from a stream, which
 /// would keep the sensor running), so stopping the source stops the sensor.
 public final class MotionOrientationSource: OrientationSource {
     public let motion: MotionOrientation
+    /// The interface orientations reported; the others leave the property as it was. Default all four.
+    public let allowedInterfaces: Set<InterfaceOrientation>
 
     private struct State {
         var running = false
         var generation: UInt64 = 0
         var seenUpright = false
+        /// The latest allowed interface orientation (portrait until one is seen, as `plumb run`'s).
+        var interface = InterfaceOrientation.portrait
         var observer: ObserverToken?
         var last: AccelerometerOrientation?
     }
     private let state = Mutex(State())
 
-    public init(motion: MotionOrientation) {
+    public init(motion: MotionOrientation, allowedInterfaces: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases)) {
         self.motion = motion
+        self.allowedInterfaces = allowedInterfaces
     }
 
     public func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void) throws {
@@ -68,7 +74,8 @@ public final class MotionOrientationSource: OrientationSource {
         let value: AccelerometerOrientation? = state.withLock { s in
             guard s.running, s.generation == generation else { return nil }
             if device.isUpright { s.seenUpright = true }
-            let value = s.seenUpright ? AccelerometerOrientation(interface) : .undefined
+            if allowedInterfaces.contains(interface) { s.interface = interface }
+            let value = s.seenUpright ? AccelerometerOrientation(s.interface) : .undefined
             guard value != s.last else { return nil }
             s.last = value
             return value

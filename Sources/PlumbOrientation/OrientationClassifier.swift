@@ -40,45 +40,42 @@ import Darwin
 /// Not thread-safe: one reader thread owns it. Nothing in ``update(gravity:timeNanoseconds:)``
 /// allocates.
 public struct OrientationClassifier: Sendable {
-    /// Tuning. Every field has a documented unit and default.
+    /// Tuning. Every field has a documented unit and default, and is held to its range
+    /// whether given to the initialiser or set afterwards (a value out of range is a
+    /// programmer error and stops there).
     public struct Settings: Sendable, Equatable {
         /// How far past the 45° boundary up must go before another face is proposed, in degrees:
         /// up must lie within 45° − this of the face's axis. Default 4.
-        public var hysteresisDegrees: Double
-        /// How long a new face must stay proposed before it is accepted, in seconds. Default 0.05.
-        public var settleTime: Double
+        public var hysteresisDegrees: Double { didSet { check() } }
+        /// How long a new face must stay proposed before it is accepted, in seconds; one longer
+        /// than ``OrientationClassifier/longestWait`` (`.infinity` too) never ends. Default 0.05.
+        public var settleTime: Double { didSet { check() } }
         /// Gravity turning faster than this proposes nothing, in degrees per second (measured on
         /// the gravity estimate, smoothed over ``rateTimeConstant``). Default 60; `.infinity`
         /// turns the gate off.
-        public var maximumRotationRate: Double
+        public var maximumRotationRate: Double { didSet { check() } }
         /// The time constant of the first-order smoothing of the rotation rate the gate compares,
         /// in seconds. Default 0.25.
-        public var rateTimeConstant: Double
+        public var rateTimeConstant: Double { didSet { check() } }
         /// The time cap (the *dwell* path), in seconds: a face is also accepted, however far
         /// short of the hysteresis up stopped, once up has lain within the face's plain 45° cone
         /// without interruption for this long, if up then lies within 45° −
         /// ``dwellMarginDegrees`` of its axis and gravity turns no faster than
         /// ``dwellMaximumRotationRate``. The estimate at or after the cap decides; if it does not
-        /// pass, each later one in the cone may. Default `nil`: no time cap.
-        public var maximumWait: Double?
+        /// pass, each later one in the cone may. Finite; one longer than
+        /// ``OrientationClassifier/longestWait`` never ends. Default `nil`: no time cap.
+        public var maximumWait: Double? { didSet { check() } }
         /// How far inside the 45° boundary up must lie when the dwell path accepts, in degrees.
         /// Default 0.
-        public var dwellMarginDegrees: Double
+        public var dwellMarginDegrees: Double { didSet { check() } }
         /// The dwell path accepts nothing while gravity turns faster than this, in degrees per
         /// second (the rate ``maximumRotationRate`` compares, smoothed over ``rateTimeConstant``).
         /// Default `.infinity`: no gate.
-        public var dwellMaximumRotationRate: Double
+        public var dwellMaximumRotationRate: Double { didSet { check() } }
 
         public init(hysteresisDegrees: Double = 4, settleTime: Double = 0.05, maximumRotationRate: Double = 60,
                     rateTimeConstant: Double = 0.25, maximumWait: Double? = nil, dwellMarginDegrees: Double = 0,
                     dwellMaximumRotationRate: Double = .infinity) {
-            precondition(hysteresisDegrees >= 0 && hysteresisDegrees < 45, "hysteresis must lie in [0, 45) degrees")
-            precondition(settleTime >= 0, "the settle time must not be negative")
-            precondition(maximumRotationRate > 0, "the rotation-rate gate must be positive")
-            precondition(rateTimeConstant >= 0 && rateTimeConstant.isFinite, "the rate time constant must be finite and not negative")
-            precondition(maximumWait.map { $0 >= 0 && $0.isFinite } ?? true, "the maximum wait must be finite and not negative")
-            precondition(dwellMarginDegrees >= 0 && dwellMarginDegrees < 45, "the dwell margin must lie in [0, 45) degrees")
-            precondition(dwellMaximumRotationRate > 0, "the dwell's rotation-rate gate must be positive")
             self.hysteresisDegrees = hysteresisDegrees
             self.settleTime = settleTime
             self.maximumRotationRate = maximumRotationRate
@@ -86,6 +83,21 @@ public struct OrientationClassifier: Sendable {
             self.maximumWait = maximumWait
             self.dwellMarginDegrees = dwellMarginDegrees
             self.dwellMaximumRotationRate = dwellMaximumRotationRate
+            check()
+        }
+
+        /// The ranges every field must lie in, checked by the initialiser and again whenever a
+        /// field is set, so a value out of range stops where it is written rather than in the
+        /// classifier later. A settle time or maximum wait too long to count in nanoseconds is
+        /// allowed and means "never" (``OrientationClassifier/longestWait``).
+        private func check() {
+            precondition(hysteresisDegrees >= 0 && hysteresisDegrees < 45, "hysteresis must lie in [0, 45) degrees")
+            precondition(settleTime >= 0, "the settle time must not be negative")
+            precondition(maximumRotationRate > 0, "the rotation-rate gate must be positive")
+            precondition(rateTimeConstant >= 0 && rateTimeConstant.isFinite, "the rate time constant must be finite and not negative")
+            precondition(maximumWait.map { $0 >= 0 && $0.isFinite } ?? true, "the maximum wait must be finite and not negative")
+            precondition(dwellMarginDegrees >= 0 && dwellMarginDegrees < 45, "the dwell margin must lie in [0, 45) degrees")
+            precondition(dwellMaximumRotationRate > 0, "the dwell's rotation-rate gate must be positive")
         }
 
         /// Hysteresis and settle time only, no rate gate.
@@ -133,7 +145,8 @@ public struct OrientationClassifier: Sendable {
                                                              dwellMaximumRotationRate: 80)
     }
 
-    public var settings: Settings
+    /// The tuning; ``retune(_:)`` changes it.
+    public private(set) var settings: Settings
     /// The accepted orientation; ``DeviceOrientation/unknown`` until the first face settles.
     public private(set) var orientation: DeviceOrientation = .unknown
     /// The face waiting out its settle time, if any.
@@ -149,7 +162,7 @@ public struct OrientationClassifier: Sendable {
     /// When the face waiting out its settle time (``candidate``) will be accepted if up stays:
     /// the sample at or after this time decides; `nil` when no face is waiting.
     public var decisionDueNanoseconds: UInt64? {
-        candidate == .unknown ? nil : candidateSince &+ settleNanoseconds
+        candidate == .unknown ? nil : Self.adding(settleNanoseconds, to: candidateSince)
     }
     /// The face other than the accepted one whose 45° cone up has lain in without interruption
     /// since the dwell began, while ``Settings/maximumWait`` is set; ``DeviceOrientation/unknown``
@@ -164,7 +177,7 @@ public struct OrientationClassifier: Sendable {
     /// When the dwell path may accept ``dwellFace`` if up stays in its cone (its maximum wait
     /// ends): the estimate at or after this time decides; `nil` when no face is dwelling.
     public var dwellDueNanoseconds: UInt64? {
-        dwellFace == .unknown ? nil : dwellSince &+ maximumWaitNanoseconds
+        dwellFace == .unknown ? nil : Self.adding(maximumWaitNanoseconds, to: dwellSince)
     }
     private var lastUp: SIMD3<Double> = .zero
     private var lastTime: UInt64 = 0
@@ -180,15 +193,30 @@ public struct OrientationClassifier: Sendable {
     public init(settings: Settings = .default, initial: DeviceOrientation = .unknown) {
         self.settings = settings
         self.orientation = initial
-        self.settleNanoseconds = UInt64((settings.settleTime * 1e9).rounded())
+        self.settleNanoseconds = Self.nanoseconds(settings.settleTime)
         self.enterCosine = cos((45 - settings.hysteresisDegrees) * .pi / 180)
         self.rateLimit = settings.maximumRotationRate * .pi / 180
         self.rateTimeConstant = settings.rateTimeConstant
-        self.maximumWaitNanoseconds = settings.maximumWait.map { UInt64(($0 * 1e9).rounded()) } ?? .max
+        self.maximumWaitNanoseconds = settings.maximumWait.map(Self.nanoseconds) ?? .max
         // With no time cap no face ever dwells: a cosine above 1 is never reached.
         self.dwellCosine = settings.maximumWait == nil ? 2 : cos(45 * Double.pi / 180)
         self.dwellAcceptCosine = cos((45 - settings.dwellMarginDegrees) * .pi / 180)
         self.dwellRateLimit = settings.dwellMaximumRotationRate * .pi / 180
+    }
+
+    /// The longest settle time or maximum wait counted, in seconds (about 146 years); a longer one
+    /// (`.infinity` included) waits this long, which is never in practice.
+    public static let longestWait = Double(UInt64(1) << 62) / 1e9
+
+    /// `seconds` (not negative) in nanoseconds, at most ``longestWait``'s.
+    static func nanoseconds(_ seconds: Double) -> UInt64 {
+        seconds >= longestWait ? UInt64(1) << 62 : UInt64((seconds * 1e9).rounded())
+    }
+
+    /// `start` plus `wait` nanoseconds, or `UInt64.max` (never) past the clock's range.
+    static func adding(_ wait: UInt64, to start: UInt64) -> UInt64 {
+        let (sum, overflow) = start.addingReportingOverflow(wait)
+        return overflow ? .max : sum
     }
 
     /// Switches to other settings (the gravity estimator changed), keeping the accepted

@@ -127,7 +127,7 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
             OPTIONS:
               --bus-address <ADDRESS> A D-Bus address (unix:path=/run/x) instead of the system bus.
-              --config <FILE>         The configuration naming the IMU, mounting and calibration (default /etc/plumb/plumb.json).
+              --config <FILE>         The configuration: IMU, mounting, calibration, filter, orientation (default /etc/plumb/plumb.json).
               --board <ID>            Use this board's bus and pins instead of detecting them (see 'plumb boards').
               --boards-dir <DIR>      Read board files from DIR (default: $PLUMB_BOARDS_DIR, then the installed share/plumb/boards).
               --simulate              Read the simulated IMU (see --profile).

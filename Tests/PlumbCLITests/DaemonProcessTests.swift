@@ -50,6 +50,72 @@ private final class FakeNotifySocket {
     }
 }
 
+/// A `plumb run` child whose standard error is read as it comes (a child writing more than a
+/// pipe holds would otherwise block) and whose end is awaited for a bounded time: a child that
+/// does not stop fails the test with its threads' stacks (from gdb, when installed) instead of
+/// hanging the run. One such hang was seen once under load and never reproduced.
+private final class DaemonChild: @unchecked Sendable {
+    let process = Process()
+    private let errorPipe = Pipe()
+    private let collected = DispatchGroup()
+    private let lock = NSLock()
+    private var errorBytes = Data()
+
+    init(arguments: [String], environment: [String: String]) throws {
+        process.executableURL = URL(fileURLWithPath: plumbBinary)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardError = errorPipe
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let handle = errorPipe.fileHandleForReading
+        collected.enter()
+        DispatchQueue.global().async { [self] in
+            let data = handle.readDataToEndOfFile()
+            lock.lock(); errorBytes = data; lock.unlock()
+            collected.leave()
+        }
+    }
+
+    var pid: pid_t { process.processIdentifier }
+
+    /// Waits up to `seconds` for the child to exit and returns its standard error; if it is still
+    /// running then, records its stacks as a test issue, kills it and returns nil.
+    func finish(within seconds: Double, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            Issue.record("plumb run (pid \(pid)) did not stop within \(seconds) s; its threads:\n\(stacks())", sourceLocation: sourceLocation)
+            kill(pid, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        _ = collected.wait(timeout: .now() + 10)
+        lock.lock(); defer { lock.unlock() }
+        return String(decoding: errorBytes, as: UTF8.self)
+    }
+
+    /// Every thread's stack of the running child, from gdb, or why there are none.
+    private func stacks() -> String {
+        let gdb = "/usr/bin/gdb"
+        guard FileManager.default.isExecutableFile(atPath: gdb) else { return "(no stacks: gdb is not installed)" }
+        let debugger = Process()
+        debugger.executableURL = URL(fileURLWithPath: gdb)
+        debugger.arguments = ["-p", String(pid), "-batch", "-ex", "thread apply all bt 30"]
+        let out = Pipe()
+        debugger.standardOutput = out
+        debugger.standardError = out
+        do { try debugger.run() } catch { return "(no stacks: \(error))" }
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        debugger.waitUntilExit()
+        // gdb's own chatter (missing debug sections, symbol reading) is left out.
+        let frames = text.split(separator: "\n").filter { $0.hasPrefix("Thread ") || $0.hasPrefix("#") }
+        return frames.isEmpty ? text : frames.joined(separator: "\n")
+    }
+
+    deinit { if process.isRunning { kill(pid, SIGKILL); process.waitUntilExit() } }
+}
+
 @Suite(.serialized) struct DaemonProcessTests {
     /// Starts `plumb run` under a fake systemd: READY=1, WATCHDOG=1, a good and a bad reload on
     /// SIGHUP, then SIGTERM: exit 0 with STOPPING=1 and journald-prefixed log lines.
@@ -66,36 +132,28 @@ private final class FakeNotifySocket {
         try csv.write(toFile: dir + "/motion.csv", atomically: true, encoding: .utf8)
 
         let notify = try FakeNotifySocket(path: dir + "/notify.sock")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: plumbBinary)
-        process.arguments = ["run", "--config", config, "--replay", dir + "/motion.csv", "--boards-dir", repository + "/boards", "--log-format", "journal"]
-        process.environment = ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000", "PATH": "/usr/bin:/bin"]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let child = try DaemonChild(arguments: ["run", "--config", config, "--replay", dir + "/motion.csv", "--boards-dir", repository + "/boards", "--log-format", "journal"],
+                                    environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000", "PATH": "/usr/bin:/bin"])
 
         let ready = notify.receive(until: { $0.hasPrefix("READY=1") })
         #expect(ready == "READY=1\nSTATUS=recording \(dir)/motion.csv at 50 Hz, complementary filter, no outputs (orientation is logged)")
         #expect(notify.receive(until: { $0 == "WATCHDOG=1" }) == "WATCHDOG=1")
 
-        kill(process.processIdentifier, SIGHUP)
+        kill(child.pid, SIGHUP)
         #expect(notify.receive(until: { $0 != "WATCHDOG=1" }) == "RELOADING=1")
         #expect(notify.receive(until: { $0 != "WATCHDOG=1" })?.hasPrefix("READY=1\nSTATUS=recording") == true)
 
         try #"{"imu": {"rate": 5000}}"#.write(toFile: config, atomically: true, encoding: .utf8)
-        kill(process.processIdentifier, SIGHUP)
+        kill(child.pid, SIGHUP)
         #expect(notify.receive(until: { $0 != "WATCHDOG=1" }) == "RELOADING=1")
         let kept = notify.receive(until: { $0 != "WATCHDOG=1" })
         #expect(kept?.hasPrefix("READY=1\nSTATUS=recording \(dir)/motion.csv at 50 Hz") == true)
         #expect(kept?.contains("(reload failed: \(config):1:18: imu.rate: 5000 is out of range; allowed 1...1000 (Hz))") == true)
 
-        kill(process.processIdentifier, SIGTERM)
+        kill(child.pid, SIGTERM)
         #expect(notify.receive(until: { $0 != "WATCHDOG=1" }) == "STOPPING=1")
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = try #require(child.finish(within: 30))
+        #expect(child.process.terminationStatus == 0)
         let lines = log.split(separator: "\n").map(String.init)
         #expect(lines.first == "<6>started with \(config); board generic (chosen by --board or the configuration)")
         #expect(lines.contains("<5>orientation faceUp (interface portrait)"))
@@ -113,25 +171,17 @@ private final class FakeNotifySocket {
         let config = dir + "/plumb.json"
         try #"{"board": "rpi4", "imu": {"rate": 100}}"#.write(toFile: config, atomically: true, encoding: .utf8)
         let notify = try FakeNotifySocket(path: dir + "/notify.sock")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: plumbBinary)
-        process.arguments = ["run", "--simulate", "--config", config, "--boards-dir", repository + "/boards"]
-        process.environment = ["NOTIFY_SOCKET": notify.path, "JOURNAL_STREAM": "8:1234"]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let child = try DaemonChild(arguments: ["run", "--simulate", "--config", config, "--boards-dir", repository + "/boards"],
+                                    environment: ["NOTIFY_SOCKET": notify.path, "JOURNAL_STREAM": "8:1234"])
 
         #expect(notify.receive() == "READY=1\nSTATUS=simulated MPU-6050 (tour) at 100 Hz, plumb filter, no outputs (orientation is logged)")
-        kill(process.processIdentifier, SIGHUP)
+        kill(child.pid, SIGHUP)
         #expect(notify.receive() == "RELOADING=1")
         #expect(notify.receive()?.hasPrefix("READY=1\nSTATUS=simulated MPU-6050") == true)
-        kill(process.processIdentifier, SIGTERM)
+        kill(child.pid, SIGTERM)
         #expect(notify.receive() == "STOPPING=1")
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = try #require(child.finish(within: 30))
+        #expect(child.process.terminationStatus == 0)
         #expect(log.contains("<6>found MPU-6050 (WHO_AM_I 0x68) at 0x68 on simulated bus\n"))
         #expect(log.hasSuffix("<6>stopping on SIGTERM\n<6>stopped\n"))
     }

@@ -21,21 +21,21 @@ private let boardsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCo
 
 /// The live sensor found as for `plumb run`, with the emulator on LinuxI2CBus's place: the real
 /// MPU-6050 driver behind the streaming engine, on the emulated chip's bus and data-ready line.
-private struct Emulated {
+struct Emulated {
     let sensor: PlumbSimulation.SimulatedSensor
     let source: StreamSampleSource
     let found: LiveSensor.Found
 
-    init(profile: String, address: UInt8 = 0x68) throws {
+    init(profile: String, address: UInt8 = 0x68, configuration: Configuration = Configuration()) throws {
         sensor = PlumbSimulation.SimulatedSensor(model: SimulatedChips.model("mpu6050")!, profile: MotionProfile.named(profile)!, seed: 1)
         let at = I2CAddress(UInt8(address))
         let imu = try DaemonFactory.makeIMU(bus: sensor.bus, address: at, clock: sensor.clock, part: nil)
         source = StreamSampleSource(name: "emulated MPU-6050", imu: imu, line: sensor.line, clock: sensor.clock)
         let board = BoardSelection(board: Board(id: "rpi4", name: "Raspberry Pi 4", models: [], i2cBus: "/dev/i2c-1", interrupt: nil,
                                                 display: nil, leds: [], imuAddress: at), reason: .override)
-        var imuConfiguration = DaemonFactory.imuConfiguration(Configuration())
+        var imuConfiguration = DaemonFactory.imuConfiguration(configuration)
         imuConfiguration.gyroscopeEnabled = true
-        found = LiveSensor.Found(setup: DaemonSetup(path: "test.json", configuration: Configuration(), board: board),
+        found = LiveSensor.Found(setup: DaemonSetup(path: "test.json", configuration: configuration, board: board),
                                  imu: imuConfiguration, busPath: "/dev/i2c-1", address: at)
     }
 }
@@ -44,8 +44,8 @@ private struct Emulated {
 struct LiveSensorTests {
     @Test func liveGravityFollowsTheSensorUntilTheDurationAndStopsIt() throws {
         let e = try Emulated(profile: "rest")
-        let live = LiveGravity(source: e.source, found: e.found, pipeline: DaemonFactory.orientationPipeline(Configuration()),
-                               clock: e.sensor.clock, duration: 2, shouldStop: { false })
+        let live = LiveGravity(source: e.source, found: e.found, clock: e.sensor.clock, duration: 2,
+                               powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false })
         var readings: [GravityReading] = []
         while let g = try live.nextGravity() {
             readings.append(g)
@@ -64,8 +64,8 @@ struct LiveSensorTests {
     @Test func liveGravityEndsWhenASignalAsks() throws {
         let e = try Emulated(profile: "rest")
         nonisolated(unsafe) var calls = 0
-        let live = LiveGravity(source: e.source, found: e.found, pipeline: DaemonFactory.orientationPipeline(Configuration()),
-                               clock: e.sensor.clock, duration: nil, shouldStop: { calls += 1; return calls > 5 })
+        let live = LiveGravity(source: e.source, found: e.found, clock: e.sensor.clock, duration: nil,
+                               powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { calls += 1; return calls > 5 })
         var count = 0
         while try live.nextGravity() != nil { count += 1 }
         #expect(count == 5)
@@ -74,8 +74,8 @@ struct LiveSensorTests {
     @Test func nothingAtTheAddressIsOneLineWithTheFix() throws {
         // The emulated chip answers at 0x68 only.
         let e = try Emulated(profile: "rest", address: 0x69)
-        let live = LiveGravity(source: e.source, found: e.found, pipeline: DaemonFactory.orientationPipeline(Configuration()),
-                               clock: e.sensor.clock, duration: 1, shouldStop: { false })
+        let live = LiveGravity(source: e.source, found: e.found, clock: e.sensor.clock, duration: 1,
+                               powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false })
         #expect(throws: CLIError.failure("nothing answers at 0x69 on /dev/i2c-1",
                                          fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")) {
             _ = try live.nextGravity()
@@ -104,10 +104,9 @@ struct LiveSensorTests {
                                settings: .init(holdOff: Nanoseconds.perSecond), runner: runner,
                                lock: KioskLock(OrientationLockSources(lockFile: nil)))
         let printer = KioskPrinter(turns: turns, context: context)
-        var pipeline = DaemonFactory.orientationPipeline(Configuration())
         var ticks = 0
-        try Kiosk.followLive(e.source, found: e.found, pipeline: &pipeline, turns: turns, clock: e.sensor.clock,
-                             duration: 60, shouldStop: { false }, tick: { t in ticks += 1; printer.tick(at: t) })
+        try Kiosk.followLive(e.source, found: e.found, turns: turns, clock: e.sensor.clock,
+                             duration: 60, powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false }, tick: { t in ticks += 1; printer.tick(at: t) })
         let rotations = runner.turns
         // The tour turns the board through its faces: the screen follows, each turn a hold-off after its change.
         #expect(rotations.count >= 2)
@@ -128,9 +127,8 @@ struct LiveSensorTests {
         let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: .init(holdOff: Nanoseconds.perSecond),
                                runner: runner, lock: KioskLock(OrientationLockSources(lockFile: nil)))
         let printer = KioskPrinter(turns: turns, context: context)
-        var pipeline = DaemonFactory.orientationPipeline(Configuration())
-        try Kiosk.followLive(e.source, found: e.found, pipeline: &pipeline, turns: turns, clock: e.sensor.clock,
-                             duration: 20, shouldStop: { false }, tick: printer.tick)
+        try Kiosk.followLive(e.source, found: e.found, turns: turns, clock: e.sensor.clock,
+                             duration: 20, powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false }, tick: printer.tick)
         #expect(runner.tries == 4)
         #expect(turns.controller.applied == .portrait)
         let err = context.err.captured.split(separator: "\n").map(String.init)
@@ -158,10 +156,9 @@ struct LiveSensorTests {
         let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: .init(holdOff: Nanoseconds.perSecond),
                                runner: runner, lock: KioskLock(OrientationLockSources(lockFile: nil)))
         let printer = KioskPrinter(turns: turns, context: context)
-        var pipeline = DaemonFactory.orientationPipeline(Configuration())
         let clock = e.sensor.clock
-        try Kiosk.followLive(e.source, found: e.found, pipeline: &pipeline, turns: turns, clock: clock,
-                             duration: nil, shouldStop: { clock.nowNanoseconds >= 80 * Nanoseconds.perSecond }, tick: printer.tick)
+        try Kiosk.followLive(e.source, found: e.found, turns: turns, clock: clock,
+                             duration: nil, powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { clock.nowNanoseconds >= 80 * Nanoseconds.perSecond }, tick: printer.tick)
         // After the hold-off, +1, +2, +4, +8 s, then every 10 s: 11 tries in 80 s.
         #expect(runner.tries == 11)
         let err = context.err.captured.split(separator: "\n").map(String.init)
@@ -189,8 +186,8 @@ struct LiveSensorTests {
         }
         let outputs: [any DigitalOutput] = try names.map { try SysfsLED($0, root: root) }
         let e = try Emulated(profile: "tour")
-        let live = LiveGravity(source: e.source, found: e.found, pipeline: DaemonFactory.orientationPipeline(Configuration()),
-                               clock: e.sensor.clock, duration: 12, shouldStop: { false })
+        let live = LiveGravity(source: e.source, found: e.found, clock: e.sensor.clock, duration: 12,
+                               powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false })
         let context = CommandContext.capturing()
         try LED.drive(live, outputs: outputs, mode: .faces, frames: nil, pacer: FramePacer(clock: VirtualClock(), rate: 10), context: context)
         // The same faces as the simulated tour's first 12 s, on the emulator's clock.
@@ -297,7 +294,7 @@ extension BeginnerI2CErrorTests {
 }
 
 /// A runner that notes when each turn was made (the printer takes the controller's events).
-private final class TimedRunner: RotationActionRunner {
+final class TimedRunner: RotationActionRunner {
     let inner: any RotationActionRunner
     let clock: any MonotonicClock
     private(set) var turns: [(RotationAction, UInt64)] = []

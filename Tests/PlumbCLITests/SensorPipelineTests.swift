@@ -129,8 +129,7 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
             .write(to: URL(fileURLWithPath: path))
         var c = Configuration()
         c.calibrationFile = path
-        let factory = DaemonFactory(source: .simulated, context: .capturing(), realClock: VirtualClock())
-        let correct = try #require(try factory.calibration(c))
+        let correct = try #require(try DaemonFactory.calibration(c))
         var sample = IMUSample(timestampNanoseconds: 1, acceleration: SIMD3(0, 0, 10.3), angularRate: SIMD3(0.01, 0.2, 0))
         correct(&sample)
         #expect(sample.acceleration == SIMD3(0, 0, 9.8))
@@ -140,10 +139,10 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         c.mounting = PlumbConfiguration.Mounting(x: .minusY, y: .plusX, z: .plusZ)
         #expect(throws: CLIError.failure("both \(path) and the configuration's \"mounting\" rotate the axes",
                                          fix: "Keep one: remove \"mounting\" from the configuration, or recalibrate with the identity mounting.")) {
-            try factory.calibration(c)
+            try DaemonFactory.calibration(c)
         }
         c.calibrationFile = "/nonexistent/calibration.json"
-        #expect(throws: CLIError.self) { try factory.calibration(c) }
+        #expect(throws: CLIError.self) { try DaemonFactory.calibration(c) }
     }
 
     @Test func partAndAddressChooseTheDriver() throws {

@@ -44,6 +44,7 @@ func errorMessage(_ name: String) -> String? {
         ("dbus-bus-not-an-address.json", "dbus-bus-not-an-address.json:2:33: outputs.dbus.bus: \"/run/dbus/system_bus_socket\" is not a D-Bus address; write \"system\" or TRANSPORT:KEY=VALUE, e.g. \"unix:path=/run/plumb/bus\""),
         ("dbus-unknown-key.json", "dbus-unknown-key.json:2:43: outputs.dbus.adress: unknown key; allowed keys: enabled, bus"),
         ("unknown-preset.json", "unknown-preset.json:2:30: orientation.preset: \"stedy\" is not one of: responsive, steady. Did you mean 'steady'?"),
+        ("dwell-without-time-cap.json", "dwell-without-time-cap.json:2:59: orientation.dwellMargin: acts only with a time cap, and the responsive preset has none; add \"maxWait\": SECONDS (or use \"preset\": \"steady\", whose low-energy mode waits at most 0.6 s)"),
         ("dbus-enabled-not-bool.json", "dbus-enabled-not-bool.json:2:37: outputs.dbus.enabled: expected true or false, found a string"),
     ]
 

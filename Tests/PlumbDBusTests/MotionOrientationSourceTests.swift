@@ -55,6 +55,20 @@ final class ProfileSource: MotionSampleSource {
         #expect(!motion.isEnabled)
     }
 
+    /// `orientation.interfaceOrientations` without portraitUpsideDown: the tour's upside-down face
+    /// leaves the property as it was.
+    @Test func anInterfaceOrientationNotAllowedIsNotReported() throws {
+        let tour = MotionProfile.tour()
+        let end = (tour.duration ?? 40) + 1
+        let motion = MotionOrientation(source: { ProfileSource(tour, end: end) })
+        let source = MotionOrientationSource(motion: motion, allowedInterfaces: [.portrait, .landscapeLeft, .landscapeRight])
+        let seen = Reports()
+        try source.start { seen.append($0) }
+        try waitUntil(seconds: 30, "the tour's last face (have \(seen.values))") { seen.values.last == .rightUp }
+        source.stop()
+        #expect(seen.values.filter { $0 != .undefined } == [.normal, .leftUp, .rightUp])
+    }
+
     @Test func aDeviceLyingFlatSinceStartIsUndefined() throws {
         let motion = MotionOrientation(source: { ProfileSource(.rest(), end: 5) })   // z up: face up
         let source = MotionOrientationSource(motion: motion)

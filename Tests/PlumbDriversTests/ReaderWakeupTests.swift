@@ -139,6 +139,7 @@ final class FutureStampingIMU: IMU {
     func stopStreaming() throws(IMUError) { try inner.stopStreaming() }
     func selfTest() throws(IMUError) -> SelfTestResult { try inner.selfTest() }
     func verifyConfiguration() throws(IMUError) -> Bool { try inner.verifyConfiguration() }
+    func acceptReadBack() throws(IMUError) { try inner.acceptReadBack() }
     func drain(into samples: inout [IMUSample], edges: [EdgeEvent]) throws(IMUError) -> DrainResult {
         let before = samples.count
         let r = try inner.drain(into: &samples, edges: edges)

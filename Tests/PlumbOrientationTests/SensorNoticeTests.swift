@@ -36,13 +36,19 @@ import Testing
         let done = Mutex(false)
     }
 
-    /// Starts `motion` and collects its ``MotionOrientation/sensorNotices`` until the source ends.
-    static func playToTheEnd(_ motion: MotionOrientation, into collected: Collected) async {
+    /// Subscribes to `motion`'s ``MotionOrientation/sensorNotices`` now and appends each to
+    /// `collected` until the stream ends (then marks it done).
+    static func collect(_ motion: MotionOrientation, into collected: Collected) -> Task<Void, Never> {
         let notices = motion.sensorNotices
-        let reader = Task {
+        return Task {
             for await notice in notices { collected.notices.withLock { $0.append(notice) } }
             collected.done.withLock { $0 = true }
         }
+    }
+
+    /// Starts `motion` and collects its ``MotionOrientation/sensorNotices`` until the source ends.
+    static func playToTheEnd(_ motion: MotionOrientation, into collected: Collected) async {
+        let reader = collect(motion, into: collected)
         motion.start()
         #expect(await eventually { collected.done.withLock { $0 } })
         await reader.value
@@ -106,10 +112,7 @@ import Testing
             return LateSource(ProfileSource(.rest(), log: log), fails: n <= 4)
         })
         let collected = Collected()
-        let notices = motion.sensorNotices
-        let reader = Task {
-            for await notice in notices { collected.notices.withLock { $0.append(notice) } }
-        }
+        let reader = Self.collect(motion, into: collected)
         defer { reader.cancel() }
         motion.start()
         defer { motion.stop() }
@@ -132,10 +135,7 @@ import Testing
             LateSource(ProfileSource(.rest(), log: log), fails: broken.withLock { $0 })
         })
         let collected = Collected()
-        let notices = motion.sensorNotices
-        let reader = Task {
-            for await notice in notices { collected.notices.withLock { $0.append(notice) } }
-        }
+        let reader = Self.collect(motion, into: collected)
         defer { reader.cancel() }
         motion.start()
         #expect(await eventually { collected.notices.withLock { $0.count >= 1 } })
@@ -169,10 +169,7 @@ import Testing
         #expect(first.notices.withLock { $0 }.map(\.kind) == [.failure])
         #expect(await eventually { !motion.state.withLock { $0.readerRunning } })
         let second = Collected()
-        let notices = motion.sensorNotices
-        let reader = Task {
-            for await notice in notices { second.notices.withLock { $0.append(notice) } }
-        }
+        let reader = Self.collect(motion, into: second)
         defer { reader.cancel() }
         motion.start()
         defer { motion.stop() }

@@ -12,7 +12,9 @@ enum Calibrate {
         discussion: """
         Hold the sensor still on each of its six faces (any order) for --hold seconds; progress and the
         next face to show go to standard error. With --gyro-only, keep it still once. With --simulate the
-        emulated chip tours the six faces by itself (profile 'tour').
+        emulated chip tours the six faces by itself (profile 'tour'). It measures the raw chip at
+        ±2 g and ±250 °/s: plumb.json and any earlier calibration are not read (the chip is found by
+        probing, or --bus, --address, --part); name the saved file in plumb.json's "calibration".
         """,
         options: [
             .option("output", short: "o", value: "FILE", help: "Where to save the calibration. Default plumb-calibration.json."),

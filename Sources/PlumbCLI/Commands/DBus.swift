@@ -23,7 +23,7 @@ enum DBus {
         """,
         options: [
             .option("bus-address", value: "ADDRESS", help: "A D-Bus address (unix:path=/run/x) instead of the system bus."),
-            .option("config", value: "FILE", help: "The configuration naming the IMU, mounting and calibration (default /etc/plumb/plumb.json)."),
+            .option("config", value: "FILE", help: "The configuration: IMU, mounting, calibration, filter, orientation (default /etc/plumb/plumb.json)."),
             BoardSupport.boardOption, BoardSupport.boardsDirectoryOption,
             .flag("simulate", help: "Read the simulated IMU (see --profile)."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
@@ -62,7 +62,7 @@ enum DBus {
             source = MotionOrientationSource(motion: simulatedMotion(chip: chip, profile: profile, speed: speed,
                                                                      algorithm: algorithm, counters: counters))
         } else {
-            source = MotionOrientationSource(motion: try DBusLiveSensor.motion(args, context: context))
+            source = try DBusLiveSensor.source(args, context: context)
         }
 
         let printer = EventPrinter(format: format, bus: address ?? SensorProxyError.systemBus,

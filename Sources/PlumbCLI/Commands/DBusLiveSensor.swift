@@ -1,5 +1,6 @@
 import Foundation
 import PlumbConfiguration
+import PlumbDBus
 import PlumbDrivers
 import PlumbHAL
 import PlumbLinux
@@ -10,11 +11,12 @@ import PlumbOrientation
 /// claim goes, as iio-sensor-proxy polls its sensor only while claimed.
 enum DBusLiveSensor {
     /// Loads the configuration and board now (a bad file fails at start, with the same messages as
-    /// `plumb run`) and opens the IMU once to check it answers; returns the notifier that opens it
-    /// again on every claim. The notifier applies the calibration file and the mounting rotation,
-    /// uses the configured filter, rate, hysteresis and settle time, and follows the system's power
-    /// state.
-    static func motion(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> MotionOrientation {
+    /// `plumb run`) and opens the IMU once to check it answers; returns the service's source: the
+    /// notifier that opens it again on every claim. The notifier applies the calibration file and
+    /// the mounting rotation, and uses the configured filter, rate and orientation settings as
+    /// `plumb run` does (``notifier(_:normal:source:powerMonitor:)``), and the source reports only
+    /// the configured interface orientations (``orientationSource(_:motion:)``).
+    static func source(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> MotionOrientationSource {
         let path = args.string("config") ?? Configuration.defaultPath
         let catalog = try BoardSupport.catalog(args, context: context)
         let configuration: Configuration
@@ -23,10 +25,10 @@ enum DBusLiveSensor {
         }
         let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
         let setup = DaemonSetup(path: path, configuration: configuration, board: board)
-        let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+        let factory = sessionFactory(context: context)
         let imuConfiguration = DaemonFactory.imuConfiguration(configuration)
         do {
-            _ = try factory.calibration(configuration)
+            _ = try DaemonFactory.calibration(configuration)
             _ = try factory.makeSource(setup, imuConfiguration: imuConfiguration)
         } catch let error as CLIError {
             throw error
@@ -34,37 +36,56 @@ enum DBusLiveSensor {
             throw .failure(String(describing: error), fix: nil)
         }
 
-        var classifier = OrientationClassifier.Settings.default
-        if let settle = configuration.orientation.settleTime { classifier.settleTime = settle }
-        if let hysteresis = configuration.orientation.hysteresis { classifier.hysteresisDegrees = hysteresis }
         // The configured rate and ranges in normal mode (the gyroscope on), the notifier's own
         // low-energy mode beside it, as plumb watch does on the live IMU.
         var configured = imuConfiguration
         configured.gyroscopeEnabled = true
         let normal = configured
-        var energy = EnergySettings.default
-        energy.normal = normal
-        let filter = configuration.filter
-        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+        let source: MotionOrientation.SourceFactory = { () throws(MotionSourceError) -> any MotionSampleSource in
             // A factory per claim session: DaemonFactory holds non-Sendable parts (the kiosk runner).
-            let factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+            let factory = sessionFactory(context: context)
             do {
                 let (source, _) = try factory.makeSource(setup, imuConfiguration: normal)
-                guard let correct = try factory.calibration(configuration) else { return source }
-                return CalibratedSampleSource(source, correct: correct)
+                return try LiveSensor.calibrated(source, configuration: configuration)
             } catch let error as CLIError {
                 if case .failure(let message, let fix) = error { throw .other(message + (fix.map { " (\($0))" } ?? "")) }
                 throw .other(String(describing: error))
             } catch {
                 throw .other(String(describing: error))
             }
-        }, estimator: { DaemonFactory.estimator(filter) }, classifier: classifier, energy: energy)
-        let m = configuration.mounting.matrix
-        motion.mounting = (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
+        }
         // Power saver, battery, heat and display blanking, as plumb run follows them: the sensor
         // pauses while the screen is off, even while a desktop holds its claim.
-        motion.powerMonitor = SystemPowerStateMonitor.polled(pollInterval: energy.pollInterval)
-        return motion
+        let motion = notifier(configuration, normal: normal, source: source,
+                              powerMonitor: SystemPowerStateMonitor.polled(pollInterval: EnergySettings.default.pollInterval))
+        return orientationSource(configuration, motion: motion)
+    }
+
+    /// `motion` as the service's source, reporting only the interface orientations
+    /// `orientation.interfaceOrientations` allows, as `plumb run`'s outputs take them.
+    static func orientationSource(_ configuration: Configuration, motion: MotionOrientation) -> MotionOrientationSource {
+        MotionOrientationSource(motion: motion, allowedInterfaces: DaemonFactory.allowedInterfaces(configuration.orientation))
+    }
+
+    /// The factory of one claim session's sensor. The stream's notices and warnings (gaps, an
+    /// interrupt storm, a chip that lost its configuration, a bus too slow for the rate) go to
+    /// standard error as "plumb dbus: …" as they happen, so the journal of plumb-sensor-proxy.service
+    /// has them; without the sink nobody took them and they piled up for as long as a desktop held
+    /// its claim.
+    static func sessionFactory(context: CommandContext) -> DaemonFactory {
+        var factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+        factory.eventSink = LiveSensor.printingSink(command: "dbus", context: context)
+        return factory
+    }
+
+    /// The notifier reading `source` as `plumb run` reads the sensor
+    /// (``DaemonFactory/notifier(_:tunings:normal:source:powerMonitor:)``: the configuration's
+    /// classifier tunings, `orientation.lowEnergy`, filter and mounting), `normal` as the normal
+    /// mode's sensor settings. `powerMonitor` also reports display blanking, which pauses the
+    /// sensor in every case.
+    static func notifier(_ configuration: Configuration, normal: IMUConfiguration, source: @escaping MotionOrientation.SourceFactory,
+                         powerMonitor: (any PowerStateMonitor)?) -> MotionOrientation {
+        DaemonFactory.notifier(configuration, normal: normal, source: source, powerMonitor: powerMonitor)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PlumbConfiguration
 import PlumbDisplay
 import PlumbDrivers
 import PlumbFusion
@@ -20,8 +21,10 @@ enum Kiosk {
             PLUMB_WLR_TRANSFORM, PLUMB_XRANDR_ROTATION and PLUMB_FBCON_ROTATE set. The lock file's \
             existence, or SIGUSR1 (toggle), holds the screen as it is. Over SSH, set WAYLAND_DISPLAY \
             (wlr-randr) or DISPLAY (xrandr) for the session. Without --simulate or --replay it reads the \
-            board's IMU, found as 'plumb run' finds it (the configuration, the board, --bus, --address); \
-            the hold-off is then timed by the system clock and Ctrl-C or SIGTERM stops it cleanly. As \
+            board's IMU, found and run as 'plumb run' would with the configuration (--config): the IMU, \
+            calibration, mounting, filter, orientation tunings, orientation.lowEnergy, \
+            orientation.interfaceOrientations and outputs.kiosk (method, output, command, holdOff), each \
+            flag given in its place; the hold-off is then timed by the system clock and Ctrl-C or SIGTERM stops it cleanly. As \
             'plumb run' does, a turn that fails (the compositor or X server is not up yet) is tried again \
             after 1, 2, 4 and 8 s and then every 10 s until it works, with one warning and the fix on \
             standard error and an error if it still fails after a minute; every 5 s the output is read \
@@ -29,12 +32,12 @@ enum Kiosk {
             turn still fails when it ends.
             """,
         options: [
-            .option("backend", value: "NAME", help: "wlr-randr (default), xrandr, fbcon or command."),
-            .option("output", value: "NAME", help: "The connector to turn (default HDMI-A-1 for wlr-randr, HDMI-1 for xrandr)."),
+            .option("backend", value: "NAME", help: "wlr-randr, xrandr, fbcon or command (default: outputs.kiosk.method on the board's IMU, else wlr-randr)."),
+            .option("output", value: "NAME", help: "The connector to turn (default: outputs.kiosk.output or the board's on the board's IMU, else HDMI-A-1 for wlr-randr, HDMI-1 for xrandr)."),
             .option("command", value: "CMD", help: "The shell command for --backend command."),
-            .option("hold-off", value: "SECONDS", help: "How long a new orientation must hold first (default 1)."),
+            .option("hold-off", value: "SECONDS", help: "How long a new orientation must hold first (default: outputs.kiosk.holdOff on the board's IMU, else 1)."),
             .option("lock-file", value: "PATH", help: "While this file exists, the screen does not turn."),
-            .option("allow", value: "LIST", help: "Orientations the screen may take, comma-separated (default: all four)."),
+            .option("allow", value: "LIST", help: "Orientations the screen may take, comma-separated (default: orientation.interfaceOrientations on the board's IMU, else all four)."),
             .flag("reverse-quarter-turns", help: "Swap 90° and 270° (for a screen whose quarter turns come out reversed)."),
             .flag("dry-run", help: "Print each action instead of running it."),
             .flag("simulate", help: "Read the simulated IMU (see --profile). Without --simulate or --replay: the board's IMU."),
@@ -47,45 +50,37 @@ enum Kiosk {
     static let command = Command(spec) { args, context in try run(args, context) }
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws {
-        let kind = KioskBackend.Kind(rawValue: try args.choice("backend", KioskBackend.Kind.allCases.map(\.rawValue)) ?? "wlr-randr") ?? .wlrRandr
-        var backend = KioskBackend(kind: kind, output: args.string("output"), command: args.string("command"))
-        backend.quarterTurnsReversed = args.has("reverse-quarter-turns")
-        if kind == .command && backend.command == nil { throw CLIError.usage("'--backend command' needs '--command CMD'.") }
-        if kind != .command && backend.command != nil { throw CLIError.usage("'--command' needs '--backend command'.") }
-        if let root = context.environment["PLUMB_SYSFS_GRAPHICS"] { backend.fbconDirectory = root + "/fbcon" }
-        var settings = KioskController.Settings()
-        if let holdOff = try args.double("hold-off", in: 0...3600) { settings.holdOff = Nanoseconds.seconds(holdOff) }
-        if let list = args.string("allow") {
-            var allowed = Set<InterfaceOrientation>()
-            for name in list.split(separator: ",").map({ String($0).trimmingCharacters() }) {
-                guard let o = InterfaceOrientation(rawValue: name) else {
-                    throw CLIError.usage("The value '\(name)' is invalid for '--allow': expected portrait, portraitUpsideDown, landscapeLeft or landscapeRight.")
-                }
-                allowed.insert(o)
-            }
-            guard !allowed.isEmpty else {
-                throw CLIError.usage("The value '\(list)' is invalid for '--allow': name at least one of portrait, portraitUpsideDown, landscapeLeft, landscapeRight.")
-            }
-            settings.allowed = allowed
-        }
         let duration = try args.double("duration", in: 0...1e7)
+        var found: LiveSensor.Found?
+        if args.string("replay") == nil, !args.has("simulate") {
+            for name in ["profile", "chip"] where args.string(name) != nil { throw CLIError.usage("'--\(name)' needs '--simulate'.") }
+            // The flags' values are checked first: a usage error needs no configuration (whether
+            // --command fits the backend waits for the file's outputs.kiosk.method).
+            _ = try args.choice("backend", KioskBackend.Kind.allCases.map(\.rawValue))
+            _ = try args.double("hold-off", in: 0...3600)
+            _ = try allowedFlag(args)
+            found = try LiveSensor.find(args, context: context)
+        }
+        let resolved = try settings(args, live: found)
+        var backend = resolved.backend
+        let settings = resolved.settings
+        found = resolved.live
+        if let root = context.environment["PLUMB_SYSFS_GRAPHICS"] { backend.fbconDirectory = root + "/fbcon" }
         let source: any MotionSampleSource
         var live: (found: LiveSensor.Found, shouldStop: @Sendable () -> Bool)?
-        if let path = args.string("replay") {
+        if let found {
+            try LiveSensor.check(found, context: context)
+            source = try LiveSensor.open(found, context: context, command: "kiosk")
+            live = (found, try LiveSensor.stopOnSignals())
+        } else if let path = args.string("replay") {
             if args.has("simulate") { throw CLIError.usage("--replay and --simulate cannot be combined.") }
             try LiveSensor.rejectOptions(args, besides: "replay")
             source = RecordingSource(recording: try Watch.loadRecording(path), name: URL(fileURLWithPath: path).lastPathComponent)
-        } else if args.has("simulate") {
+        } else {
             try LiveSensor.rejectOptions(args, besides: "simulate")
             let profile = try SimulatedIMU.profile(args.string("profile") ?? "tour")
             source = try SimulatedIMU.source(chip: args.string("chip") ?? "mpu6050", profile: profile,
                                              duration: duration ?? profile.duration ?? 60).source
-        } else {
-            for name in ["profile", "chip"] where args.string(name) != nil { throw CLIError.usage("'--\(name)' needs '--simulate'.") }
-            let found = try LiveSensor.find(args, context: context)
-            try LiveSensor.check(found, context: context)
-            source = try LiveSensor.open(found, context: context, command: "kiosk")
-            live = (found, try LiveSensor.stopOnSignals())
         }
 
         let runner: any RotationActionRunner = args.has("dry-run") ? PrintingRunner(context: context) : SystemActionRunner(environment: context.environment)
@@ -94,9 +89,9 @@ enum Kiosk {
         let turns = KioskTurns(backend: backend, settings: settings, runner: runner, lock: lock)
         let printer = KioskPrinter(turns: turns, context: context)
         if let live {
-            var pipeline = DaemonFactory.orientationPipeline(live.found.setup.configuration)
-            try followLive(source, found: live.found, pipeline: &pipeline, turns: turns, clock: SystemClock(),
-                           duration: duration, shouldStop: live.shouldStop, tick: printer.tick)
+            try followLive(source, found: live.found, turns: turns, clock: SystemClock(), duration: duration,
+                           powerMonitor: LiveSensor.systemPowerMonitor(), report: LiveSensor.reporter(command: "kiosk", context: context),
+                           shouldStop: live.shouldStop, tick: printer.tick)
             try printer.finish()
             return
         }
@@ -145,39 +140,116 @@ enum Kiosk {
         try printer.finish()
     }
 
-    /// The board's IMU in wall-clock time: each interface-orientation change is observed at
+    /// The backend and controller settings: each flag given (--backend, --output, --command,
+    /// --hold-off, --allow, --reverse-quarter-turns), else on the board's IMU (`live` not nil) the
+    /// configuration's `outputs.kiosk` (method, output or the board's connector, command, hold-off;
+    /// output and command only while the backend is the file's) and `orientation.interfaceOrientations`,
+    /// else the defaults (wlr-randr, its default output, 1 s, all four). A given --allow is
+    /// written into the configuration of `live` (returned), so that the session keeps to it as the
+    /// controller does.
+    static func settings(_ args: ParsedArguments, live: LiveSensor.Found?) throws(CLIError)
+        -> (backend: KioskBackend, settings: KioskController.Settings, live: LiveSensor.Found?) {
+        var live = live
+        let flagKind = try args.choice("backend", KioskBackend.Kind.allCases.map(\.rawValue)).flatMap(KioskBackend.Kind.init(rawValue:))
+        let holdOff = try args.double("hold-off", in: 0...3600)
+        let allowed = try allowedFlag(args)
+        let file = live?.setup.configuration.outputs.kiosk
+        var backend: KioskBackend
+        if let live, let file, flagKind == nil || flagKind == DaemonFactory.kioskKind(file.method) {
+            backend = DaemonFactory.kioskBackend(file, board: live.setup.board.board)
+        } else {
+            backend = KioskBackend(kind: flagKind ?? .wlrRandr)
+        }
+        if let output = args.string("output") { backend.output = output }
+        if let command = args.string("command") {
+            if backend.kind != .command { throw CLIError.usage("'--command' needs '--backend command'.") }
+            backend.command = command
+        }
+        if backend.kind == .command && backend.command == nil { throw CLIError.usage("'--backend command' needs '--command CMD'.") }
+        backend.quarterTurnsReversed = args.has("reverse-quarter-turns")
+        var settings = KioskController.Settings()
+        if let seconds = holdOff ?? file?.holdOff { settings.holdOff = Nanoseconds.seconds(seconds) }
+        if let allowed, live != nil {
+            live?.setup.configuration.orientation.interfaceOrientations = InterfaceOrientationName.allCases.filter { name in
+                allowed.contains { $0.rawValue == name.rawValue }
+            }
+        }
+        if let live {
+            settings.allowed = DaemonFactory.allowedInterfaces(live.setup.configuration.orientation)
+        } else if let allowed {
+            settings.allowed = allowed
+        }
+        return (backend, settings, live)
+    }
+
+    /// `--allow LIST`, or `nil` without it.
+    static func allowedFlag(_ args: ParsedArguments) throws(CLIError) -> Set<InterfaceOrientation>? {
+        guard let list = args.string("allow") else { return nil }
+        var allowed = Set<InterfaceOrientation>()
+        for name in list.split(separator: ",").map({ String($0).trimmingCharacters() }) {
+            guard let o = InterfaceOrientation(rawValue: name) else {
+                throw CLIError.usage("The value '\(name)' is invalid for '--allow': expected portrait, portraitUpsideDown, landscapeLeft or landscapeRight.")
+            }
+            allowed.insert(o)
+        }
+        guard !allowed.isEmpty else {
+            throw CLIError.usage("The value '\(list)' is invalid for '--allow': name at least one of portrait, portraitUpsideDown, landscapeLeft, landscapeRight.")
+        }
+        return allowed
+    }
+
+    /// The board's IMU in wall-clock time, through `plumb run`'s session
+    /// (``LiveSensor/session(_:source:outputs:powerMonitor:)``: the configuration's filter,
+    /// classifier, mounting, `orientation.interfaceOrientations` and `orientation.lowEnergy`,
+    /// `auto` following `powerMonitor`): each interface-orientation change is observed at
     /// `clock`'s time (seconds since the start) and the controller ticks after every read (at
     /// least every 100 ms), so the hold-off is timed by `clock`. Ends when `shouldStop` says so
     /// (SIGINT/SIGTERM), after `duration` seconds, or when the source ends; stops the sensor.
-    static func followLive(_ source: any MotionSampleSource, found: LiveSensor.Found, pipeline: inout OrientationPipeline,
-                           turns: KioskTurns, clock: any MonotonicClock, duration: Double?,
+    static func followLive(_ source: any MotionSampleSource, found: LiveSensor.Found, turns: KioskTurns, clock: any MonotonicClock,
+                           duration: Double?, powerMonitor: any PowerStateMonitor, report: ([DaemonEvent]) -> Void = { _ in },
                            shouldStop: () -> Bool, tick: (UInt64) -> Void) throws(CLIError) {
-        _ = try LiveSensor.start(source, found: found)
+        let observer = KioskObserver(turns: turns, clock: clock)
+        let session = try LiveSensor.session(found, source: source, outputs: [observer], powerMonitor: powerMonitor)
         let origin = clock.nowNanoseconds
+        observer.origin = origin
         let end = duration.map(Nanoseconds.seconds)
-        var samples: [IMUSample] = []
-        samples.reserveCapacity(64)
-        var interface = InterfaceOrientation.portrait
         var failure: CLIError?
         while !shouldStop() {
             if let end, clock.nowNanoseconds &- origin >= end { break }
-            samples.removeAll(keepingCapacity: true)
-            let result: MotionSourceRead
-            do { result = try source.read(into: &samples, timeoutNanoseconds: 100_000_000) } catch {
-                failure = LiveSensor.failure(error, found: found)
+            do { report(try session.step(timeoutNanoseconds: 100_000_000)) } catch is DaemonSourceFinished {
+                break
+            } catch {
+                failure = error as? CLIError ?? .failure(String(describing: error), fix: nil)
                 break
             }
-            if result == .finished { break }
-            let t = clock.nowNanoseconds &- origin
-            for sample in samples {
-                guard let device = pipeline.process(sample) else { continue }
-                if let upright = device.interfaceOrientation { interface = upright }
-                turns.observe(interface, at: t)
-            }
-            tick(t)
+            tick(clock.nowNanoseconds &- origin)
         }
-        do { try source.stop() } catch { failure = failure ?? LiveSensor.failure(error, found: found) }
+        do { try session.shutdown() } catch {
+            failure = failure ?? (error as? CLIError ?? .failure(String(describing: error), fix: nil))
+        }
         if let failure { throw failure }
+    }
+
+    /// `plumb kiosk`'s output in the session: each interface orientation the session settles on
+    /// (one `orientation.interfaceOrientations` allows) goes to the controller at the time since
+    /// `origin`; the command ticks the controller and prints what it does.
+    final class KioskObserver: DaemonOutput {
+        let name = "kiosk"
+        let turns: KioskTurns
+        let clock: any MonotonicClock
+        var origin: UInt64 = 0
+
+        init(turns: KioskTurns, clock: any MonotonicClock) {
+            self.turns = turns
+            self.clock = clock
+        }
+
+        func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
+            turns.observe(interface, at: clock.nowNanoseconds &- origin)
+        }
+
+        /// The screen stays as the command left it (as before the session: plumb kiosk does not turn it back).
+        func restore() throws {}
     }
 
     static func seconds(_ t: UInt64) -> String {

@@ -13,8 +13,10 @@ enum LED {
             --mode faces lights one LED per face (up to six: +x, -x, +y, -y, +z, -z up); --mode arrow \
             uses four (up, right, down, left) as an arrow to the high side. The Sense HAT shows an arrow \
             that keeps pointing up (--mode arrow) or a bubble level (--mode bubble). Without --simulate or \
-            --angle it reads the board's IMU, found as 'plumb run' finds it (the configuration, the board, \
-            --bus, --address), paced by the wall clock; Ctrl-C or SIGTERM stops it and turns the LEDs off.
+            --angle it reads the board's IMU, found and run as 'plumb run' would with the configuration \
+            (--config; the board, the IMU, calibration, mounting, filter, orientation tunings and \
+            orientation.lowEnergy; --bus and --address over it), paced by the wall clock; Ctrl-C or \
+            SIGTERM stops it and turns the LEDs off.
             """,
         options: [
             .option("backend", value: "NAME", help: "sysfs (default), gpio or sensehat."),
@@ -51,7 +53,9 @@ enum LED {
         } else {
             if args.string("profile") != nil { throw CLIError.usage("'--profile' needs '--simulate'.") }
             if args.has("no-pacing") { throw CLIError.usage("'--no-pacing' is for '--simulate' and '--angle'; the board's IMU is paced by the wall clock.") }
-            source = try LiveSensor.gravity(args, context: context, command: "led", frameRate: rate, duration: try args.double("duration", in: 0...1e7))
+            let duration = try args.double("duration", in: 0...1e7)
+            let found = try LiveSensor.find(args, context: context, alternatives: "--simulate or --angle DEG")
+            source = try LiveSensor.gravity(found, context: context, command: "led", frameRate: rate, duration: duration)
         }
         let isLive = source is LiveGravity
         // The board's IMU is stopped however the run ends.

@@ -16,13 +16,15 @@ enum Level {
             The picture turns back by the angle the board turns, as the seed app's \
             atan2(gravity.x, gravity.y) − π. With no --image it shows a test pattern. \
             --angle fixes the angle (the picture turned DEG clockwise); --simulate reads the \
-            simulated IMU through fusion. Without either it reads the board's IMU, found as \
-            'plumb run' finds it (the configuration, the board, --bus and --address), paced by the \
-            wall clock; Ctrl-C or SIGTERM stops it and puts the console back.
+            simulated IMU through fusion. Without either it reads the board's IMU, found and run as \
+            'plumb run' would with the configuration (--config; the board, the IMU, calibration, \
+            mounting, filter, orientation tunings and orientation.lowEnergy; --bus and --address over \
+            it), paced by the wall clock, and outputs.level gives the picture and the framebuffer that \
+            --image and --fb leave out; Ctrl-C or SIGTERM stops it and puts the console back.
             """,
         options: [
-            .option("image", value: "FILE", help: "A JPEG or PNG to show (default: the test pattern)."),
-            .option("fb", value: "DEV", help: "Framebuffer: a path, a number or a name such as \"RPi-Sense FB\" (default /dev/fb0)."),
+            .option("image", value: "FILE", help: "A JPEG or PNG to show (default: outputs.level.image on the board's IMU, else the test pattern)."),
+            .option("fb", value: "DEV", help: "Framebuffer: a path, a number or a name such as \"RPi-Sense FB\" (default: outputs.level's or the board's on the board's IMU, else /dev/fb0)."),
             .option("png", value: "FILE", help: "Write the last frame to a PNG file instead of a framebuffer."),
             .flag("terminal", help: "Draw a live preview in the terminal (Unicode half blocks, 24-bit colour)."),
             .option("size", value: "WxH", help: "Picture size for --png (default 800x480) or cells for --terminal (default: the terminal's)."),
@@ -30,7 +32,7 @@ enum Level {
             .flag("simulate", help: "Read gravity from the simulated IMU through fusion."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
             .option("duration", value: "SECONDS", help: "Seconds to run: simulated (default: the profile's length, or 60), or wall-clock on the board's IMU (default: until interrupted)."),
-            .option("filter", value: "NAME", help: "Fusion filter for --simulate: plumb (default), madgwick, complementary."),
+            .option("filter", value: "NAME", help: "Fusion filter for --simulate: plumb (default), madgwick, complementary (the board's IMU uses the configuration's)."),
             .option("scale", value: "MODE", help: "fit (letterbox, default) or fill (crop)."),
             .option("background", value: "COLOR", help: "Colour around the picture, #rrggbb (default #000000)."),
             .option("frames", value: "N", help: "Stop after N frame times (default: 1 for --png and a fixed angle, else run until interrupted)."),
@@ -58,27 +60,35 @@ enum Level {
         let fixedAngle = try args.double("angle", in: -3600...3600)
         let size = try args.string("size").map(BenchRender.parseSize)
 
-        // The picture first: a bad file fails before the sensor is touched.
-        let image = try loadImage(args.string("image"))
-        let source: any GravitySource
         let rate = try args.double("rate", in: 0.1...1000) ?? (args.has("terminal") ? 15 : 60)
-        if args.has("simulate") {
+        // The board's IMU unless --simulate or --angle: its configuration (not the sensor yet).
+        var found: LiveSensor.Found?
+        if !args.has("simulate"), fixedAngle == nil {
+            if args.string("profile") != nil || args.string("filter") != nil {
+                throw CLIError.usage("'--profile' and '--filter' need '--simulate'.")
+            }
+            found = try LiveSensor.find(args, context: context, alternatives: "--simulate or --angle DEG")
+        }
+        let picture = self.picture(args, live: found)
+        // The picture first: a bad file fails before the sensor is touched.
+        let image = try loadImage(picture.image, fromConfiguration: args.string("image") == nil ? found?.setup.path : nil)
+        let source: any GravitySource
+        if let found {
+            source = try LiveSensor.gravity(found, context: context, command: "level", frameRate: rate,
+                                            duration: try args.double("duration", in: 0...1e7))
+        } else if let angle = fixedAngle {
+            if args.string("profile") != nil || args.string("filter") != nil {
+                throw CLIError.usage("'--profile' and '--filter' need '--simulate'.")
+            }
+            try LiveSensor.rejectOptions(args, besides: "angle")
+            if args.string("duration") != nil { throw CLIError.usage("'--duration' needs '--simulate' or the board's IMU, not '--angle'.") }
+            // The picture is drawn turned by `angle` clockwise: the gravity of a device turned back by as much.
+            source = FixedGravity(.turned(by: -angle * .pi / 180), name: "fixed \(angle)°")
+        } else {
             try LiveSensor.rejectOptions(args, besides: "simulate")
             let algorithm = FusionAlgorithm(rawValue: try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)) ?? "") ?? .default
             source = try SimulatedGravity(profile: args.string("profile") ?? "tour", duration: try args.double("duration", in: 0...1e6),
                                           frameRate: rate, algorithm: algorithm)
-        } else {
-            if args.string("profile") != nil || args.string("filter") != nil {
-                throw CLIError.usage("'--profile' and '--filter' need '--simulate'.")
-            }
-            if let angle = fixedAngle {
-                try LiveSensor.rejectOptions(args, besides: "angle")
-                if args.string("duration") != nil { throw CLIError.usage("'--duration' needs '--simulate' or the board's IMU, not '--angle'.") }
-                // The picture is drawn turned by `angle` clockwise: the gravity of a device turned back by as much.
-                source = FixedGravity(.turned(by: -angle * .pi / 180), name: "fixed \(angle)°")
-            } else {
-                source = try LiveSensor.gravity(args, context: context, command: "level", frameRate: rate, duration: try args.double("duration", in: 0...1e7))
-            }
         }
         let isFixed = fixedAngle != nil
         let isLive = source is LiveGravity
@@ -132,7 +142,7 @@ enum Level {
             return
         }
 
-        let device = try framebufferPath(args.string("fb") ?? "/dev/fb0")
+        let device = try framebufferPath(picture.framebuffer)
         let framebuffer: Framebuffer
         do {
             framebuffer = try Framebuffer(device: device)
@@ -155,12 +165,24 @@ enum Level {
         try session.run(frames: try args.int("frames", in: 1...10_000_000))
     }
 
-    static func loadImage(_ path: String?) throws(CLIError) -> RGBAImage? {
+    /// The picture and framebuffer: --image and --fb when given, else on the board's IMU (`live`)
+    /// `outputs.level`'s image and framebuffer (else the board's display), as `plumb run` shows them,
+    /// else the test pattern on /dev/fb0.
+    static func picture(_ args: ParsedArguments, live: LiveSensor.Found?) -> (image: String?, framebuffer: String) {
+        let file = live?.setup.configuration.outputs.level
+        let framebuffer = file.map { $0.framebuffer ?? live?.setup.board.board.display?.framebuffer ?? "/dev/fb0" } ?? "/dev/fb0"
+        return (args.string("image") ?? file?.image, args.string("fb") ?? framebuffer)
+    }
+
+    /// Loads the picture; `fromConfiguration` names the configuration file when the path is its
+    /// `outputs.level.image` (for the fix).
+    static func loadImage(_ path: String?, fromConfiguration: String? = nil) throws(CLIError) -> RGBAImage? {
         guard let path else { return nil }
         do {
             return try ImageFile.load(path)
         } catch {
-            throw .failure(error.description, fix: "Give a JPEG or PNG file, or leave out --image for the test pattern.")
+            throw .failure(error.description, fix: fromConfiguration.map { "Point outputs.level.image in \($0) at a JPEG or PNG file, or give --image FILE." }
+                           ?? "Give a JPEG or PNG file, or leave out --image for the test pattern.")
         }
     }
 

@@ -11,10 +11,18 @@ import PlumbOrientation
 /// it (the configuration file, the detected or named board, `/dev/i2c-N` through LinuxI2CBus, the
 /// data-ready line through libgpiod, the driver behind the streaming engine), with `--bus` and
 /// `--address` overriding the configuration.
+///
+/// Each command then runs it as `plumb run` would with the same file: `level`, `led` and `kiosk`
+/// through `plumb run`'s own session (``session(_:source:outputs:powerMonitor:)``, that is
+/// ``DaemonFactory/session(_:source:normal:outputs:correct:pacing:powerMonitor:explain:describe:)``),
+/// `watch` (and `dbus`) through the notifier built by ``DaemonFactory/notifier(_:tunings:normal:source:powerMonitor:)``;
+/// the calibration file is applied by ``open(_:context:command:)`` (``calibrated(_:configuration:)``).
+/// A command's flag overrides the file only when it is given: the command writes it into
+/// ``Found/setup``'s configuration before the session or notifier is built.
 enum LiveSensor {
     /// The options every live command shares.
     static let options: [OptionSpec] = [
-        .option("config", value: "FILE", help: "The configuration naming the IMU (live sensor; default as for plumb run)."),
+        .option("config", value: "FILE", help: "The board's IMU is found and run as plumb run would with this file (default /etc/plumb/plumb.json, else the defaults); a flag given overrides its value."),
         BoardSupport.boardOption,
         BoardSupport.boardsDirectoryOption,
         .option("bus", value: "PATH", help: "The live IMU's I2C bus, such as /dev/i2c-1 or just 1 (default: the configuration's, else the board's)."),
@@ -81,13 +89,21 @@ enum LiveSensor {
         factory.eventSink = command.map { printingSink(command: $0, context: context) } ?? { _ in }
         do {
             let (source, _) = try factory.makeSource(found.setup, imuConfiguration: found.imu)
-            guard let correct = try factory.calibration(found.setup.configuration) else { return source }
-            return CalibratedSampleSource(source, correct: correct)
+            return try calibrated(source, configuration: found.setup.configuration)
         } catch let error as CLIError {
             throw error
         } catch {
             throw .failure(String(describing: error), fix: nil)
         }
+    }
+
+    /// `source` with the configuration's calibration file applied to every sample, as `plumb
+    /// run`'s session applies it (``DaemonFactory/calibration(_:)``: biases, scales, the file's own
+    /// mounting); `source` itself without one. The file is read now: a missing or bad one, or one
+    /// that rotates the axes beside the configuration's `mounting`, fails here.
+    static func calibrated(_ source: any MotionSampleSource, configuration: Configuration) throws -> any MotionSampleSource {
+        guard let correct = try DaemonFactory.calibration(configuration) else { return source }
+        return CalibratedSampleSource(source, correct: correct)
     }
 
     /// Prints a live source's notices and warnings to standard error as "plumb COMMAND: …", as
@@ -158,16 +174,54 @@ enum LiveSensor {
     /// The board's IMU as a gravity source for frames paced at `frameRate` by the wall clock
     /// (`plumb level`, `plumb led`): checked now, so that a missing chip fails before the display
     /// or the LEDs are touched, and ending on SIGINT/SIGTERM or after `duration` seconds.
-    static func gravity(_ args: ParsedArguments, context: CommandContext, command: String, frameRate: Double,
+    static func gravity(_ found: Found, context: CommandContext, command: String, frameRate: Double,
                         duration: Double?) throws(CLIError) -> LiveGravity {
-        var found = try find(args, context: context, alternatives: "--simulate or --angle DEG")
+        var found = found
         // About one FIFO read per frame.
         found.imu.fifoWatermark = max(1, min(32, Int((found.imu.outputDataRate / frameRate).rounded(.down))))
         try check(found, context: context)
         let source = try open(found, context: context, command: command)
         let stop = try stopOnSignals()
-        return LiveGravity(source: source, found: found, pipeline: DaemonFactory.orientationPipeline(found.setup.configuration),
-                           clock: SystemClock(), duration: duration, shouldStop: stop)
+        return LiveGravity(source: source, found: found, clock: SystemClock(), duration: duration, powerMonitor: systemPowerMonitor(),
+                           report: reporter(command: command, context: context), shouldStop: stop)
+    }
+
+    /// `plumb run`'s session on the opened `source` (calibrated already by ``open(_:context:command:)``):
+    /// the configuration's filter, classifier tunings, mounting,
+    /// `orientation.interfaceOrientations` and `orientation.lowEnergy` (`auto` follows
+    /// `powerMonitor`), `found.imu` as the normal mode; started now. A failure of the sensor is
+    /// told as ``failure(_:found:probe:)`` tells it.
+    static func session(_ found: Found, source: any MotionSampleSource, outputs: [any DaemonOutput],
+                        powerMonitor: any PowerStateMonitor) throws(CLIError) -> SensorPipeline {
+        do {
+            return try DaemonFactory.session(found.setup.configuration, source: source, normal: found.imu, outputs: outputs, correct: nil, pacing: nil, powerMonitor: powerMonitor,
+                                             explain: { failure($0, found: found) }, describe: { _ in source.name })
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw .failure(String(describing: error), fix: nil)
+        }
+    }
+
+    /// The power monitor `orientation.lowEnergy: auto` follows, as `plumb run`'s: the running
+    /// system's sysfs, read on a poller thread.
+    static func systemPowerMonitor() -> any PowerStateMonitor {
+        SystemPowerStateMonitor.polled(pollInterval: Double(EnergyMode.defaultPollInterval) / 1e9)
+    }
+
+    /// Prints what a session reports worth a user's eye (a stall, a switch to or from the
+    /// low-energy mode, a warning) to standard error as "plumb COMMAND: …"; orientation changes
+    /// and information are left out (the command shows those its own way).
+    static func reporter(command: String, context: CommandContext) -> ([DaemonEvent]) -> Void {
+        let err = context.err
+        return { events in
+            var printed = false
+            for event in events where event.level >= .notice && !event.isOrientationChange {
+                err.line("plumb \(command): \(event.message)")
+                printed = true
+            }
+            if printed { err.flush() }
+        }
     }
 
     /// Takes SIGINT/SIGTERM back after the console or terminal clean-up installed its own
@@ -177,74 +231,80 @@ enum LiveSensor {
     }
 }
 
-/// Gravity from a live sample source through the orientation pipeline, one estimate per call:
-/// each ``nextGravity()`` takes what the sensor has delivered since the last (waiting for the
-/// first sample), so frames paced by the wall clock show the board as it is now. It ends (nil)
-/// when `shouldStop` says so (SIGINT/SIGTERM), when `duration` of `clock` time has passed, or
-/// when the source ends; the sensor is stopped then.
+/// Gravity from the board's IMU through `plumb run`'s session (``LiveSensor/session(_:source:outputs:powerMonitor:)``),
+/// one estimate per call: each ``nextGravity()`` takes what the sensor has delivered since the
+/// last (waiting for the first sample), so frames paced by the wall clock show the board as it
+/// is now. It ends (nil) when `shouldStop` says so (SIGINT/SIGTERM), when `duration` of `clock`
+/// time has passed, or when the source ends; the session is shut down then (the sensor stopped).
 final class LiveGravity: GravitySource {
     let name: String
     private let source: any MotionSampleSource
     private let found: LiveSensor.Found
-    private var pipeline: OrientationPipeline
     private let clock: any MonotonicClock
+    private let powerMonitor: any PowerStateMonitor
+    private let report: ([DaemonEvent]) -> Void
     private let shouldStop: () -> Bool
     private let duration: UInt64?
+    private let latest = LatestGravity()
+    private var session: SensorPipeline?
     private var origin: UInt64 = 0
-    private var started = false
     private var ended = false
-    private var haveSample = false
-    private var samples: [IMUSample] = []
 
-    init(source: any MotionSampleSource, found: LiveSensor.Found, pipeline: OrientationPipeline,
-         clock: any MonotonicClock, duration: Double?, shouldStop: @escaping () -> Bool) {
+    /// - Parameters:
+    ///   - powerMonitor: what `orientation.lowEnergy: auto` follows.
+    ///   - report: takes the session's events after every read (``LiveSensor/reporter(command:context:)``).
+    init(source: any MotionSampleSource, found: LiveSensor.Found, clock: any MonotonicClock, duration: Double?,
+         powerMonitor: any PowerStateMonitor, report: @escaping ([DaemonEvent]) -> Void = { _ in },
+         shouldStop: @escaping () -> Bool) {
         self.source = source
         self.found = found
-        self.pipeline = pipeline
         self.clock = clock
+        self.powerMonitor = powerMonitor
+        self.report = report
         self.shouldStop = shouldStop
         self.duration = duration.map(Nanoseconds.seconds)
         name = source.name
-        samples.reserveCapacity(64)
     }
 
-    /// The latest device orientation the pipeline classified.
-    private(set) var deviceOrientation: DeviceOrientation?
+    /// The latest device orientation the session classified.
+    var deviceOrientation: DeviceOrientation? { latest.device }
 
     func nextGravity() throws -> GravityReading? {
         guard !ended else { return nil }
-        if !started {
-            _ = try LiveSensor.start(source, found: found)
-            started = true
+        if session == nil {
+            session = try LiveSensor.session(found, source: source, outputs: [latest], powerMonitor: powerMonitor)
             origin = clock.nowNanoseconds
         }
+        guard let session else { return nil }
         repeat {
             if shouldStop() || duration.map({ clock.nowNanoseconds &- origin >= $0 }) ?? false {
                 try finish()
                 return nil
             }
-            samples.removeAll(keepingCapacity: true)
-            let result: MotionSourceRead
-            do { result = try source.read(into: &samples, timeoutNanoseconds: 100_000_000) } catch {
-                throw LiveSensor.failure(error, found: found)
-            }
-            if result == .finished {
+            do { report(try session.step(timeoutNanoseconds: 100_000_000)) } catch is DaemonSourceFinished {
                 try finish()
                 return nil
             }
-            for sample in samples {
-                if let device = pipeline.process(sample) { deviceOrientation = device }
-                haveSample = true
-            }
-        } while !haveSample
-        let g = pipeline.gravity
+        } while latest.gravity == nil
+        let g = latest.gravity ?? .zero
         return GravityReading(x: g.x, y: g.y, z: g.z, timestampNanoseconds: clock.nowNanoseconds &- origin)
     }
 
-    /// Stops the sensor (idempotent).
+    /// Shuts the session down, stopping the sensor (idempotent).
     func finish() throws {
-        guard started, !ended else { ended = true; return }
+        guard !ended else { return }
         ended = true
-        do { try source.stop() } catch { throw LiveSensor.failure(error, found: found) }
+        try session?.shutdown()
     }
+}
+
+/// The session's output for ``LiveGravity``: keeps the latest gravity and device orientation.
+final class LatestGravity: DaemonOutput {
+    let name = "gravity"
+    private(set) var gravity: SIMD3<Double>?
+    private(set) var device: DeviceOrientation?
+
+    func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws { device = orientation }
+    func gravityUpdated(_ gravity: SIMD3<Double>) throws { self.gravity = gravity }
+    func restore() throws {}
 }

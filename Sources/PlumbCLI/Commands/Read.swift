@@ -15,6 +15,9 @@ enum Read {
         Columns: t_s (seconds since the first sample), angular rate in rad/s, specific force in m/s²
         (+9.81 on the axis pointing up at rest), die temperature in °C. Gaps (FIFO overflow, bus
         errors, a chip reset) are reported: on standard error for CSV, as {"gap": …} lines for JSON Lines.
+        The samples are the chip's as the driver delivers them: plumb.json is not read (the chip is
+        found by probing, or --bus, --address, --part); a calibration is applied only with
+        --calibration FILE, a remap only with --mount AXES.
         """,
         options: [
             .option("rate", value: "HZ", help: "Output data rate. Default 100."),

@@ -15,10 +15,15 @@ enum Watch {
         abstract: "Print every device and interface orientation change.",
         discussion: """
         Runs the orientation notifier (fusion, classifier with hysteresis and settle time) on the
-        board's IMU (found as 'plumb run' finds it; the system's power state is followed), on the
-        simulated IMU (--simulate), or on a recording (--replay FILE.csv, BROAD CSV format, played
-        in virtual time as fast as possible, sensor frame = device frame), and prints one line per
-        change. JSON Lines: {"t_s": <seconds>, "deviceOrientation": "...", "interfaceOrientation": "..."}.
+        board's IMU, on the simulated IMU (--simulate), or on a recording (--replay FILE.csv, BROAD
+        CSV format, played in virtual time as fast as possible, sensor frame = device frame), and
+        prints one line per change. JSON Lines: {"t_s": <seconds>, "deviceOrientation": "...", "interfaceOrientation": "..."}.
+        The board's IMU is found and run as 'plumb run' would with the configuration (--config):
+        the IMU, calibration, mounting, filter, the orientation tunings (preset, single values, time
+        cap), orientation.lowEnergy (auto follows the system's power state) and
+        orientation.interfaceOrientations (the interface printed); each flag given replaces the
+        file's value, a flag left out leaves it. The simulator and recordings start from the
+        defaults the options name.
         --simulate --replay FILE.csv plays the recording through the emulated chip (--chip) and
         its driver instead: sampled at the chip's rate and scale, with the chip's noise, FIFO
         batches and wake-ups; times are the recording's.
@@ -40,16 +45,16 @@ enum Watch {
             .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
             .option("exec", value: "CMD", help: "Run CMD for each change, with PLUMB_DEVICE_ORIENTATION and PLUMB_INTERFACE_ORIENTATION set."),
             .option("rule", value: "RULE", help: "plumb (default) or seed: the seed library's rule, for comparison (--replay only)."),
-            .option("filter", value: "NAME", help: "Fusion filter: plumb (default), madgwick, complementary."),
+            .option("filter", value: "NAME", help: "Fusion filter: plumb, madgwick, complementary (default: the configuration's on the board's IMU, else plumb)."),
             .option("hysteresis", value: "DEGREES", help: "Degrees past the 45° boundary before a new face is proposed (default 4)."),
             .option("settle", value: "SECONDS", help: "How long a new face must persist (default 0.05)."),
             .option("max-rate", value: "DEG/S", help: "Propose no face while gravity turns faster (default 60; 0 = no gate)."),
             .option("rate-time-constant", value: "SECONDS", help: "Smoothing of the rotation rate the gate compares (default 0.25)."),
             .option("max-wait", value: "SECONDS", help: "Also accept a face once up has stayed in its 45° cone this long (default: off, 0.6 in low-energy --steady; 0 = off)."),
-            .option("dwell-margin", value: "DEGREES", help: "With --max-wait: how far inside the 45° boundary up must be then (default 0, 12 in low-energy --steady)."),
-            .option("dwell-max-rate", value: "DEG/S", help: "With --max-wait: accept nothing by waiting while gravity turns faster (default 0 = no gate, 80 in low-energy --steady)."),
-            .flag("steady", help: "Steadier classifier settings (18°, 0.03 s, 50 °/s over 0.15 s): fewer spurious changes, slower."),
-            .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate)."),
+            .option("dwell-margin", value: "DEGREES", help: "With a time cap (--max-wait, or the configuration's): how far inside the 45° boundary up must be then (default 0, 12 in low-energy --steady)."),
+            .option("dwell-max-rate", value: "DEG/S", help: "With a time cap (--max-wait, or the configuration's): accept nothing by waiting while gravity turns faster (default 0 = no gate, 80 in low-energy --steady)."),
+            .flag("steady", help: "Steadier classifier settings (18°, 0.03 s, 50 °/s over 0.15 s): fewer spurious changes, slower (the board's IMU: the steady preset under the configuration's values)."),
+            .flag("low-energy", help: "Force the low-energy mode (accelerometer only, lower rate); without it the board's IMU follows orientation.lowEnergy."),
             .option("turn-wake", value: "SECONDS", help: "Low-energy mode: wake at least this often while a turn is in progress, but for a time cap's end while a face waits for one (default 0.32; 0 = once a batch)."),
             .option("power-root", value: "DIR", help: "Follow power saver, battery, heat and display blanking read from sysfs under DIR (e.g. /)."),
             .flag("no-blank-pause", help: "Keep the sensor running while the display is blanked (with --power-root)."),
@@ -63,7 +68,14 @@ enum Watch {
         let rule = try args.choice("rule", ["plumb", "seed"]) ?? "plumb"
         let filterName = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue)) ?? FusionAlgorithm.default.rawValue
         let algorithm = FusionAlgorithm(rawValue: filterName) ?? .default
-        let tunings = try classifierTunings(args, base: ClassifierTunings(preset: .responsive))
+        // The simulated IMU and recordings: the defaults under the flags. The board's IMU: its
+        // configuration under them (liveSettings); its values are only checked here, before the
+        // file is read, and the steady preset has a time cap, so that whether --dwell-* has one
+        // waits for the file's.
+        let isLive = !args.has("simulate") && args.string("replay") == nil
+        var defaults = OrientationSettings()
+        if isLive { defaults.preset = .steady }
+        let tunings = try classifierTunings(args, orientation: defaults)
         let classifier = tunings.normal
         let energy = EnergySettings(lowEnergyClassifier: tunings.lowEnergy, turnWakeInterval: try turnWake(args))
         let duration = try args.double("duration", in: 0...1e7)
@@ -92,11 +104,10 @@ enum Watch {
                                  : "--rule seed reads the recording itself: leave out --simulate.")
         }
         guard args.has("simulate") else {
-            let motion = try liveMotion(args, context: context, algorithm: algorithm)
-            if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
+            let (motion, allowed) = try liveMotion(args, context: context)
             var live = printer
             if live.powerRoot == nil { live.powerRoot = "/" }
-            try watch(motion, until: duration, origin: SystemClock().nowNanoseconds, wallClock: true, printer: live)
+            try watch(motion, until: duration, origin: SystemClock().nowNanoseconds, wallClock: true, allowedInterfaces: allowed, printer: live)
             return
         }
         let profile: MotionProfile
@@ -168,10 +179,13 @@ enum Watch {
         }
     }
 
-    /// The classifier tunings of both energy modes: `base` (or the steady preset's with
-    /// --steady), then each value the command line sets, in both.
-    static func classifierTunings(_ args: ParsedArguments, base: ClassifierTunings) throws(CLIError) -> ClassifierTunings {
-        var tunings = args.has("steady") ? ClassifierTunings(preset: .steady) : base
+    /// The classifier tunings of both energy modes: `orientation`'s (``DaemonFactory/classifiers(_:)``,
+    /// with the steady preset under its single values with --steady), then each value the
+    /// command line sets, in both. The simulated IMU and recordings start from the defaults.
+    static func classifierTunings(_ args: ParsedArguments, orientation: OrientationSettings) throws(CLIError) -> ClassifierTunings {
+        var orientation = orientation
+        if args.has("steady") { orientation.preset = .steady }
+        var tunings = DaemonFactory.classifiers(orientation)
         tunings.override(hysteresis: try args.double("hysteresis", in: 0...44),
                          settleTime: try args.double("settle", in: 0...10),
                          maximumRotationRate: try args.double("max-rate", in: 0...1e6).map { $0 == 0 ? .infinity : $0 },
@@ -190,37 +204,69 @@ enum Watch {
         return tunings
     }
 
-    /// Runs `motion` until its source ends (or `duration` seconds of sensor time pass) and prints
-    /// each change.
     /// `--turn-wake SECONDS`: the low-energy mode's wake interval during turns; 0 turns it off.
     static func turnWake(_ args: ParsedArguments) throws(CLIError) -> Double? {
         guard let seconds = try args.double("turn-wake", in: 0...10) else { return EnergySettings.defaultTurnWakeInterval }
         return seconds > 0 ? seconds : nil
     }
 
-    /// The notifier on the board's IMU, as `plumb run` finds it: the configuration file, the
-    /// detected board, the driver behind the streaming engine on /dev/i2c-N and the data-ready line.
-    static func liveMotion(_ args: ParsedArguments, context: CommandContext, algorithm: FusionAlgorithm) throws(CLIError) -> MotionOrientation {
+    /// The notifier on the board's IMU, as `plumb run` finds it (the configuration file, the
+    /// detected board, the driver behind the streaming engine on /dev/i2c-N and the data-ready
+    /// line) and runs it (``liveNotifier(_:args:source:powerMonitor:)``), and the interface
+    /// orientations to print (`orientation.interfaceOrientations`).
+    static func liveMotion(_ args: ParsedArguments, context: CommandContext) throws(CLIError)
+        -> (MotionOrientation, Set<InterfaceOrientation>) {
         let found = try LiveSensor.find(args, context: context)
-        // The configuration's orientation settings, then the command line's.
-        let tunings = try classifierTunings(args, base: DaemonFactory.classifiers(found.setup.configuration.orientation))
+        // The flags first: a usage error before the sensor is touched.
+        _ = try liveSettings(args, configuration: found.setup.configuration)
         // Fail here, with one line and the fix, rather than in the reader's retry loop.
         try LiveSensor.check(found, context: context)
-        var energy = EnergySettings(lowEnergyClassifier: tunings.lowEnergy, turnWakeInterval: try turnWake(args))
-        energy.normal = found.imu
-        let configuration = found.setup.configuration
-        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+        return try liveNotifier(found, args: args, source: { () throws(MotionSourceError) -> any MotionSampleSource in
             do throws(CLIError) { return try LiveSensor.open(found, context: context, command: "watch") } catch {
                 if case .failure(let message, let fix) = error { throw .other(message + (fix.map { " (\($0))" } ?? "")) }
                 throw .other(String(describing: error))
             }
-        }, estimator: { algorithm.makeGravityEstimator() }, classifier: tunings.normal, energy: energy)
-        let m = configuration.mounting.matrix
-        motion.mounting = (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
-        return motion
+        }, powerMonitor: nil)
     }
 
+    /// The configuration `plumb watch` on the board's IMU runs, and its classifier tunings: the
+    /// file's, with each flag given in its place: --filter (the file's beta and time constant
+    /// kept only for the file's own filter), --low-energy (`orientation.lowEnergy: on`), --steady
+    /// (the steady preset) and the classifier values (``classifierTunings(_:orientation:)``).
+    /// A flag not given leaves the file's value.
+    static func liveSettings(_ args: ParsedArguments, configuration: Configuration) throws(CLIError)
+        -> (configuration: Configuration, tunings: ClassifierTunings) {
+        var c = configuration
+        if let name = try args.choice("filter", FilterSettings.Kind.allCases.map(\.rawValue)),
+           let kind = FilterSettings.Kind(rawValue: name), kind != c.filter.kind {
+            c.filter = FilterSettings()
+            c.filter.kind = kind
+        }
+        if args.has("low-energy") { c.orientation.lowEnergy = .on }
+        if args.has("steady") { c.orientation.preset = .steady }
+        return (c, try classifierTunings(args, orientation: c.orientation))
+    }
+
+    /// The notifier `plumb watch` runs on the board's IMU: `plumb run`'s
+    /// (``DaemonFactory/notifier(_:tunings:normal:source:powerMonitor:)``) with ``liveSettings(_:configuration:)``
+    /// over `found`'s configuration, `found.imu` as the normal mode, and --turn-wake; and the
+    /// interface orientations it prints (`orientation.interfaceOrientations`, ``DaemonFactory/allowedInterfaces(_:)``).
+    static func liveNotifier(_ found: LiveSensor.Found, args: ParsedArguments, source: @escaping MotionOrientation.SourceFactory,
+                             powerMonitor: (any PowerStateMonitor)?) throws(CLIError) -> (MotionOrientation, Set<InterfaceOrientation>) {
+        let resolved = try liveSettings(args, configuration: found.setup.configuration)
+        let motion = DaemonFactory.notifier(resolved.configuration, tunings: resolved.tunings, normal: found.imu,
+                                            source: source, powerMonitor: powerMonitor)
+        var energy = motion.energySettings
+        energy.turnWakeInterval = try turnWake(args)
+        motion.energySettings = energy
+        return (motion, DaemonFactory.allowedInterfaces(resolved.configuration.orientation))
+    }
+
+    /// Runs `motion` until its source ends (or `duration` seconds pass) and prints each change;
+    /// the interface printed is the latest of `allowedInterfaces` (portrait until one is seen),
+    /// as `plumb run`'s outputs take it.
     static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, wallClock: Bool = false,
+                      allowedInterfaces: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases),
                       printer: ChangePrinter) throws(CLIError) {
         if let root = printer.powerRoot {
             motion.powerMonitor = SystemPowerStateMonitor.polled(root: root, pollInterval: motion.energySettings.pollInterval)
@@ -232,12 +278,15 @@ enum Watch {
         // cooperative pool, which must not block waiting for a task.
         let done = DispatchSemaphore(value: 0)
         let queue = DispatchQueue(label: "plumb.watch")
+        // Touched only on `queue`, where the observer runs.
+        nonisolated(unsafe) var interface = InterfaceOrientation.portrait
         let token = motion.addObserver(queue: queue) { event in
             switch event {
             case .changed(let change):
                 let t = Double(Int64(bitPattern: change.publishedNanoseconds &- origin)) / 1e9
                 if let duration, t > duration { return }
-                printer.emit(t: t, device: change.deviceOrientation, interface: change.interfaceOrientation)
+                if allowedInterfaces.contains(change.interfaceOrientation) { interface = change.interfaceOrientation }
+                printer.emit(t: t, device: change.deviceOrientation, interface: interface)
             case .finished:
                 done.signal()
             }

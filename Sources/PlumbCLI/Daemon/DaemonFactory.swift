@@ -39,18 +39,31 @@ struct DaemonFactory {
 
     /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
     static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {
-        let m = c.mounting.matrix
         let tunings = classifiers(c.orientation)
         return OrientationPipeline(fused: estimator(c.filter), classifier: tunings.normal, accelerometerOnlyClassifier: tunings.lowEnergy,
-                                   mounting: (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2])))
+                                   mounting: mounting(c.mounting))
+    }
+
+    /// The interface orientations `orientation.interfaceOrientations` lets the outputs take.
+    static func allowedInterfaces(_ o: OrientationSettings) -> Set<InterfaceOrientation> {
+        Set(o.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
+    }
+
+    /// The mounting as the pipeline and the notifier take it: three rows, device x, y, z in sensor axes.
+    static func mounting(_ mounting: PlumbConfiguration.Mounting) -> (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
+        let m = mounting.matrix
+        return (SIMD3(m[0][0], m[0][1], m[0][2]), SIMD3(m[1][0], m[1][1], m[1][2]), SIMD3(m[2][0], m[2][1], m[2][2]))
     }
 
     /// The classifier tunings `orientation` asks for, in both energy modes: its preset's, then
-    /// each value it sets (in both).
+    /// each value it sets, the time cap's included (in both). `plumb run` and every command on the
+    /// board's IMU (`watch`, `dbus`, `level`, `led`, `kiosk`) take them from here.
     static func classifiers(_ o: OrientationSettings) -> ClassifierTunings {
         var tunings = ClassifierTunings(preset: o.preset)
         tunings.override(hysteresis: o.hysteresis, settleTime: o.settleTime,
                          maximumRotationRate: o.maxRotationRate.map { $0 == 0 ? .infinity : $0 }, rateTimeConstant: nil)
+        if let wait = o.maxWait { tunings.overrideDwell(maximumWait: wait == 0 ? .some(nil) : .some(wait)) }
+        tunings.overrideDwell(margin: o.dwellMargin, maximumRotationRate: o.dwellMaxRotationRate.map { $0 == 0 ? .infinity : $0 })
         return tunings
     }
 
@@ -59,21 +72,62 @@ struct DaemonFactory {
         let imuConfiguration = Self.imuConfiguration(c)
         let (sampleSource, pacing) = try makeSource(setup, imuConfiguration: imuConfiguration)
         let outputs = try makeOutputs(setup)
-        let pipeline = Self.orientationPipeline(c)
-        let allowed = Set(c.orientation.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
         var outputNames = outputs.isEmpty ? "no outputs (orientation is logged)" : outputs.map(\.name).joined(separator: ", ")
         if !outputs.isEmpty, outputs.allSatisfy({ $0 is DBusDaemonOutput }) { outputNames += " (the sensor runs only while a client holds a claim)" }
         do {
-        return try SensorPipeline(
-            source: sampleSource, configuration: imuConfiguration, orientation: pipeline, outputs: outputs,
-            allowedInterfaces: allowed, correct: try calibration(c), pacing: pacing, energy: energyMode(c, normal: imuConfiguration),
-            describe: { effective in
+            return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: try Self.calibration(c),
+                                    pacing: pacing, powerMonitor: powerMonitor, describe: { effective in
                 "\(sampleSource.name) at \(Int(effective.outputDataRate.rounded())) Hz, \(c.filter.kind.rawValue) filter, \(outputNames)"
             })
         } catch {
             // The sensor did not start: give back what the outputs took (the bus name, the screen).
             throw Self.restoring(outputs, after: error)
         }
+    }
+
+    /// One sensor session as `plumb run` runs it, and `plumb level`, `led` and `kiosk` on the
+    /// board's IMU: `source` (started now with `normal`, or the low-energy settings) through the
+    /// configuration's orientation pipeline (``orientationPipeline(_:)``), its
+    /// `orientation.interfaceOrientations` (``allowedInterfaces(_:)``) and its
+    /// `orientation.lowEnergy` (``energyMode(_:normal:monitor:)``), to `outputs`.
+    ///
+    /// - Parameters:
+    ///   - correct: the calibration (``calibration(_:)``), unless `source` applies it already.
+    ///   - explain: turns a failure of the source into the command's message (``LiveSensor/failure(_:found:probe:)``);
+    ///     `nil` names the source and the error.
+    static func session(_ c: Configuration, source: any MotionSampleSource, normal: IMUConfiguration,
+                        outputs: [any DaemonOutput], correct: ((inout IMUSample) -> Void)?, pacing: (any MonotonicClock)?,
+                        powerMonitor: any PowerStateMonitor, explain: ((MotionSourceError) -> CLIError)? = nil,
+                        describe: (IMUConfiguration) -> String) throws -> SensorPipeline {
+        try SensorPipeline(
+            source: source, configuration: normal, orientation: orientationPipeline(c), outputs: outputs,
+            allowedInterfaces: allowedInterfaces(c.orientation), correct: correct, pacing: pacing,
+            energy: energyMode(c, normal: normal, monitor: powerMonitor), explain: explain, describe: describe)
+    }
+
+    /// The notifier reading `source` as `plumb run` reads the sensor, for `plumb watch` and `plumb
+    /// dbus` on the board's IMU: the configuration's classifier tunings in both energy modes
+    /// (``classifiers(_:)``: the preset, then each single value and the time cap; `tunings`
+    /// replaces them when a command's flags changed them), its `orientation.lowEnergy` (auto
+    /// follows `powerMonitor`, on forces the low-energy mode, off never takes it), filter
+    /// (``estimator(_:)``) and mounting (``mounting(_:)``), and `normal` as the normal mode's
+    /// sensor settings. `powerMonitor` also reports display blanking, which pauses the sensor
+    /// unless ``EnergySettings/pausesWhileDisplayBlanked`` is turned off.
+    static func notifier(_ c: Configuration, tunings: ClassifierTunings? = nil, normal: IMUConfiguration,
+                         source: @escaping MotionOrientation.SourceFactory, powerMonitor: (any PowerStateMonitor)?) -> MotionOrientation {
+        let tunings = tunings ?? classifiers(c.orientation)
+        var energy = EnergySettings(lowEnergyClassifier: tunings.lowEnergy)
+        energy.normal = normal
+        let filter = c.filter
+        let motion = MotionOrientation(source: source, estimator: { estimator(filter) }, classifier: tunings.normal,
+                                       energy: energy, monitor: powerMonitor)
+        switch c.orientation.lowEnergy {
+        case .auto: motion.automaticLowEnergyMode = true
+        case .on: motion.setLowEnergyModeForcibly(true)
+        case .off: motion.automaticLowEnergyMode = false
+        }
+        motion.mounting = mounting(c.mounting)
+        return motion
     }
 
     /// Restores outputs already made when building fails later; a restore failure is added to
@@ -101,8 +155,14 @@ struct DaemonFactory {
 
     /// The energy policy: `auto` reads the board's power and thermal state from sysfs.
     func energyMode(_ c: Configuration, normal: IMUConfiguration) -> EnergyMode {
+        Self.energyMode(c, normal: normal, monitor: powerMonitor)
+    }
+
+    /// The energy policy `orientation.lowEnergy` asks for: `auto` follows `monitor`, `on` is
+    /// always low energy, `off` never.
+    static func energyMode(_ c: Configuration, normal: IMUConfiguration, monitor: any PowerStateMonitor) -> EnergyMode {
         switch c.orientation.lowEnergy {
-        case .auto: EnergyMode(policy: .auto(powerMonitor), normal: normal)
+        case .auto: EnergyMode(policy: .auto(monitor), normal: normal)
         case .on: EnergyMode(policy: .always, normal: normal)
         case .off: EnergyMode(policy: .never, normal: normal)
         }
@@ -220,9 +280,25 @@ struct DaemonFactory {
         }
     }
 
+    /// The backend `outputs.kiosk` names: its method, its output (else the board's display
+    /// connector) and command. `plumb run` and `plumb kiosk` on the board's IMU take it from here.
+    static func kioskBackend(_ kiosk: KioskOutput, board: Board) -> KioskBackend {
+        KioskBackend(kind: kioskKind(kiosk.method), output: kiosk.output ?? board.display?.connector, command: kiosk.command)
+    }
+
+    /// `outputs.kiosk.method` as the display module's backend kind.
+    static func kioskKind(_ method: KioskOutput.Method) -> KioskBackend.Kind {
+        switch method {
+        case .wlrRandr: .wlrRandr
+        case .xrandr: .xrandr
+        case .fbcon: .fbcon
+        case .command: .command
+        }
+    }
+
     /// The calibration correction (biases, scales, the calibration's own mounting), or `nil`
     /// without a calibration file.
-    func calibration(_ c: Configuration) throws -> ((inout IMUSample) -> Void)? {
+    static func calibration(_ c: Configuration) throws -> ((inout IMUSample) -> Void)? {
         guard let path = c.calibrationFile else { return nil }
         let data: Data
         do { data = try InputFile.read(path) } catch {
@@ -264,15 +340,8 @@ struct DaemonFactory {
             made.append(try LEDDaemonOutput(map: map, root: ledDirectory))
         }
         if let kiosk = outputs.kiosk {
-            let kind: KioskBackend.Kind
-            switch kiosk.method {
-            case .wlrRandr: kind = .wlrRandr
-            case .xrandr: kind = .xrandr
-            case .fbcon: kind = .fbcon
-            case .command: kind = .command
-            }
-            let backend = KioskBackend(kind: kind, output: kiosk.output ?? setup.board.board.display?.connector, command: kiosk.command)
-            let allowed = Set(setup.configuration.orientation.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
+            let backend = Self.kioskBackend(kiosk, board: setup.board.board)
+            let allowed = Self.allowedInterfaces(setup.configuration.orientation)
             // plumb kiosk's runner: programs on PATH, sysfs writes.
             let runner: any RotationActionRunner = rotationRunner.map { $0 as any RotationActionRunner }
                 ?? SystemActionRunner(environment: context.environment)

@@ -26,6 +26,16 @@ extension DaemonOutput {
     var needsSensor: Bool { true }
 }
 
+extension DaemonEvent {
+    /// The log line of an orientation change: "orientation faceUp (interface portrait)".
+    static func orientationChanged(_ device: DeviceOrientation, interface: InterfaceOrientation) -> DaemonEvent {
+        DaemonEvent(level: .notice, message: "orientation \(device.rawValue) (interface \(interface.rawValue))")
+    }
+
+    /// Whether this is such a line (the commands on the board's IMU show changes their own way).
+    var isOrientationChange: Bool { level == .notice && message.hasPrefix("orientation ") }
+}
+
 /// The daemon's one sensor session: samples from a source, corrected, through the orientation
 /// pipeline, to every output. Runs on the daemon's thread; allocates nothing per sample (the
 /// sample buffer keeps its capacity).
@@ -49,6 +59,9 @@ final class SensorPipeline: DaemonPipeline {
     let stallLimit: UInt64
     /// When to run the sensor in its low-energy mode.
     let energy: EnergyMode
+    /// Turns a failure of the source into the message (a live command's, naming the bus and
+    /// address and the fix); `nil` names the source and the error.
+    let explain: ((MotionSourceError) -> CLIError)?
 
     private var orientation: OrientationPipeline
     private var samples: [IMUSample] = []
@@ -70,7 +83,7 @@ final class SensorPipeline: DaemonPipeline {
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
          outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, correct: ((inout IMUSample) -> Void)? = nil,
          pacing: (any MonotonicClock)? = nil, stallLimit: UInt64 = 10 * Nanoseconds.perSecond, energy: EnergyMode? = nil,
-         describe: (IMUConfiguration) -> String) throws {
+         explain: ((MotionSourceError) -> CLIError)? = nil, describe: (IMUConfiguration) -> String) throws {
         let energy = energy ?? EnergyMode(policy: .never, normal: configuration)
         self.energy = energy
         lowEnergy = energy.startsLow
@@ -80,6 +93,7 @@ final class SensorPipeline: DaemonPipeline {
         self.correct = correct
         self.pacing = pacing
         self.stallLimit = stallLimit
+        self.explain = explain
         samples.reserveCapacity(1024)
         let effective: IMUConfiguration
         var orientation = orientation
@@ -89,7 +103,7 @@ final class SensorPipeline: DaemonPipeline {
         // A monitor with a poller thread starts reading now, before the sensor runs.
         if case .auto(let monitor) = energy.policy { monitor.prepare() }
         do { effective = try source.start(activeConfiguration) } catch {
-            throw CLIError.failure("cannot start \(source.name): \(error.description)", fix: nil)
+            throw explain?(error) ?? CLIError.failure("cannot start \(source.name): \(error.description)", fix: nil)
         }
         summary = describe(effective)
         lastData = source.clock.nowNanoseconds
@@ -102,7 +116,7 @@ final class SensorPipeline: DaemonPipeline {
         if let hint = orientation.wakeHint { source.wake(bySampleAt: hint) }
         let result: MotionSourceRead
         do { result = try source.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds) } catch {
-            throw CLIError.failure("\(source.name): \(error.description)", fix: nil)
+            throw explain?(error) ?? CLIError.failure("\(source.name): \(error.description)", fix: nil)
         }
         var events = startEvents + ((source as? DaemonEventSource)?.takeEvents() ?? [])
         startEvents.removeAll()
@@ -134,7 +148,7 @@ final class SensorPipeline: DaemonPipeline {
             if let correct { correct(&samples[index]) }
             guard let device = orientation.process(samples[index]) else { continue }
             if let next = device.interfaceOrientation, allowedInterfaces.contains(next) { interface = next }
-            events.append(DaemonEvent(level: .notice, message: "orientation \(device.rawValue) (interface \(interface.rawValue))"))
+            events.append(.orientationChanged(device, interface: interface))
             for output in outputs { try output.orientationChanged(device, interface: interface) }
         }
         if !samples.isEmpty {
@@ -161,7 +175,7 @@ final class SensorPipeline: DaemonPipeline {
         for output in outputs { events += output.takeEvents() }
         if wanted {
             do { _ = try source.start(activeConfiguration) } catch {
-                throw CLIError.failure("cannot restart \(source.name): \(error.description)", fix: nil)
+                throw explain?(error) ?? CLIError.failure("cannot restart \(source.name): \(error.description)", fix: nil)
             }
             sensorActive = true
             orientation.restartEstimation()
@@ -204,7 +218,7 @@ final class SensorPipeline: DaemonPipeline {
         activeConfiguration = next
         let effective: IMUConfiguration
         do { effective = try source.start(next) } catch {
-            throw CLIError.failure("cannot switch \(source.name) to \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)", fix: nil)
+            throw explain?(error) ?? CLIError.failure("cannot switch \(source.name) to \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)", fix: nil)
         }
         orientation.useGyroscope(effective.gyroscopeEnabled)
         let rate = Config.format(effective.outputDataRate)

@@ -14,7 +14,13 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     let imu: any IMU
     let stream: IMUStream
     var clock: any MonotonicClock { stream.clock }
+    /// Events not yet taken (``takeEvents()``), at most ``maximumPendingEvents``: a program that
+    /// reads samples only must not grow this for as long as the sensor runs.
     private var events: [DaemonEvent] = []
+    /// Events dropped since the last ``takeEvents()`` because nobody took them.
+    private var droppedEvents = 0
+    /// The most events kept for ``takeEvents()`` (`plumb run` takes them after every read).
+    static let maximumPendingEvents = 64
     /// Gap warnings, at most one summary a minute while they keep coming.
     private var gapLog = GapLog()
     /// Receives each event as it happens instead of ``takeEvents()`` (the commands that run the
@@ -74,11 +80,17 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     }
 
     private func emit(_ event: DaemonEvent) {
-        if let eventSink { eventSink(event) } else { events.append(event) }
+        if let eventSink { eventSink(event); return }
+        if events.count >= Self.maximumPendingEvents {
+            events.removeFirst()
+            droppedEvents += 1
+        }
+        events.append(event)
     }
 
     func takeEvents() -> [DaemonEvent] {
-        defer { events.removeAll(keepingCapacity: true) }
-        return events
+        defer { events.removeAll(keepingCapacity: true); droppedEvents = 0 }
+        guard droppedEvents > 0 else { return events }
+        return [DaemonEvent(level: .warning, message: "\(name): \(droppedEvents) earlier events were dropped (not taken in time)")] + events
     }
 }

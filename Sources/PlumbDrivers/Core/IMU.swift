@@ -110,9 +110,15 @@ public protocol IMU: AnyObject {
     /// True when the chip still holds the configuration last applied (a brown-out or reset
     /// clears it); read back from the chip.
     func verifyConfiguration() throws(IMUError) -> Bool
+    /// Takes what the chip reads back now as its configuration for ``verifyConfiguration()``,
+    /// until the next reset, apply, start or stop: for a chip that does not read back what it was
+    /// written (a clone, a stuck bit). The default does nothing.
+    func acceptReadBack() throws(IMUError)
 }
 
 extension IMU {
+    public func acceptReadBack() throws(IMUError) {}
+
     /// The configured watermark: a chip whose FIFO holds each sample whole.
     public var maximumSamplesPerWatermark: Int { max(1, configuration.fifoWatermark) }
 

@@ -206,6 +206,7 @@ public final class IMUStream {
         self.configuration = try imu.apply(configuration)
         checkBusBudget()
         try imu.startStreaming()
+        try confirmConfiguration()
         discardQueuedEdges() // stale edges from before the start mean nothing
         started = true
         lastVerify = clock.nowNanoseconds
@@ -649,6 +650,22 @@ public final class IMUStream {
         notices.append(Notice(timeNanoseconds: clock.nowNanoseconds, message: message))
     }
 
+    /// Reads the configuration just written back; if it differs, writes it once more (a
+    /// brown-out during the writes is undone by writing them again); if it still differs, this
+    /// chip does not read back what it is written (a clone?), not a brown-out. Refusing to stream
+    /// would leave no data for good: it streams, and what it reads back now is what later
+    /// read-backs compare with (``IMU/acceptReadBack()``), so a brown-out (registers back at their
+    /// defaults) is still found, and the chip is not re-initialised, with a gap, every second.
+    private func confirmConfiguration() throws(IMUError) {
+        guard try !imu.verifyConfiguration() else { return }
+        try imu.reset()
+        configuration = try imu.apply(requested)
+        try imu.startStreaming()
+        guard try !imu.verifyConfiguration() else { return }
+        try imu.acceptReadBack()
+        notice("\(chipName): the configuration did not read back as written, twice in a row; streaming anyway and checking it against what it reads back (a clone whose registers read back differently? 'plumb regs' shows them)")
+    }
+
     /// Identify, reset, configure, restart. Returns the gap, or `nil` when the attempt failed (the
     /// next step tries again).
     ///
@@ -673,19 +690,7 @@ public final class IMUStream {
             // configured ones (MPU-6050 at 100 Hz, two resets 147 ms apart: samples at 4 times
             // their value, stamped ahead of the clock, until the next read-back a second later).
             // A brown-out after the read-back stops the chip (its defaults sleep), no harm.
-            if try !imu.verifyConfiguration() {
-                // Once more: a brown-out during the writes is undone by writing them again.
-                try imu.reset()
-                configuration = try imu.apply(requested)
-                try imu.startStreaming()
-                if try !imu.verifyConfiguration() {
-                    // Twice in a row right after writing it: this chip does not read back what
-                    // it is written (a clone?), not a brown-out. Refusing to stream would leave
-                    // no data for good; it streams, and the next read-back re-initialises it
-                    // again, as it did before this check.
-                    notice("\(chipName): the configuration did not read back as written, twice in a row; streaming anyway (a clone whose registers read back differently? 'plumb regs' shows them)")
-                }
-            }
+            try confirmConfiguration()
             discardQueuedEdges()
         } catch {
             if needsReinitialise == nil { notice("re-initialising failed: \(error); trying again") }

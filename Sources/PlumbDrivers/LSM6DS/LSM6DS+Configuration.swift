@@ -221,4 +221,13 @@ extension LSM6DS {
         let now = try readRegisters(Register.control1XL, count: 3)
         return now == expectedControl
     }
+
+    /// Takes what CTRL1_XL..CTRL3_C read back now as the configuration until the next reset,
+    /// apply, start or stop (a chip that does not read back what it was written: a clone, a stuck
+    /// bit), so that a brown-out, which returns them to their defaults, is still found without
+    /// re-initialising every second.
+    public func acceptReadBack() throws(IMUError) {
+        guard !expectedControl.isEmpty else { return }
+        expectedControl = try readRegisters(Register.control1XL, count: 3)
+    }
 }

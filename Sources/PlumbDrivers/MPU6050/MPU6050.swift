@@ -39,7 +39,12 @@ public final class MPU6050: IMU {
     public private(set) var configuration: IMUConfiguration = .default
     /// The register values of the last ``apply(_:)``.
     public private(set) var settings: Settings?
-    public private(set) var isStreaming = false
+    public private(set) var isStreaming = false {
+        didSet { acceptedReadBack = nil }
+    }
+    /// What ``acceptReadBack()`` took as the configuration (see there); cleared by the next reset,
+    /// apply, start or stop of streaming.
+    private var acceptedReadBack: [UInt8]?
     public var interruptSignal: InterruptSignal { .everySample }
 
     /// Sample-time model for the current FIFO run.
@@ -146,6 +151,7 @@ public final class MPU6050: IMU {
         // selected as the clock source"; Linux `inv_mpu6050_switch_engine` switches to the PLL
         // after the start-up time), and the internal oscillator while it is in standby.
         let pllAfterStartup = v.generation == .mpu6050 && s.powerManagement1 == Bits.clockPLL
+        acceptedReadBack = nil
         try writeRegister(Register.powerManagement1, pllAfterStartup ? Bits.clockInternal : s.powerManagement1)
         try writeRegister(Register.powerManagement2, s.powerManagement2)
         var block: [UInt8] = [Register.sampleRateDivider, s.sampleRateDivider, s.config(for: v.generation),
@@ -194,23 +200,45 @@ public final class MPU6050: IMU {
     }
 
     /// Reads back every configuration register and compares it with the last ``apply(_:)`` (and
-    /// streaming state). A brown-out or a reset of the chip alone shows up here as a mismatch.
+    /// streaming state), or with the read-back ``acceptReadBack()`` kept for a chip that reads back
+    /// otherwise than written. A brown-out or a reset of the chip alone shows up here as a mismatch.
     public func verifyConfiguration() throws(IMUError) -> Bool {
         let v = try requireVariant()
         guard let s = settings else { return false }
+        let now = try readBack(v)
+        if let acceptedReadBack { return now == acceptedReadBack }
         let count = v.generation == .mpu6050 ? 4 : 5
-        let block = try readRegisters(Register.sampleRateDivider, count: count)
         var expected: [UInt8] = [s.sampleRateDivider, s.config(for: v.generation), s.gyroscopeRangeCode << 3, s.accelerometerRangeCode << 3]
         if count == 5 { expected.append(s.lowPassCode | v.fifoSizeSelect) }
-        guard block == expected else { return false }
-        let pin = try readRegisters(Register.intPinConfig, count: 2)
-        guard pin[0] == s.interruptPinConfig, pin[1] == (isStreaming ? Bits.dataReady : 0) else { return false }
-        let power = try readRegisters(Register.userControl, count: 3)
+        guard Array(now[0..<count]) == expected else { return false }
+        let pin = now[count..<(count + 2)], power = now[(count + 2)..<(count + 5)]
+        guard pin[pin.startIndex] == s.interruptPinConfig, pin[pin.startIndex + 1] == (isStreaming ? Bits.dataReady : 0) else { return false }
         let userExpected: UInt8 = isStreaming ? Bits.userFIFOEnable : 0
-        guard power[0] & ~UInt8(0x0F) == userExpected, power[1] == s.powerManagement1 || (!isStreaming && power[1] == Bits.sleep | s.powerManagement1),
-              power[2] == s.powerManagement2 else { return false }
-        if isStreaming { guard try readRegister(Register.fifoEnable) == s.fifoEnable else { return false } }
+        let user = power[power.startIndex], power1 = power[power.startIndex + 1], power2 = power[power.startIndex + 2]
+        guard user & ~UInt8(0x0F) == userExpected, power1 == s.powerManagement1 || (!isStreaming && power1 == Bits.sleep | s.powerManagement1),
+              power2 == s.powerManagement2 else { return false }
+        if isStreaming { guard now[count + 5] == s.fifoEnable else { return false } }
         return true
+    }
+
+    /// Takes what the chip reads back now as its configuration until the next reset, apply or
+    /// start (``verifyConfiguration()`` then compares with it): for a chip that does not read back
+    /// what it was written (a clone, a stuck bit), so that a brown-out, which returns the registers
+    /// to their defaults, is still found without re-initialising every second.
+    public func acceptReadBack() throws(IMUError) {
+        acceptedReadBack = try readBack(try requireVariant())
+    }
+
+    /// SMPLRT_DIV through ACCEL_CONFIG(_2), INT_PIN_CFG and INT_ENABLE, USER_CTRL through
+    /// PWR_MGMT_2 (USER_CTRL's self-clearing reset bits masked), and FIFO_EN while streaming.
+    private func readBack(_ v: Variant) throws(IMUError) -> [UInt8] {
+        var bytes = try readRegisters(Register.sampleRateDivider, count: v.generation == .mpu6050 ? 4 : 5)
+        bytes += try readRegisters(Register.intPinConfig, count: 2)
+        var power = try readRegisters(Register.userControl, count: 3)
+        power[0] &= ~UInt8(0x0F)
+        bytes += power
+        if isStreaming { bytes.append(try readRegister(Register.fifoEnable)) }
+        return bytes
     }
 
     // MARK: Bus helpers with bounded retries

@@ -44,6 +44,8 @@ import FuzzSupport
             try write("configuration", "board-\(name)", [1] + [UInt8](try Data(contentsOf: boards.appendingPathComponent(name))))
         }
         try write("configuration", "plumb-example.json", [0] + Array(Configuration.exampleText.utf8))
+        // The orientation keys the example leaves out (the single values and the time cap).
+        try write("configuration", "plumb-orientation.json", [0] + Array(#"{"orientation": {"preset": "steady", "settleTime": 0.05, "hysteresis": 12, "maxRotationRate": 0, "maxWait": 0.8, "dwellMargin": 10, "dwellMaxRotationRate": 80, "lowEnergy": "on", "interfaceOrientations": ["portrait", "landscapeLeft"]}}"#.utf8))
         try write("configuration", "mqtt.json", [2] + Array(#"{"url": "mqtts://broker.local:8883", "topic": "plumb/{node}", "retain": true}"#.utf8))
         let calibration = Calibration(gyroscopeBias: SIMD3(0.01, -0.02, 0.003), accelerometerOffset: SIMD3(0.1, 0, -0.05))
         try write("configuration", "calibration.json", [3] + [UInt8](try calibration.jsonData()))
