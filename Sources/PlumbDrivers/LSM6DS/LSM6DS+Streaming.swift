@@ -129,6 +129,8 @@ extension LSM6DS {
             while reads < Self.maximumCatchUpReads, !overflow, !taggedCorruption, taggedZeroedWords == 0, fifoMayHoldThreshold() {
                 reads += 1
                 catchUpReads += 1
+                a.plausibleWindow = plausibleSampleWindow(timebase: a.timebase)
+                a.readNanoseconds = clock.nowNanoseconds
                 do {
                     overflow = try drainTagged(&a, edges: [], catchingUp: true, into: &samples)
                 } catch {
@@ -147,6 +149,8 @@ extension LSM6DS {
             while reads < Self.maximumCatchUpReads, !overflow, fifoMayHoldThreshold() {
                 reads += 1
                 catchUpReads += 1
+                a.plausibleWindow = plausibleSampleWindow(timebase: a.timebase)
+                a.readNanoseconds = clock.nowNanoseconds
                 do {
                     overflow = try drainPattern(&a, variant: v, catchingUp: true, into: &samples)
                 } catch {
