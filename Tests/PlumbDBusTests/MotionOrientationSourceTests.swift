@@ -125,4 +125,19 @@ final class ProfileSource: MotionSampleSource {
         #expect(seen.values == [.undefined, .leftUp, .bottomUp])
         #expect(relay.current == .bottomUp)
     }
+
+    /// `plumb run` with a landscape-only `orientation.interfaceOrientations`: its session hands
+    /// the outputs portrait (its default) for an upright portrait face, which the relay must not
+    /// publish; the property stays undefined until a landscape face comes.
+    @Test func anInterfaceOrientationNotAllowedIsNotPublished() throws {
+        let relay = OrientationRelay(allowedInterfaces: [.landscapeLeft, .landscapeRight])
+        let seen = Reports()
+        try relay.start { seen.append($0) }
+        relay.publish(device: .portrait, interface: .portrait)
+        #expect(relay.current == .undefined)
+        relay.publish(device: .landscapeRight, interface: .landscapeLeft)
+        relay.publish(device: .portraitUpsideDown, interface: .landscapeLeft) // the session keeps the last allowed one
+        relay.stop()
+        #expect(seen.values == [.undefined, .leftUp])
+    }
 }
