@@ -9,7 +9,8 @@ import Synchronization
 /// iio-sensor-proxy's does until a reading passes its thresholds: a device lying flat since start
 /// has no interface orientation yet (the notifier's own value is then only its portrait default).
 /// Face up and face down afterwards leave it as it was, and so does an interface orientation
-/// outside `allowedInterfaces` (`orientation.interfaceOrientations`, as `plumb run` applies it).
+/// outside `allowedInterfaces` (`orientation.interfaceOrientations`, as `plumb run` applies it):
+/// the property stays `undefined` until an allowed upright face is seen.
 ///
 /// Changes are taken from ``MotionOrientationChangedNotification`` (not from a stream, which
 /// would keep the sensor running), so stopping the source stops the sensor.
@@ -22,7 +23,7 @@ public final class MotionOrientationSource: OrientationSource {
         var running = false
         var generation: UInt64 = 0
         var seenUpright = false
-        /// The latest allowed interface orientation (portrait until one is seen, as `plumb run`'s).
+        /// The latest allowed interface orientation (reported once an allowed upright face is seen).
         var interface = InterfaceOrientation.portrait
         var observer: ObserverToken?
         var last: AccelerometerOrientation?
@@ -73,8 +74,12 @@ public final class MotionOrientationSource: OrientationSource {
                          report: @Sendable (AccelerometerOrientation) -> Void) {
         let value: AccelerometerOrientation? = state.withLock { s in
             guard s.running, s.generation == generation else { return nil }
-            if device.isUpright { s.seenUpright = true }
-            if allowedInterfaces.contains(interface) { s.interface = interface }
+            // Only an allowed upright face ends `undefined`: one outside `allowedInterfaces` would
+            // report the portrait default, which the desktop would turn the screen to.
+            if allowedInterfaces.contains(interface) {
+                s.interface = interface
+                if device.isUpright { s.seenUpright = true }
+            }
             let value = s.seenUpright ? AccelerometerOrientation(s.interface) : .undefined
             guard value != s.last else { return nil }
             s.last = value

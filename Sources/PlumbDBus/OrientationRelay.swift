@@ -34,8 +34,13 @@ public final class OrientationRelay: OrientationSource {
         var report: (@Sendable (AccelerometerOrientation) -> Void)?
     }
     private let state = Mutex(State())
+    /// The interface orientations published (`orientation.interfaceOrientations`); the others
+    /// are ignored. Default all four.
+    public let allowedInterfaces: Set<InterfaceOrientation>
 
-    public init() {}
+    public init(allowedInterfaces: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases)) {
+        self.allowedInterfaces = allowedInterfaces
+    }
 
     /// True while a desktop holds a claim.
     public var isClaimed: Bool { state.withLock { $0.report != nil } }
@@ -46,7 +51,8 @@ public final class OrientationRelay: OrientationSource {
     /// Publishes the notifier's latest state. Any thread.
     public func publish(device: DeviceOrientation, interface: InterfaceOrientation) {
         let forward: (@Sendable (AccelerometerOrientation) -> Void, AccelerometerOrientation)? = state.withLock { s in
-            guard device.isUpright || s.current != .undefined else { return nil }
+            // Not allowed: the session's portrait default before an allowed face was seen.
+            guard allowedInterfaces.contains(interface), device.isUpright || s.current != .undefined else { return nil }
             let value = AccelerometerOrientation(interface)
             guard value != s.current else { return nil }
             s.current = value

@@ -61,6 +61,20 @@ struct LiveSensorTests {
         #expect(try live.nextGravity() == nil)
     }
 
+    /// A sensor that stops answering before it is stopped (unplugged while plumb level or led
+    /// ran) is told as its start and reads are: one line naming the address and bus, and the fix.
+    @Test func aSensorGoneAtTheStopIsOneLineWithTheFix() throws {
+        let e = try Emulated(profile: "rest")
+        let live = LiveGravity(source: e.source, found: e.found, clock: e.sensor.clock, duration: nil,
+                               powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false })
+        _ = try #require(try live.nextGravity())
+        e.sensor.bus.faults.append(FaultRule(.always, effect: .noAcknowledge))
+        #expect(throws: CLIError.failure("nothing answers at 0x68 on /dev/i2c-1",
+                                         fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")) {
+            try live.finish()
+        }
+    }
+
     @Test func liveGravityEndsWhenASignalAsks() throws {
         let e = try Emulated(profile: "rest")
         nonisolated(unsafe) var calls = 0

@@ -69,6 +69,21 @@ final class ProfileSource: MotionSampleSource {
         #expect(seen.values.filter { $0 != .undefined } == [.normal, .leftUp, .rightUp])
     }
 
+    /// Landscape only (a landscape kiosk): the tour's portrait face, first upright, is not allowed,
+    /// so the property stays undefined until a landscape face is seen; it never says normal
+    /// (portrait), which the desktop would turn the screen to.
+    @Test func anUprightFaceNotAllowedLeavesThePropertyUndefined() throws {
+        let tour = MotionProfile.tour()
+        let end = (tour.duration ?? 40) + 1
+        let motion = MotionOrientation(source: { ProfileSource(tour, end: end) })
+        let source = MotionOrientationSource(motion: motion, allowedInterfaces: [.landscapeLeft, .landscapeRight])
+        let seen = Reports()
+        try source.start { seen.append($0) }
+        try waitUntil(seconds: 30, "the tour's last face (have \(seen.values))") { seen.values.last == .rightUp }
+        source.stop()
+        #expect(seen.values.filter { $0 != .undefined } == [.leftUp, .rightUp])
+    }
+
     @Test func aDeviceLyingFlatSinceStartIsUndefined() throws {
         let motion = MotionOrientation(source: { ProfileSource(.rest(), end: 5) })   // z up: face up
         let source = MotionOrientationSource(motion: motion)
@@ -109,5 +124,20 @@ final class ProfileSource: MotionSampleSource {
         try relay.start { seen.append($0) }                           // a new claim gets the latest at once
         #expect(seen.values == [.undefined, .leftUp, .bottomUp])
         #expect(relay.current == .bottomUp)
+    }
+
+    /// `plumb run` with a landscape-only `orientation.interfaceOrientations`: its session hands
+    /// the outputs portrait (its default) for an upright portrait face, which the relay must not
+    /// publish; the property stays undefined until a landscape face comes.
+    @Test func anInterfaceOrientationNotAllowedIsNotPublished() throws {
+        let relay = OrientationRelay(allowedInterfaces: [.landscapeLeft, .landscapeRight])
+        let seen = Reports()
+        try relay.start { seen.append($0) }
+        relay.publish(device: .portrait, interface: .portrait)
+        #expect(relay.current == .undefined)
+        relay.publish(device: .landscapeRight, interface: .landscapeLeft)
+        relay.publish(device: .portraitUpsideDown, interface: .landscapeLeft) // the session keeps the last allowed one
+        relay.stop()
+        #expect(seen.values == [.undefined, .leftUp])
     }
 }

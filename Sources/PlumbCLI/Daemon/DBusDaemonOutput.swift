@@ -23,7 +23,7 @@ import Synchronization
 /// Restoring releases the name and waits for the bus thread, so a SIGHUP reload can take it again.
 final class DBusDaemonOutput: DaemonOutput {
     let name: String
-    let relay = OrientationRelay()
+    let relay: OrientationRelay
     private let service: SensorProxyService
     private let shared = Shared()
     private let finished = DispatchSemaphore(value: 0)
@@ -41,7 +41,11 @@ final class DBusDaemonOutput: DaemonOutput {
     /// - Parameters:
     ///   - bus: a D-Bus address, or nil for the system bus.
     ///   - startupTimeout: how long to wait for the name before giving up, in seconds.
-    init(settings: DBusOutput, startupTimeout: Double = 10) throws {
+    ///   - allowedInterfaces: `orientation.interfaceOrientations`; the others are not published.
+    init(settings: DBusOutput, startupTimeout: Double = 10,
+         allowedInterfaces: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases)) throws {
+        relay = OrientationRelay(allowedInterfaces: allowedInterfaces)
+        let relay = relay
         let busName = settings.bus ?? SensorProxyError.systemBus
         name = "D-Bus net.hadess.SensorProxy on \(busName)"
         let shared = shared

@@ -350,7 +350,7 @@ struct DaemonFactory {
         }
         if let dbus = outputs.dbus {
             // Made last: it owns the bus name, so an earlier output's failure leaves the bus alone.
-            do { made.append(try DBusDaemonOutput(settings: dbus)) } catch {
+            do { made.append(try DBusDaemonOutput(settings: dbus, allowedInterfaces: Self.allowedInterfaces(setup.configuration.orientation))) } catch {
                 throw Self.restoring(made, after: error)
             }
         }

@@ -242,10 +242,21 @@ final class SensorPipeline: DaemonPipeline {
         running = false
         if case .auto(let monitor) = energy.policy { monitor.sessionEnded() }
         var failures: [String] = []
-        if sensorActive { do { try source.stop() } catch { failures.append("\(source.name): \(error.description)") } }
+        var fix: String?
+        if sensorActive {
+            do { try source.stop() } catch {
+                // Told as a failure to start or read is (a live command's: the address, the bus, the fix).
+                if case .failure(let message, let explained)? = explain?(error) {
+                    failures.append(message)
+                    fix = explained
+                } else {
+                    failures.append("\(source.name): \(error.description)")
+                }
+            }
+        }
         for output in outputs {
             do { try output.restore() } catch { failures.append("\(output.name): \(describe(error))") }
         }
-        if !failures.isEmpty { throw CLIError.failure(failures.joined(separator: "; "), fix: nil) }
+        if !failures.isEmpty { throw CLIError.failure(failures.joined(separator: "; "), fix: fix) }
     }
 }

@@ -126,7 +126,8 @@ extension LSM6DS {
             taggedZeroedWords = 0
             overflow = try drainTagged(&a, edges: edges, into: &samples)
             var reads = 0
-            while reads < Self.maximumCatchUpReads, !overflow, !taggedCorruption, taggedZeroedWords == 0, fifoMayHoldThreshold() {
+            while reads < Self.maximumCatchUpReads, !overflow, !taggedCorruption, taggedZeroedWords == 0,
+                  fifoMayHoldThreshold(lastSample: a.lastSampleNanoseconds, periodNanoseconds: a.periodTicks * a.timebase.tickNanoseconds) {
                 reads += 1
                 catchUpReads += 1
                 a.plausibleWindow = plausibleSampleWindow(timebase: a.timebase)
@@ -146,7 +147,8 @@ extension LSM6DS {
         } else {
             overflow = try drainPattern(&a, variant: v, into: &samples)
             var reads = 0
-            while reads < Self.maximumCatchUpReads, !overflow, fifoMayHoldThreshold() {
+            while reads < Self.maximumCatchUpReads, !overflow,
+                  fifoMayHoldThreshold(lastSample: a.lastSampleNanoseconds, periodNanoseconds: a.periodTicks * a.timebase.tickNanoseconds) {
                 reads += 1
                 catchUpReads += 1
                 a.plausibleWindow = plausibleSampleWindow(timebase: a.timebase)
@@ -228,7 +230,8 @@ extension LSM6DS {
 
     /// Whether the FIFO may still hold its threshold's words after the burst just read: the words
     /// known left (``catchUpLeftWords``) and those that can have arrived since ``catchUpFrom``,
-    /// with one instant more (the words of an instant arrive together) and 1 % for the oscillator.
+    /// with 1 % for the oscillator, and one instant more (the words of an instant arrive together)
+    /// unless the chip's timeline says it has not come yet (see below).
     ///
     /// The threshold pin is a level, not a pulse: FIFO_WTM_IA (and so the pin, routed to the
     /// threshold only) is 1 while the FIFO holds at least the threshold (Datasheet: LSM6DSO
@@ -241,17 +244,39 @@ extension LSM6DS {
     /// of 10–40 ms, 30–40 notices in 6 s). The drain reads the status again instead, and drains
     /// again while it shows the threshold. In steady state the estimate stays below the threshold
     /// (a 16-sample burst at 1666 Hz: 20 words of 33), so no read is added there.
-    func fifoMayHoldThreshold() -> Bool {
+    ///
+    /// With the chip's own timeline (`lastSample`, the last sample read, and `periodNanoseconds`)
+    /// the instant that may have arrived is counted only once it is due (within
+    /// ``catchUpTimelineMarginNanoseconds``): at a small threshold (1–3 samples) one instant reaches
+    /// it, and allowing for one always added a status read to every drain at 833 Hz and above.
+    func fifoMayHoldThreshold(lastSample: UInt64? = nil, periodNanoseconds: Double = 0) -> Bool {
         guard let from = catchUpFrom, let p = plan else { return false }
         let instantsPerNanosecond = p.dataRate.hertz * 1.01 / 1e9
         let sets = (p.effective.gyroscopeEnabled ? 2.0 : 1.0) + 1.0 / Double(max(1, p.timestampDecimation))
         // Tagged: a 7-byte word per set (uncompressed: compression only packs more in a word);
         // pattern: three 16-bit words per set.
         let wordsPerInstant = variant?.generation == .dso ? sets : 3 * sets
-        let elapsed = Double(clock.nowNanoseconds &- min(from, clock.nowNanoseconds))
-        let words = Double(catchUpLeftWords) + (elapsed * instantsPerNanosecond + 1) * wordsPerInstant
-        return words >= Double(p.watermarkWords)
+        let now = clock.nowNanoseconds
+        let elapsed = Double(now &- min(from, now))
+        let threshold = Double(p.watermarkWords)
+        let arrived = Double(catchUpLeftWords) + elapsed * instantsPerNanosecond * wordsPerInstant
+        if arrived >= threshold { return true }
+        // Only an instant more can reach the threshold: has one come since the last sample read?
+        guard arrived + wordsPerInstant >= threshold else { return false }
+        guard let last = lastSample, periodNanoseconds > 0 else { return true }
+        // Two bounds on the instants come since, each widened by the margin, the smaller taken:
+        // those of the timeline (last + k periods) after the last sample read (which the DSO's
+        // decoder may hold back a few instants), and those between `from` and now.
+        let margin = Self.catchUpTimelineMarginNanoseconds
+        let end = (Double(Int64(bitPattern: now &- last)) * 1.01 + margin) / periodNanoseconds
+        let start = (Double(Int64(bitPattern: from &- last)) - margin) / periodNanoseconds
+        let due = max(0, min(end.rounded(.down), end.rounded(.down) - start.rounded(.down)))
+        return Double(catchUpLeftWords) + due * wordsPerInstant >= threshold
     }
+
+    /// How far the timeline of the samples read may lag the chip's, for ``fifoMayHoldThreshold(lastSample:periodNanoseconds:)``:
+    /// 150 µs (the differential tests hold the LSM6DS's sample times to 125 µs).
+    static let catchUpTimelineMarginNanoseconds = 150_000.0
 
     /// Watermark reads between two FIFO_STATUS reads on the tagged FIFO (a safety net: the
     /// watermark-read conditions already exclude an overrun).
