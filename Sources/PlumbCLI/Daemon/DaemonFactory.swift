@@ -241,7 +241,7 @@ struct DaemonFactory {
                 }
                 do { line = try GPIODInterruptLine(selector, edges: .rising) } catch {
                     throw CLIError.failure(error.description,
-                                           fix: "Free the line (gpioinfo names its user), choose another with imu.interrupt, or set \"interrupt\": \"poll\".")
+                                           fix: "Free the line (gpioinfo names its user), choose another with imu.interrupt, or poll instead: \"imu\": {\"interrupt\": \"poll\"} in plumb.json.")
                 }
             }
             let name = "IMU at \(address) on \(busPath)" + (location.map { ", data-ready \($0)" } ?? ", polling")

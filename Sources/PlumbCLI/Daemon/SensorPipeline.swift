@@ -127,7 +127,7 @@ final class SensorPipeline: DaemonPipeline {
         case .timedOut where samples.isEmpty:
             if now &- lastData >= stallLimit {
                 throw CLIError.failure("no samples from \(source.name) for \(stallLimit / Nanoseconds.perSecond) s",
-                                       fix: "Check the wiring and the interrupt line, or set \"interrupt\": \"poll\".")
+                                       fix: "Check the wiring and the interrupt line, or poll instead: \"imu\": {\"interrupt\": \"poll\"} in plumb.json (\(Configuration.defaultPath) unless --config names another).")
             }
             if !stallReported, now &- lastData >= stallLimit / 4 {
                 stallReported = true
