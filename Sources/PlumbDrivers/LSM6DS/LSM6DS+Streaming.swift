@@ -77,6 +77,9 @@ extension LSM6DS {
         taggedStateKnown = false
         taggedReadsSinceStatus = 0
         taggedLastReadEndNanoseconds = clock.nowNanoseconds
+        taggedFillFromNanoseconds = clock.nowNanoseconds
+        taggedFillWords = 0
+        taggedWordsPerInstant = p.compression ? Self.fewestWordsPerInstant(p) : Self.wordsPerInstant(p)
         catchUpFrom = nil
         catchUpLeftWords = 0
         decompressor = TaggedFIFO.Decompressor(gyroscopeEnabled: p.effective.gyroscopeEnabled)
@@ -326,10 +329,13 @@ extension LSM6DS {
         // a second read into zeros would chain a second doubt onto the first (see below).
         if !catchingUp, taggedStateKnown, threshold >= 8, taggedReadsSinceStatus < Self.watermarkReadsPerStatusRead, !a.isHoldingInDoubt,
            let edge, edge >= taggedLastReadEndNanoseconds, now >= edge,
-           Double(now - edge) * wordsPerNanosecond < margin {
+           Double(now - edge) * wordsPerNanosecond < margin,
+           fifoFilledToThreshold(now: now, threshold: threshold, configuration: p) {
             taggedStateKnown = false
             // The FIFO held the threshold's words at the edge: what is left came after it.
             catchUpFrom = edge
+            taggedFillFromNanoseconds = edge
+            taggedFillWords = 0
             try readFIFO(TaggedFIFO.dataRegister, bytes: threshold * TaggedFIFO.wordLength,
                          unit: TaggedFIFO.wordLength, assembler: &a)
             taggedLastReadEndNanoseconds = clock.nowNanoseconds
@@ -337,7 +343,9 @@ extension LSM6DS {
             watermarkDrains += 1
             let valid = try decodeTagged(words: threshold, configuration: p)
             taggedStateKnown = valid == threshold
+            let before = samples.count
             a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
+            if taggedStateKnown { measureWordsPerInstant(words: valid, samples: samples.count - before, configuration: p, assembler: a) }
             if taggedCorruption {
                 discontinuity(&a)
             } else if valid < threshold {
@@ -363,11 +371,14 @@ extension LSM6DS {
         // FIFO_STATUS2: OVER_RUN_LATCHED bit 3 (cleared by this read), FIFO_OVR_IA bit 6.
         let overflow = status[1] & 0x48 != 0
         if overflow { discontinuity(&a) }
+        taggedFillFromNanoseconds = statusTime
         guard count > 0, !catchingUp || count >= threshold else {
             taggedLastReadEndNanoseconds = clock.nowNanoseconds
+            taggedFillWords = count
             taggedStateKnown = true
             return overflow
         }
+        taggedFillWords = 0
         try readFIFO(TaggedFIFO.dataRegister, bytes: count * TaggedFIFO.wordLength,
                      unit: TaggedFIFO.wordLength, assembler: &a)
         // Every word there at the status read was read: what is left came after it.
@@ -375,12 +386,69 @@ extension LSM6DS {
         taggedLastReadEndNanoseconds = clock.nowNanoseconds
         let valid = try decodeTagged(words: count, configuration: p)
         taggedStateKnown = valid == count
+        let before = samples.count
         a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
+        if taggedStateKnown, !overflow { measureWordsPerInstant(words: valid, samples: samples.count - before, configuration: p, assembler: a) }
         if valid < count {
             discontinuity(&a)
             if !taggedCorruption { taggedZeroedWords = count - valid }
         }
         return overflow
+    }
+
+    /// Whether the FIFO must hold the threshold's words now, whatever the edge that woke the
+    /// drain: the words known there at ``taggedFillFromNanoseconds`` and those the instants since
+    /// then added (at the configured rate less 1 % for the oscillator), with one instant's words
+    /// of slack for where the instants fall in that time, and with compression two words per
+    /// sensor more (the compressor writes a sensor's words in bursts: a 3xC word every third
+    /// instant, or up to three uncompressed words at once).
+    ///
+    /// The pin is a level and an edge after the last read says the FIFO rose to the threshold
+    /// since, but not a stray one: noise on the pin, or an edge stamped just after a read that
+    /// belongs before it. The watermark read on such an edge ran past the end of the FIFO.
+    /// The chip samples on during a burst (the words of an instant arrive while the
+    /// bytes are read: 33 words take 5.2 ms at 400 kHz, 4 instants at 833 Hz), so past the end
+    /// the read got zeros, then the words that came meanwhile, popped behind them: taken for
+    /// corruption, a gap, and with compression every sample up to the next uncompressed word
+    /// dropped (StrayEdgeTests: 833 Hz, watermark 16, a stray edge 0–15 ms after a read: a gap
+    /// and 19–55 instants lost in 20 strays uncompressed, 390–730 compressed). After a genuine
+    /// edge the time since the previous edge (or status read) always covers the threshold, so
+    /// the steady state keeps its watermark reads; the stray edge gets a status read.
+    ///
+    /// Uncompressed an instant adds a word per sensor and a timestamp word per
+    /// `timestampDecimation`; compressed, what the last reads measured
+    /// (``measureWordsPerInstant(words:samples:configuration:assembler:)``), from the fewest a
+    /// sample can take (3xC) after a start: fewer words an instant only delays the edge.
+    func fifoFilledToThreshold(now: UInt64, threshold: Int, configuration p: Plan) -> Bool {
+        let elapsed = Double(now &- min(now, taggedFillFromNanoseconds))
+        let instants = elapsed * p.dataRate.hertz * 0.99 / 1e9
+        let perInstant = taggedWordsPerInstant
+        let slack = perInstant + (p.compression ? (p.effective.gyroscopeEnabled ? 4.0 : 2.0) : 0)
+        return Double(taggedFillWords) + instants * perInstant + slack >= Double(threshold)
+    }
+
+    /// Words a sampling instant adds to the tagged FIFO uncompressed: one per sensor, and the
+    /// timestamp word every `timestampDecimation` instants.
+    static func wordsPerInstant(_ p: Plan) -> Double {
+        (p.effective.gyroscopeEnabled ? 2.0 : 1.0) + 1.0 / Double(max(1, p.timestampDecimation))
+    }
+
+    /// The fewest words an instant can add with compression: 3xC words (three samples of a sensor
+    /// in one word, as ``Plan/maximumSamplesPerWatermark`` counts) and the timestamp word.
+    static func fewestWordsPerInstant(_ p: Plan) -> Double {
+        (p.effective.gyroscopeEnabled ? 2.0 : 1.0) / 3 + 1.0 / Double(max(1, p.timestampDecimation))
+    }
+
+    /// With compression, folds the words per sample of a read that went as expected into
+    /// ``taggedWordsPerInstant``: up at once (a signal that compresses worse brings the edges
+    /// sooner; with a quarter weight the shaking benchmark took a status read on 1 in 6 drains),
+    /// down with a quarter weight (the compressor holds up to two slots back, so one read's ratio
+    /// wanders; fewer words an instant only delays the edge). Uncompressed the figure is exact
+    /// and stays.
+    func measureWordsPerInstant(words: Int, samples: Int, configuration p: Plan, assembler a: SampleAssembler) {
+        guard p.compression, samples > 0, !a.isHoldingInDoubt else { return }
+        let ratio = min(Self.wordsPerInstant(p), max(Self.fewestWordsPerInstant(p), Double(words) / Double(samples)))
+        taggedWordsPerInstant = max(ratio, taggedWordsPerInstant + (ratio - taggedWordsPerInstant) / 4)
     }
 
     /// Data before the next words may be missing: re-anchor the timeline and drop the DPCM
