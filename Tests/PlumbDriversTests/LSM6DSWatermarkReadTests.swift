@@ -14,6 +14,8 @@ import PlumbSimulation
         init(watermark: Int, compression: Bool = false, profile: MotionProfile = .slowRotation()) throws {
             let model = SimulatedChips.model("lsm6dso")!
             sensor = SimulatedSensor(model: model, profile: profile, seed: 3)
+            // The chip samples on between the bytes of a burst, as the part does.
+            sensor.bus.timesEachByte = true
             imu = LSM6DS(bus: sensor.bus, address: model.address, clock: sensor.clock)
             imu.fifoCompression = compression
             stream = IMUStream(imu: imu, line: sensor.line, clock: sensor.clock)
