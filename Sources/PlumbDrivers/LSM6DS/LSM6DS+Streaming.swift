@@ -265,7 +265,9 @@ extension LSM6DS {
     /// - **Watermark read** (steady state): one burst of exactly the threshold's worth of 7-byte
     ///   words from FIFO_DATA_OUT_TAG, no FIFO_STATUS read. Taken only when the drain was woken by
     ///   a watermark edge seen after the previous FIFO read ended, soon after that edge, and the
-    ///   previous drain left the stream in a known state. FIFO_WTM_IA (and so the pin, routed
+    ///   previous drain left the stream in a known state, and only when the time since the
+    ///   previous read's edge (or status read) lets the FIFO hold the threshold whatever the edge
+    ///   (``fifoFilledToThreshold(now:threshold:configuration:)``: a stray edge gets a status read). FIFO_WTM_IA (and so the pin, routed
     ///   to the threshold only) is 1 while the FIFO holds at least the threshold's words
     ///   (Datasheet: LSM6DSO DS12140, FIFO_STATUS2 (3Bh) FIFO_WTM_IA), so a new assertion after
     ///   the last read means the level rose from below the threshold to it: the words are there
@@ -334,6 +336,7 @@ extension LSM6DS {
             taggedStateKnown = false
             // The FIFO held the threshold's words at the edge: what is left came after it.
             catchUpFrom = edge
+            let fillSpan = (from: taggedFillFromNanoseconds, to: edge, words: threshold - taggedFillWords)
             taggedFillFromNanoseconds = edge
             taggedFillWords = 0
             try readFIFO(TaggedFIFO.dataRegister, bytes: threshold * TaggedFIFO.wordLength,
@@ -343,9 +346,8 @@ extension LSM6DS {
             watermarkDrains += 1
             let valid = try decodeTagged(words: threshold, configuration: p)
             taggedStateKnown = valid == threshold
-            let before = samples.count
             a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
-            if taggedStateKnown { measureWordsPerInstant(words: valid, samples: samples.count - before, configuration: p, assembler: a) }
+            if taggedStateKnown { measureWordsPerInstant(fillSpan, configuration: p) }
             if taggedCorruption {
                 discontinuity(&a)
             } else if valid < threshold {
@@ -356,6 +358,7 @@ extension LSM6DS {
             }
             return false
         }
+        let fillKnown = taggedStateKnown
         taggedStateKnown = false
         let statusTime = clock.nowNanoseconds
         let status = try readRegisters(Register.fifoStatus1, count: 2)
@@ -371,6 +374,7 @@ extension LSM6DS {
         // FIFO_STATUS2: OVER_RUN_LATCHED bit 3 (cleared by this read), FIFO_OVR_IA bit 6.
         let overflow = status[1] & 0x48 != 0
         if overflow { discontinuity(&a) }
+        let fillSpan = (from: taggedFillFromNanoseconds, to: statusTime, words: count - taggedFillWords)
         taggedFillFromNanoseconds = statusTime
         guard count > 0, !catchingUp || count >= threshold else {
             taggedLastReadEndNanoseconds = clock.nowNanoseconds
@@ -386,9 +390,8 @@ extension LSM6DS {
         taggedLastReadEndNanoseconds = clock.nowNanoseconds
         let valid = try decodeTagged(words: count, configuration: p)
         taggedStateKnown = valid == count
-        let before = samples.count
         a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
-        if taggedStateKnown, !overflow { measureWordsPerInstant(words: valid, samples: samples.count - before, configuration: p, assembler: a) }
+        if fillKnown, taggedStateKnown, !overflow { measureWordsPerInstant(fillSpan, configuration: p) }
         if valid < count {
             discontinuity(&a)
             if !taggedCorruption { taggedZeroedWords = count - valid }
@@ -450,15 +453,22 @@ extension LSM6DS {
     /// ODR_T_BATCH = 1 (Datasheet: LSM6DSO DS12140, FIFO_CTRL4 (0Ah): 01 = 1.6 Hz).
     static let temperatureBatchHertz = 1.6
 
-    /// With compression, folds the words per sample of a read that went as expected into
-    /// ``taggedWordsPerInstant``: up at once (a signal that compresses worse brings the edges
-    /// sooner; with a quarter weight the shaking benchmark took a status read on 1 in 6 drains),
-    /// down with a quarter weight (the compressor holds up to two slots back, so one read's ratio
-    /// wanders; fewer words an instant only delays the edge). Uncompressed the figure is exact
-    /// and stays.
-    func measureWordsPerInstant(words: Int, samples: Int, configuration p: Plan, assembler a: SampleAssembler) {
-        guard p.compression, samples > 0, !a.isHoldingInDoubt else { return }
-        let ratio = min(Self.wordsPerInstant(p), max(Self.fewestWordsPerInstant(p), Double(words) / Double(samples)))
+    /// With compression, folds the words that arrived over a span into ``taggedWordsPerInstant``:
+    /// from one read's fill reference (its edge or status read) to the next one's, the words the
+    /// next read found (the threshold's at a watermark edge, DIFF_FIFO's at a status read) less
+    /// those known there at the start. Spans shorter than four instants are skipped (the words of
+    /// an instant arrive together). Up at once (a signal that compresses worse brings the edges
+    /// sooner: with a quarter weight the shaking benchmark took a status read on 1 in 6 drains),
+    /// down with a quarter weight (fewer words an instant only delays the edge). Counted by time,
+    /// not by the samples a read gave: those lag the words (the compressor holds up to two slots
+    /// back, the settling samples after a start are dropped), and one read that gave few samples
+    /// put the figure at 1.04 words an instant where 0.75 came (1666 Hz: a stray edge 13 ms after
+    /// a read ran 10 words past the end). Uncompressed the figure is exact and stays.
+    func measureWordsPerInstant(_ span: (from: UInt64, to: UInt64, words: Int), configuration p: Plan) {
+        guard p.compression, span.to > span.from else { return }
+        let instants = Double(span.to - span.from) * p.dataRate.hertz / 1e9
+        guard instants >= 4 else { return }
+        let ratio = min(Self.wordsPerInstant(p), max(Self.fewestWordsPerInstant(p), Double(span.words) / instants))
         taggedWordsPerInstant = max(ratio, taggedWordsPerInstant + (ratio - taggedWordsPerInstant) / 4)
     }
 
