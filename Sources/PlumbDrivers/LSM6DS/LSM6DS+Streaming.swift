@@ -267,7 +267,8 @@ extension LSM6DS {
     ///   a watermark edge seen after the previous FIFO read ended, soon after that edge, and the
     ///   previous drain left the stream in a known state, and only when the time since the
     ///   previous read's edge (or status read) lets the FIFO hold the threshold whatever the edge
-    ///   (``fifoFilledToThreshold(now:threshold:configuration:)``: a stray edge gets a status read). FIFO_WTM_IA (and so the pin, routed
+    ///   (``fifoFilledToThreshold(now:threshold:configuration:)``: a stray edge gets a status
+    ///   read). FIFO_WTM_IA (and so the pin, routed
     ///   to the threshold only) is 1 while the FIFO holds at least the threshold's words
     ///   (Datasheet: LSM6DSO DS12140, FIFO_STATUS2 (3Bh) FIFO_WTM_IA), so a new assertion after
     ///   the last read means the level rose from below the threshold to it: the words are there
@@ -419,9 +420,9 @@ extension LSM6DS {
     /// the steady state keeps its watermark reads; the stray edge gets a status read.
     ///
     /// Uncompressed an instant adds a word per sensor and a timestamp word per
-    /// `timestampDecimation`; compressed, what the last reads measured
-    /// (``measureWordsPerInstant(words:samples:configuration:assembler:)``), from the fewest a
-    /// sample can take (3xC) after a start: fewer words an instant only delays the edge.
+    /// `timestampDecimation`, and the temperature word's share; compressed, what the last reads
+    /// measured (``measureWordsPerInstant(_:configuration:)``), from the fewest an instant can add
+    /// (3xC) after a start.
     func fifoFilledToThreshold(now: UInt64, threshold: Int, configuration p: Plan) -> Bool {
         let elapsed = Double(now &- min(now, taggedFillFromNanoseconds))
         let instants = elapsed * p.dataRate.hertz * 0.99 / 1e9
@@ -458,7 +459,7 @@ extension LSM6DS {
     /// next read found (the threshold's at a watermark edge, DIFF_FIFO's at a status read) less
     /// those known there at the start. Spans shorter than four instants are skipped (the words of
     /// an instant arrive together). Up at once (a signal that compresses worse brings the edges
-    /// sooner: with a quarter weight the shaking benchmark took a status read on 1 in 6 drains),
+    /// sooner: with a quarter weight both ways, the shaking benchmark took extra status reads),
     /// down with a quarter weight (fewer words an instant only delays the edge). Counted by time,
     /// not by the samples a read gave: those lag the words (the compressor holds up to two slots
     /// back, the settling samples after a start are dropped), and one read that gave few samples
