@@ -44,9 +44,10 @@ public final class EmulatedI2CBus: I2CBus {
     /// level-triggered watermark pin that stays above its threshold through a long catch-up read
     /// never falls and gives no new edge. Handled at its start, the same burst empties the FIFO
     /// at once and the pin rises again during it: a fresh edge the real chip does not give
-    /// (ReaderStallTests). Off by default because the rest of the simulator's figures and tests
-    /// were measured without it: with it on, a few MPU timing and LSM6DSO storm tests read a
-    /// register latched a few bits into its transfer where they expect its start.
+    /// (ReaderStallTests), and a watermark read past the end of the FIFO gets the words written
+    /// during it behind the zeros (StrayEdgeTests). Off by default because the simulator's figures
+    /// and the MPU tests were measured without it (a few MPU timing tests read a register latched
+    /// a few bits into its transfer where they expect its start); the LSM6DS test rigs turn it on.
     public var timesEachByte = false
     /// How long a stuck bus holds a transfer before the adapter gives up, in nanoseconds.
     /// Default 25 ms.

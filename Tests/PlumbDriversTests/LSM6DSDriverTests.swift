@@ -15,6 +15,8 @@ final class LSM6DSRig {
     init(_ variant: LSM6DS.Variant, profile: MotionProfile = .rest(), errorModel: SensorErrorModel = .ideal,
          wiredTo pin: InterruptPinConfiguration.Pin = .int1, part: LSM6DS.Variant? = nil, maximumReadLength: Int? = nil) {
         bus = EmulatedI2CBus(clock: clock, maximumReadLength: maximumReadLength)
+        // The chip samples on between the bytes of a burst, as the part does.
+        bus.timesEachByte = true
         chip = LSM6DSEmulator(variant: variant, clock: clock, profile: profile, errorModel: errorModel)
         bus.attach(chip, at: I2CAddress(UInt8(0x6A)))
         line = SimulatedInterruptLine(clock: clock)

@@ -153,7 +153,9 @@ final class ZeroingBus: I2CBus {
         }
         let clean = try run(strays: false)
         let stray = try run(strays: true)
-        #expect(stray.strays == 6)
+        // So soon after a read the FIFO cannot have reached the threshold: a status read, never a
+        // burst past its end (``LSM6DS/fifoFilledToThreshold(now:threshold:configuration:)``).
+        #expect(stray.strays == 0)
         #expect(stray.gaps.isEmpty, "\(stray.gaps)")
         #expect(stray.notices.isEmpty, "\(stray.notices)")
         let n = min(clean.samples.count, stray.samples.count)
@@ -163,8 +165,10 @@ final class ZeroingBus: I2CBus {
         #expect(differing.isEmpty, "\(differing.count) of \(n) samples differ, the first \(differing.first.map { "\($0)" } ?? "")")
     }
 
-    /// A stray edge just after a drain: the watermark read runs past the end of the FIFO and gets
-    /// zeros, and nothing is lost: no gap, every sample timed right.
+    /// A stray edge just after a drain: the FIFO cannot hold the threshold yet, so the drain reads
+    /// the status (it ran a watermark read past the end of the FIFO and got zeros, which the
+    /// zeros' doubt covered until the chip sampled on during the burst: StrayEdgeTests), and
+    /// nothing is lost: no gap, every sample timed right.
     @Test(arguments: [false, true])
     func aStrayEdgeAfterADrainLosesNothing(compression: Bool) throws {
         let r = try run(compression: compression) { rig, _, imu, samples in
@@ -173,7 +177,7 @@ final class ZeroingBus: I2CBus {
             #expect(result.sampleCount < 16, "the FIFO held less than the threshold")
         }
         let label = "lsm6dso, compression \(compression), stray edge"
-        #expect(r.watermarkReads == 20, "\(label)")
+        #expect(r.watermarkReads == 0, "\(label)")
         LSM6DSFaultTests.check(r.samples, origin: r.origin, label: label)
         #expect(r.gaps.isEmpty, "\(label): \(r.gaps)")
     }

@@ -77,6 +77,9 @@ extension LSM6DS {
         taggedStateKnown = false
         taggedReadsSinceStatus = 0
         taggedLastReadEndNanoseconds = clock.nowNanoseconds
+        taggedFillFromNanoseconds = clock.nowNanoseconds
+        taggedFillWords = 0
+        taggedWordsPerInstant = p.compression ? Self.fewestWordsPerInstant(p) : Self.wordsPerInstant(p)
         catchUpFrom = nil
         catchUpLeftWords = 0
         decompressor = TaggedFIFO.Decompressor(gyroscopeEnabled: p.effective.gyroscopeEnabled)
@@ -287,7 +290,10 @@ extension LSM6DS {
     /// - **Watermark read** (steady state): one burst of exactly the threshold's worth of 7-byte
     ///   words from FIFO_DATA_OUT_TAG, no FIFO_STATUS read. Taken only when the drain was woken by
     ///   a watermark edge seen after the previous FIFO read ended, soon after that edge, and the
-    ///   previous drain left the stream in a known state. FIFO_WTM_IA (and so the pin, routed
+    ///   previous drain left the stream in a known state, and only when the time since the
+    ///   previous read's edge (or status read) lets the FIFO hold the threshold whatever the edge
+    ///   (``fifoFilledToThreshold(now:threshold:configuration:)``: a stray edge gets a status
+    ///   read). FIFO_WTM_IA (and so the pin, routed
     ///   to the threshold only) is 1 while the FIFO holds at least the threshold's words
     ///   (Datasheet: LSM6DSO DS12140, FIFO_STATUS2 (3Bh) FIFO_WTM_IA), so a new assertion after
     ///   the last read means the level rose from below the threshold to it: the words are there
@@ -351,10 +357,14 @@ extension LSM6DS {
         // a second read into zeros would chain a second doubt onto the first (see below).
         if !catchingUp, taggedStateKnown, threshold >= 8, taggedReadsSinceStatus < Self.watermarkReadsPerStatusRead, !a.isHoldingInDoubt,
            let edge, edge >= taggedLastReadEndNanoseconds, now >= edge,
-           Double(now - edge) * wordsPerNanosecond < margin {
+           Double(now - edge) * wordsPerNanosecond < margin,
+           fifoFilledToThreshold(now: now, threshold: threshold, configuration: p) {
             taggedStateKnown = false
             // The FIFO held the threshold's words at the edge: what is left came after it.
             catchUpFrom = edge
+            let fillSpan = (from: taggedFillFromNanoseconds, to: edge, words: threshold - taggedFillWords)
+            taggedFillFromNanoseconds = edge
+            taggedFillWords = 0
             try readFIFO(TaggedFIFO.dataRegister, bytes: threshold * TaggedFIFO.wordLength,
                          unit: TaggedFIFO.wordLength, assembler: &a)
             taggedLastReadEndNanoseconds = clock.nowNanoseconds
@@ -363,6 +373,7 @@ extension LSM6DS {
             let valid = try decodeTagged(words: threshold, configuration: p)
             taggedStateKnown = valid == threshold
             a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
+            if taggedStateKnown { measureWordsPerInstant(fillSpan, configuration: p) }
             if taggedCorruption {
                 discontinuity(&a)
             } else if valid < threshold {
@@ -373,6 +384,7 @@ extension LSM6DS {
             }
             return false
         }
+        let fillKnown = taggedStateKnown
         taggedStateKnown = false
         let statusTime = clock.nowNanoseconds
         let status = try readRegisters(Register.fifoStatus1, count: 2)
@@ -388,11 +400,15 @@ extension LSM6DS {
         // FIFO_STATUS2: OVER_RUN_LATCHED bit 3 (cleared by this read), FIFO_OVR_IA bit 6.
         let overflow = status[1] & 0x48 != 0
         if overflow { discontinuity(&a) }
+        let fillSpan = (from: taggedFillFromNanoseconds, to: statusTime, words: count - taggedFillWords)
+        taggedFillFromNanoseconds = statusTime
         guard count > 0, !catchingUp || count >= threshold else {
             taggedLastReadEndNanoseconds = clock.nowNanoseconds
+            taggedFillWords = count
             taggedStateKnown = true
             return overflow
         }
+        taggedFillWords = 0
         try readFIFO(TaggedFIFO.dataRegister, bytes: count * TaggedFIFO.wordLength,
                      unit: TaggedFIFO.wordLength, assembler: &a)
         // Every word there at the status read was read: what is left came after it.
@@ -401,11 +417,85 @@ extension LSM6DS {
         let valid = try decodeTagged(words: count, configuration: p)
         taggedStateKnown = valid == count
         a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
+        if fillKnown, taggedStateKnown, !overflow { measureWordsPerInstant(fillSpan, configuration: p) }
         if valid < count {
             discontinuity(&a)
             if !taggedCorruption { taggedZeroedWords = count - valid }
         }
         return overflow
+    }
+
+    /// Whether the FIFO must hold the threshold's words now, whatever the edge that woke the
+    /// drain: the words known there at ``taggedFillFromNanoseconds`` and those the instants since
+    /// then added (at the configured rate less 1 % for the oscillator), with one instant's words
+    /// of slack for where the instants fall in that time, and with compression two words per
+    /// sensor more (the compressor writes a sensor's words in bursts: a 3xC word every third
+    /// instant, or up to three uncompressed words at once).
+    ///
+    /// The pin is a level and an edge after the last read says the FIFO rose to the threshold
+    /// since, but not a stray one: noise on the pin, or an edge stamped just after a read that
+    /// belongs before it. The watermark read on such an edge ran past the end of the FIFO.
+    /// The chip samples on during a burst (the words of an instant arrive while the
+    /// bytes are read: 33 words take 5.2 ms at 400 kHz, 4 instants at 833 Hz), so past the end
+    /// the read got zeros, then the words that came meanwhile, popped behind them: taken for
+    /// corruption, a gap, and with compression every sample up to the next uncompressed word
+    /// dropped (StrayEdgeTests: 833 Hz, watermark 16, a stray edge 0–15 ms after a read: a gap
+    /// and 19–55 instants lost in 20 strays uncompressed, 390–730 compressed). After a genuine
+    /// edge the time since the previous edge (or status read) always covers the threshold, so
+    /// the steady state keeps its watermark reads; the stray edge gets a status read.
+    ///
+    /// Uncompressed an instant adds a word per sensor and a timestamp word per
+    /// `timestampDecimation`, and the temperature word's share; compressed, what the last reads
+    /// measured (``measureWordsPerInstant(_:configuration:)``), from the fewest an instant can add
+    /// (3xC) after a start.
+    func fifoFilledToThreshold(now: UInt64, threshold: Int, configuration p: Plan) -> Bool {
+        let elapsed = Double(now &- min(now, taggedFillFromNanoseconds))
+        let instants = elapsed * p.dataRate.hertz * 0.99 / 1e9
+        let perInstant = taggedWordsPerInstant
+        let slack = perInstant + (p.compression ? (p.effective.gyroscopeEnabled ? 4.0 : 2.0) : 0)
+        return Double(taggedFillWords) + instants * perInstant + slack >= Double(threshold)
+    }
+
+    /// Words a sampling instant adds to the tagged FIFO uncompressed: one per sensor, the
+    /// timestamp word every `timestampDecimation` instants, and the temperature word's share
+    /// (ODR_T_BATCH = 1.6 Hz, ``startStreaming()``). Without the temperature, 10 genuine edges
+    /// in 30 s at 12.5 Hz (watermark 7, accelerometer only) took a status read: a temperature
+    /// word every 8 instants brings the edge an instant sooner.
+    static func wordsPerInstant(_ p: Plan) -> Double {
+        (p.effective.gyroscopeEnabled ? 2.0 : 1.0) + extraWordsPerInstant(p)
+    }
+
+    /// The fewest words an instant can add with compression: 3xC words (three samples of a sensor
+    /// in one word, as ``Plan/maximumSamplesPerWatermark`` counts), the timestamp and temperature words.
+    static func fewestWordsPerInstant(_ p: Plan) -> Double {
+        (p.effective.gyroscopeEnabled ? 2.0 : 1.0) / 3 + extraWordsPerInstant(p)
+    }
+
+    /// The timestamp word every `timestampDecimation` instants and the temperature word at 1.6 Hz.
+    static func extraWordsPerInstant(_ p: Plan) -> Double {
+        1.0 / Double(max(1, p.timestampDecimation)) + temperatureBatchHertz / p.dataRate.hertz
+    }
+
+    /// ODR_T_BATCH = 1 (Datasheet: LSM6DSO DS12140, FIFO_CTRL4 (0Ah): 01 = 1.6 Hz).
+    static let temperatureBatchHertz = 1.6
+
+    /// With compression, folds the words that arrived over a span into ``taggedWordsPerInstant``:
+    /// from one read's fill reference (its edge or status read) to the next one's, the words the
+    /// next read found (the threshold's at a watermark edge, DIFF_FIFO's at a status read) less
+    /// those known there at the start. Spans shorter than four instants are skipped (the words of
+    /// an instant arrive together). Up at once (a signal that compresses worse brings the edges
+    /// sooner: with a quarter weight both ways, the shaking benchmark took extra status reads),
+    /// down with a quarter weight (fewer words an instant only delays the edge). Counted by time,
+    /// not by the samples a read gave: those lag the words (the compressor holds up to two slots
+    /// back, the settling samples after a start are dropped), and one read that gave few samples
+    /// put the figure at 1.04 words an instant where 0.75 came (1666 Hz: a stray edge 13 ms after
+    /// a read ran 10 words past the end). Uncompressed the figure is exact and stays.
+    func measureWordsPerInstant(_ span: (from: UInt64, to: UInt64, words: Int), configuration p: Plan) {
+        guard p.compression, span.to > span.from else { return }
+        let instants = Double(span.to - span.from) * p.dataRate.hertz / 1e9
+        guard instants >= 4 else { return }
+        let ratio = min(Self.wordsPerInstant(p), max(Self.fewestWordsPerInstant(p), Double(span.words) / instants))
+        taggedWordsPerInstant = max(ratio, taggedWordsPerInstant + (ratio - taggedWordsPerInstant) / 4)
     }
 
     /// Data before the next words may be missing: re-anchor the timeline and drop the DPCM

@@ -84,6 +84,13 @@ public final class LSM6DS: IMU {
     var taggedLastReadEndNanoseconds: UInt64 = 0
     var taggedStateKnown = false
     var taggedReadsSinceStatus = 0
+    /// Tagged FIFO: every word that arrived after this host time is still in the FIFO, with
+    /// ``taggedFillWords`` more known there then (the watermark edge or the status read of the
+    /// last FIFO read), and the words an instant adds to it (measured with compression). See
+    /// ``fifoFilledToThreshold(now:threshold:configuration:)``.
+    var taggedFillFromNanoseconds: UInt64 = 0
+    var taggedFillWords = 0
+    var taggedWordsPerInstant = 0.0
     /// Tagged FIFO: the last FIFO read held corrupted words (a tag with wrong parity, or a tag not
     /// batched, that is not the all-zero read past the end); reported by ``drain(into:edges:)``.
     var taggedCorruption = false
