@@ -95,8 +95,11 @@ struct MotionOrientationTests {
     @Test func theSensorStopsWhenTheLastSubscriberLeaves() async {
         let log = SourceLog()
         let motion = MotionOrientation(source: { ProfileSource(.rest(), log: log) })
+        // Subscribed here, not inside the task: the sensor starts on its own thread whether or not
+        // the busy cooperative pool has run the task yet.
+        let changes = motion.orientationChanges
         let task = Task {
-            for await _ in motion.orientationChanges {}
+            for await _ in changes {}
         }
         #expect(await eventually { motion.isSensorRunning })
         task.cancel()

@@ -92,15 +92,21 @@ final class TestPowerMonitor: PowerStateMonitor {
     func set(_ state: PowerState) { current.withLock { $0 = state } }
 }
 
-/// Polls `condition` every 2 ms for up to `seconds` of real time.
+/// Polls `condition` every 2 ms for up to `seconds` of real time, and at least `minimumChecks`
+/// times.
 ///
 /// The limit is generous on purpose: it costs nothing when the condition comes true, and Swift
 /// Testing runs CPU-bound suites (the day-long soaks) on the same two-thread cooperative pool, which
-/// can keep this test's tasks waiting for tens of seconds on a loaded two-core machine.
-func eventually(_ seconds: Double = 300, _ condition: () -> Bool) async -> Bool {
+/// can keep this test's tasks waiting for tens of seconds on a loaded two-core machine. Under
+/// ThreadSanitizer the pool stayed busy for the whole 300 s once: this wait resumed only after its
+/// deadline, ahead of the task it was waiting for, and gave up. The count of checks makes a pool
+/// that runs nothing else of this test's no reason to give up.
+func eventually(_ seconds: Double = 300, minimumChecks: Int = 1_000, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
+    var checks = 0
+    while Date() < deadline || checks < minimumChecks {
         if condition() { return true }
+        checks += 1
         try? await Task.sleep(for: .milliseconds(2))
     }
     return condition()
