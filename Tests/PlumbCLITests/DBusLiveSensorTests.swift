@@ -63,9 +63,7 @@ import Testing
                                        monitor: FixedPowerMonitor(PowerState(powerSaver: powerSaver)))
         motion.start()
         defer { motion.stop() }
-        let deadline = Date().addingTimeInterval(10)
-        while source.started.isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-        let started = try #require(source.started.first)
+        let started = try #require(source.firstStart())
         #expect(started.gyroscopeEnabled == !expectLow)
         #expect(started.outputDataRate == (expectLow ? EnergySettings.defaultLowEnergy : EnergySettings.defaultNormal).outputDataRate)
     }
@@ -77,6 +75,13 @@ final class IdleSource: MotionSampleSource, Sendable {
     let clock: any MonotonicClock = SystemClock()
     var name: String { "idle sensor" }
     var started: [IMUConfiguration] { starts.withLock { $0 } }
+
+    /// The configuration the reader first started it with, waiting up to `seconds` for that.
+    func firstStart(within seconds: Double = 10) -> IMUConfiguration? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while started.isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        return started.first
+    }
 
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
         starts.withLock { $0.append(configuration) }

@@ -80,9 +80,7 @@ struct LiveConfigurationTests {
                                                  powerMonitor: FixedPowerMonitor(PowerState(powerSaver: powerSaver)))
         motion.start()
         defer { motion.stop() }
-        let deadline = Date().addingTimeInterval(10)
-        while source.started.isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-        let started = try #require(source.started.first)
+        let started = try #require(source.firstStart())
         #expect(started.gyroscopeEnabled == !expectLow)
         #expect(started.outputDataRate == (expectLow ? EnergySettings.defaultLowEnergy.outputDataRate : found.imu.outputDataRate))
     }

@@ -128,39 +128,16 @@ extension LSM6DS {
             taggedCorruption = false
             taggedZeroedWords = 0
             overflow = try drainTagged(&a, edges: edges, into: &samples)
-            var reads = 0
-            while reads < Self.maximumCatchUpReads, !overflow, !taggedCorruption, taggedZeroedWords == 0,
-                  fifoMayHoldThreshold(lastSample: a.lastSampleNanoseconds, periodNanoseconds: a.periodTicks * a.timebase.tickNanoseconds) {
-                reads += 1
-                catchUpReads += 1
-                a.plausibleWindow = plausibleSampleWindow(timebase: a.timebase)
-                a.readNanoseconds = clock.nowNanoseconds
-                do {
-                    overflow = try drainTagged(&a, edges: [], catchingUp: true, into: &samples)
-                } catch {
-                    // The samples this drain already appended stand; a FIFO read that failed
-                    // left its gap in `pendingGaps` (reported below), a status read lost nothing.
-                    // The next drain reads the status again.
-                    break
-                }
+            catchUp(&a, overflow: &overflow, stillClean: { !taggedCorruption && taggedZeroedWords == 0 }) { (a: inout SampleAssembler) throws(IMUError) -> Bool in
+                try drainTagged(&a, edges: [], catchingUp: true, into: &samples)
             }
             // Slots were lost before samples held in doubt: with compression the words decoded
             // since took their differences from lost samples, so decoding restarts.
             if a.takeLossFoundAfterDoubt(), plan?.compression == true { discontinuity(&a) }
         } else {
             overflow = try drainPattern(&a, variant: v, into: &samples)
-            var reads = 0
-            while reads < Self.maximumCatchUpReads, !overflow,
-                  fifoMayHoldThreshold(lastSample: a.lastSampleNanoseconds, periodNanoseconds: a.periodTicks * a.timebase.tickNanoseconds) {
-                reads += 1
-                catchUpReads += 1
-                a.plausibleWindow = plausibleSampleWindow(timebase: a.timebase)
-                a.readNanoseconds = clock.nowNanoseconds
-                do {
-                    overflow = try drainPattern(&a, variant: v, catchingUp: true, into: &samples)
-                } catch {
-                    break // as above
-                }
+            catchUp(&a, overflow: &overflow, stillClean: { true }) { (a: inout SampleAssembler) throws(IMUError) -> Bool in
+                try drainPattern(&a, variant: v, catchingUp: true, into: &samples)
             }
         }
         let lost = a.lostSlots
@@ -222,6 +199,29 @@ extension LSM6DS {
         let now = clock.nowNanoseconds
         let margin = Nanoseconds.perSecond + (now &- min(now, timebase.originNanoseconds)) / 20
         return 0...(now &+ margin)
+    }
+
+    /// Drains again (with `drainAgain`, a catch-up read) while the FIFO may still hold the
+    /// threshold's words after the read just made (``fifoMayHoldThreshold(lastSample:periodNanoseconds:)``),
+    /// nothing overflowed and `stillClean` holds, at most ``maximumCatchUpReads`` times. A failed
+    /// read ends it: the samples already appended stand, a FIFO read that failed left its gap in
+    /// `pendingGaps` (reported by the drain), a status read lost nothing, and the next drain reads
+    /// the status again.
+    func catchUp(_ a: inout SampleAssembler, overflow: inout Bool, stillClean: () -> Bool,
+                 _ drainAgain: (inout SampleAssembler) throws(IMUError) -> Bool) {
+        var reads = 0
+        while reads < Self.maximumCatchUpReads, !overflow, stillClean(),
+              fifoMayHoldThreshold(lastSample: a.lastSampleNanoseconds, periodNanoseconds: a.periodTicks * a.timebase.tickNanoseconds) {
+            reads += 1
+            catchUpReads += 1
+            a.plausibleWindow = plausibleSampleWindow(timebase: a.timebase)
+            a.readNanoseconds = clock.nowNanoseconds
+            do throws(IMUError) {
+                overflow = try drainAgain(&a)
+            } catch {
+                break
+            }
+        }
     }
 
     /// Status reads one drain adds to catch up (``fifoMayHoldThreshold()``). A burst pops the FIFO
