@@ -210,7 +210,7 @@ extension LSM6DS {
     func catchUp(_ a: inout SampleAssembler, overflow: inout Bool, stillClean: () -> Bool,
                  _ drainAgain: (inout SampleAssembler) throws(IMUError) -> Bool) {
         var reads = 0
-        while reads < Self.maximumCatchUpReads, !overflow, stillClean(),
+        while reads < (catchesUp ? Self.maximumCatchUpReads : 0), !overflow, stillClean(),
               fifoMayHoldThreshold(lastSample: a.lastSampleNanoseconds, periodNanoseconds: a.periodTicks * a.timebase.tickNanoseconds) {
             reads += 1
             catchUpReads += 1

@@ -105,6 +105,10 @@ public final class LSM6DS: IMU {
     /// Status reads a drain added because its burst may have left the threshold's words behind
     /// (``fifoMayHoldThreshold()``); on the tagged FIFO counted in ``statusDrains`` too.
     public internal(set) var catchUpReads = 0
+    /// Whether a drain reads the status again when the FIFO may still hold its threshold after the
+    /// burst (see ``drain(into:edges:)``). Default on; off only for a register file that is not a
+    /// FIFO, such as the kernel's i2c-stub in the VM test, whose FIFO_STATUS never goes down.
+    public var catchesUp = true
     /// After a burst: when the words it left behind began to arrive (the status read before it,
     /// or the watermark edge), and how many were known left then; `nil` when nothing was read.
     var catchUpFrom: UInt64?
