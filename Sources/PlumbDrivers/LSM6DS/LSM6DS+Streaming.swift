@@ -606,10 +606,11 @@ extension LSM6DS {
             return overflow
         }
         // A reset in the middle of the burst (a brown-out): the chip's FIFO is gone and the rest
-        // of the burst reads 0x00. Two or more whole data sets of zeros at its end (a gyroscope or
-        // timestamp set beside an accelerometer set of exactly 0 LSB on every axis: no chip at
-        // work reads that, the accelerometer always has gravity or noise) are not samples: they
-        // are lost and the timeline re-anchors after them. The stream's read-back finds the reset.
+        // of the burst reads 0x00. Two or more whole data sets of zeros at its end, or an
+        // accelerometer set of zeros as its last (exactly 0 LSB on every axis: no chip at work
+        // reads that, the accelerometer always has gravity or noise), are not samples: they
+        // are lost, with the set before them, and the timeline re-anchors after them. The
+        // stream's read-back finds the reset.
         // (Found with EmulatedI2CBus.timesEachByte: an LSM6DS3TR-C brown-out emitted 9 zero samples.)
         let set = PatternFIFO.setLength
         var zeroSets = 0
@@ -617,9 +618,13 @@ extension LSM6DS {
               fifoBytes[(bytes - (zeroSets + 1) * set)..<(bytes - zeroSets * set)].allSatisfy({ $0 == 0 }) {
             zeroSets += 1
         }
-        if zeroSets >= 2 {
-            a.lostSlots += words.suffix(zeroSets).reduce(0) { n, w in if case .accelerometer = w.entry { n + 1 } else { n } }
-            words.removeLast(zeroSets)
+        let zeroAccelerometerLast: Bool = if zeroSets == 1, let last = words.last, case .accelerometer = last.entry { true } else { false }
+        if zeroSets >= 2 || zeroAccelerometerLast {
+            // The set before the zeros may hold the reset's boundary (its first bytes read, the
+            // rest zeros: an accelerometer of (x, 0, 0)); it goes with them.
+            let dropped = min(words.count, zeroSets + 1)
+            a.lostSlots += words.suffix(dropped).reduce(0) { n, w in if case .accelerometer = w.entry { n + 1 } else { n } }
+            words.removeLast(dropped)
             a.lostSlots += a.consume(words, into: &samples)
             a.markDiscontinuity()
             return overflow
