@@ -77,11 +77,8 @@ extension LSM6DS {
         taggedStateKnown = false
         taggedReadsSinceStatus = 0
         taggedLastReadEndNanoseconds = clock.nowNanoseconds
-        taggedFillFromNanoseconds = clock.nowNanoseconds
-        taggedFillWords = 0
+        fill = FIFOFill(fromNanoseconds: clock.nowNanoseconds)
         taggedWordsPerInstant = p.compression ? Self.fewestWordsPerInstant(p) : Self.wordsPerInstant(p)
-        catchUpFrom = nil
-        catchUpLeftWords = 0
         decompressor = TaggedFIFO.Decompressor(gyroscopeEnabled: p.effective.gyroscopeEnabled)
         words.reserveCapacity(p.watermarkWords * 2 + 64)
         streaming = true
@@ -106,7 +103,7 @@ extension LSM6DS {
     /// and one burst of FIFO data per call (split into whole words when the bus limits the read
     /// length); after a burst that may have left the threshold's words behind, up to
     /// ``maximumCatchUpReads`` status reads more, each followed by a burst while the status shows
-    /// the threshold (``fifoMayHoldThreshold()``). Samples are timed by the chip's timestamps;
+    /// the threshold (``fifoMayHoldThreshold(lastSample:periodNanoseconds:)``). Samples are timed by the chip's timestamps;
     /// `edges` are not needed for timing.
     ///
     /// - Returns: the number of samples added and the gaps found: a FIFO overrun (with the number
@@ -232,7 +229,7 @@ extension LSM6DS {
     static let maximumCatchUpReads = 6
 
     /// Whether the FIFO may still hold its threshold's words after the burst just read: the words
-    /// known left (``catchUpLeftWords``) and those that can have arrived since ``catchUpFrom``,
+    /// known left and those that can have arrived since (``fill``, when its last read was a burst),
     /// with 1 % for the oscillator, and one instant more (the words of an instant arrive together)
     /// unless the chip's timeline says it has not come yet (see below).
     ///
@@ -252,17 +249,16 @@ extension LSM6DS {
     /// the instant that may have arrived is counted only once it is due (within
     /// ``catchUpTimelineMarginNanoseconds``): at a small threshold (1–3 samples) one instant reaches
     /// it, and allowing for one always added a status read to every drain at 833 Hz and above.
-    func fifoMayHoldThreshold(lastSample: UInt64? = nil, periodNanoseconds: Double = 0) -> Bool {
-        guard let from = catchUpFrom, let p = plan else { return false }
-        let instantsPerNanosecond = p.dataRate.hertz * 1.01 / 1e9
+    func fifoMayHoldThreshold(lastSample: UInt64?, periodNanoseconds: Double) -> Bool {
+        guard fill.afterBurst, let p = plan else { return false }
+        let from = fill.fromNanoseconds
         let sets = (p.effective.gyroscopeEnabled ? 2.0 : 1.0) + 1.0 / Double(max(1, p.timestampDecimation))
         // Tagged: a 7-byte word per set (uncompressed: compression only packs more in a word);
         // pattern: three 16-bit words per set.
         let wordsPerInstant = variant?.generation == .dso ? sets : 3 * sets
         let now = clock.nowNanoseconds
-        let elapsed = Double(now &- min(from, now))
         let threshold = Double(p.watermarkWords)
-        let arrived = Double(catchUpLeftWords) + elapsed * instantsPerNanosecond * wordsPerInstant
+        let arrived = fill.words(at: now, instantsPerSecond: p.dataRate.hertz * 1.01, wordsPerInstant: wordsPerInstant)
         if arrived >= threshold { return true }
         // Only an instant more can reach the threshold: has one come since the last sample read?
         guard arrived + wordsPerInstant >= threshold else { return false }
@@ -274,7 +270,7 @@ extension LSM6DS {
         let end = (Double(Int64(bitPattern: now &- last)) * 1.01 + margin) / periodNanoseconds
         let start = (Double(Int64(bitPattern: from &- last)) - margin) / periodNanoseconds
         let due = max(0, min(end.rounded(.down), end.rounded(.down) - start.rounded(.down)))
-        return Double(catchUpLeftWords) + due * wordsPerInstant >= threshold
+        return Double(fill.words) + due * wordsPerInstant >= threshold
     }
 
     /// How far the timeline of the samples read may lag the chip's, for ``fifoMayHoldThreshold(lastSample:periodNanoseconds:)``:
@@ -334,12 +330,11 @@ extension LSM6DS {
     ///   reports an overrun (OVER_RUN_LATCHED is cleared by the read, so none is missed).
     ///
     /// `catchingUp`: a status read after a burst that may have left the threshold's words behind
-    /// (``fifoMayHoldThreshold()``); the words are read only when the status shows at least the
+    /// (``fifoMayHoldThreshold(lastSample:periodNanoseconds:)``); the words are read only when the status shows at least the
     /// threshold, else the pin is low and the next crossing gives an edge.
     func drainTagged(_ a: inout SampleAssembler, edges: [EdgeEvent], catchingUp: Bool = false,
                      into samples: inout [IMUSample]) throws(IMUError) -> Bool {
-        catchUpFrom = nil
-        catchUpLeftWords = 0
+        fill.afterBurst = false
         guard let p = plan else { return false }
         let threshold = p.watermarkWords
         let now = clock.nowNanoseconds
@@ -361,10 +356,8 @@ extension LSM6DS {
            fifoFilledToThreshold(now: now, threshold: threshold, configuration: p) {
             taggedStateKnown = false
             // The FIFO held the threshold's words at the edge: what is left came after it.
-            catchUpFrom = edge
-            let fillSpan = (from: taggedFillFromNanoseconds, to: edge, words: threshold - taggedFillWords)
-            taggedFillFromNanoseconds = edge
-            taggedFillWords = 0
+            let fillSpan = (from: fill.fromNanoseconds, to: edge, words: threshold - fill.words)
+            fill = FIFOFill(fromNanoseconds: edge, afterBurst: true)
             try readFIFO(TaggedFIFO.dataRegister, bytes: threshold * TaggedFIFO.wordLength,
                          unit: TaggedFIFO.wordLength, assembler: &a)
             taggedLastReadEndNanoseconds = clock.nowNanoseconds
@@ -400,19 +393,18 @@ extension LSM6DS {
         // FIFO_STATUS2: OVER_RUN_LATCHED bit 3 (cleared by this read), FIFO_OVR_IA bit 6.
         let overflow = status[1] & 0x48 != 0
         if overflow { discontinuity(&a) }
-        let fillSpan = (from: taggedFillFromNanoseconds, to: statusTime, words: count - taggedFillWords)
-        taggedFillFromNanoseconds = statusTime
+        let fillSpan = (from: fill.fromNanoseconds, to: statusTime, words: count - fill.words)
         guard count > 0, !catchingUp || count >= threshold else {
+            fill = FIFOFill(fromNanoseconds: statusTime, words: count)
             taggedLastReadEndNanoseconds = clock.nowNanoseconds
-            taggedFillWords = count
             taggedStateKnown = true
             return overflow
         }
-        taggedFillWords = 0
+        fill = FIFOFill(fromNanoseconds: statusTime)
         try readFIFO(TaggedFIFO.dataRegister, bytes: count * TaggedFIFO.wordLength,
                      unit: TaggedFIFO.wordLength, assembler: &a)
         // Every word there at the status read was read: what is left came after it.
-        catchUpFrom = statusTime
+        fill.afterBurst = true
         taggedLastReadEndNanoseconds = clock.nowNanoseconds
         let valid = try decodeTagged(words: count, configuration: p)
         taggedStateKnown = valid == count
@@ -426,7 +418,7 @@ extension LSM6DS {
     }
 
     /// Whether the FIFO must hold the threshold's words now, whatever the edge that woke the
-    /// drain: the words known there at ``taggedFillFromNanoseconds`` and those the instants since
+    /// drain: the words known there at the fill's reference (``fill``) and those the instants since
     /// then added (at the configured rate less 1 % for the oscillator), with one instant's words
     /// of slack for where the instants fall in that time, and with compression two words per
     /// sensor more (the compressor writes a sensor's words in bursts: a 3xC word every third
@@ -449,11 +441,9 @@ extension LSM6DS {
     /// measured (``measureWordsPerInstant(_:configuration:)``), from the fewest an instant can add
     /// (3xC) after a start.
     func fifoFilledToThreshold(now: UInt64, threshold: Int, configuration p: Plan) -> Bool {
-        let elapsed = Double(now &- min(now, taggedFillFromNanoseconds))
-        let instants = elapsed * p.dataRate.hertz * 0.99 / 1e9
         let perInstant = taggedWordsPerInstant
         let slack = perInstant + (p.compression ? (p.effective.gyroscopeEnabled ? 4.0 : 2.0) : 0)
-        return Double(taggedFillWords) + instants * perInstant + slack >= Double(threshold)
+        return fill.words(at: now, instantsPerSecond: p.dataRate.hertz * 0.99, wordsPerInstant: perInstant) + slack >= Double(threshold)
     }
 
     /// Words a sampling instant adds to the tagged FIFO uncompressed: one per sensor, the
@@ -546,8 +536,7 @@ extension LSM6DS {
     /// when the status shows at least the threshold.
     func drainPattern(_ a: inout SampleAssembler, variant v: Variant, catchingUp: Bool = false,
                       into samples: inout [IMUSample]) throws(IMUError) -> Bool {
-        catchUpFrom = nil
-        catchUpLeftWords = 0
+        fill.afterBurst = false
         guard let pattern else { return false }
         let statusTime = clock.nowNanoseconds
         let status = try readRegisters(Register.fifoStatus1, count: 4)
@@ -587,8 +576,7 @@ extension LSM6DS {
         let bytes = wordsToRead * 2
         try readFIFO(PatternFIFO.dataRegister, bytes: bytes, unit: PatternFIFO.setLength, assembler: &a)
         // The words of an incomplete instant stay, and what came after the status read.
-        catchUpFrom = statusTime
-        catchUpLeftWords = count - wordsToRead
+        fill = FIFOFill(fromNanoseconds: statusTime, words: count - wordsToRead, afterBurst: true)
         words.removeAll(keepingCapacity: true)
         do {
             let next = try pattern.decode(fifoBytes, range: 0..<bytes, position: position, slot: patternSlot, into: &words)
@@ -661,6 +649,35 @@ extension LSM6DS {
             pendingGaps.append(StreamGap(reason: .busError, afterNanoseconds: a.lastSampleNanoseconds,
                                          detectedNanoseconds: clock.nowNanoseconds, lostSamples: nil))
             throw .bus(error)
+        }
+    }
+}
+
+extension LSM6DS {
+    /// What a drain last knew of the FIFO's fill: every word that arrived after
+    /// `fromNanoseconds` (host time) is still in the FIFO, with `words` more known there then.
+    ///
+    /// Set by the last FIFO read: a status read that read nothing (DIFF_FIFO's words there at the
+    /// status read), a burst after a status read (what the burst left: an incomplete instant on
+    /// the pattern FIFO, nothing on the tagged one, all read at the status read's time) or a
+    /// tagged watermark read (nothing, from the edge: the FIFO held the threshold then). Two
+    /// checks estimate the fill now from it, from opposite sides:
+    /// - ``fifoFilledToThreshold(now:threshold:configuration:)``, before a watermark read: must the
+    ///   threshold's words be there? The slow oscillator (−1 %), the fewest words an instant adds.
+    /// - ``fifoMayHoldThreshold(lastSample:periodNanoseconds:)``, after a burst (`afterBurst`):
+    ///   may they still be there? The fast oscillator (+1 %), the most words an instant adds.
+    struct FIFOFill {
+        var fromNanoseconds: UInt64
+        var words = 0
+        /// Whether the drain's last FIFO read was a burst, which may have left the threshold's
+        /// words behind (the catch-up reads apply); false after a status read that read nothing.
+        var afterBurst = false
+
+        /// The words in the FIFO at `now` if the chip samples at `instantsPerSecond` and each
+        /// instant adds `wordsPerInstant`, spread evenly over the time since the reference.
+        func words(at now: UInt64, instantsPerSecond: Double, wordsPerInstant: Double) -> Double {
+            let elapsed = Double(now &- min(now, fromNanoseconds))
+            return Double(words) + elapsed * instantsPerSecond / 1e9 * wordsPerInstant
         }
     }
 }

@@ -84,12 +84,12 @@ public final class LSM6DS: IMU {
     var taggedLastReadEndNanoseconds: UInt64 = 0
     var taggedStateKnown = false
     var taggedReadsSinceStatus = 0
-    /// Tagged FIFO: every word that arrived after this host time is still in the FIFO, with
-    /// ``taggedFillWords`` more known there then (the watermark edge or the status read of the
-    /// last FIFO read), and the words an instant adds to it (measured with compression). See
-    /// ``fifoFilledToThreshold(now:threshold:configuration:)``.
-    var taggedFillFromNanoseconds: UInt64 = 0
-    var taggedFillWords = 0
+    /// What the driver last knew of the FIFO's fill (``FIFOFill``): set by every status read and
+    /// burst, read by the stray-edge check (``fifoFilledToThreshold(now:threshold:configuration:)``)
+    /// and by the catch-up reads (``fifoMayHoldThreshold(lastSample:periodNanoseconds:)``).
+    var fill = FIFOFill(fromNanoseconds: 0)
+    /// Tagged FIFO: the words an instant adds, measured with compression
+    /// (``measureWordsPerInstant(_:configuration:)``), exact without.
     var taggedWordsPerInstant = 0.0
     /// Tagged FIFO: the last FIFO read held corrupted words (a tag with wrong parity, or a tag not
     /// batched, that is not the all-zero read past the end); reported by ``drain(into:edges:)``.
@@ -109,10 +109,6 @@ public final class LSM6DS: IMU {
     /// burst (see ``drain(into:edges:)``). Default on; off only for a register file that is not a
     /// FIFO, such as the kernel's i2c-stub in the VM test, whose FIFO_STATUS never goes down.
     public var catchesUp = true
-    /// After a burst: when the words it left behind began to arrive (the status read before it,
-    /// or the watermark edge), and how many were known left then; `nil` when nothing was read.
-    var catchUpFrom: UInt64?
-    var catchUpLeftWords = 0
 
     /// Creates a driver; it touches the bus only when a method is called.
     ///
