@@ -60,9 +60,12 @@ extension LSM6DS {
         a.settlingInstants = v.settlingInstants(rate: p.dataRate, gyroscope: p.effective.gyroscopeEnabled)
         a.dropsMaskedSettlingWords = v.dataReadyMask != nil
         a.keepsDoubtfulSamplesAfterLoss = !p.compression
-        // The tagged FIFO's timestamp word comes every 32 instants: hold the samples after a loss
-        // rather than drop up to 31 of them (uncompressed: each word carries its own values).
-        a.holdsSamplesAfterDiscontinuity = v.generation == .dso && !p.compression
+        // A timestamp comes every 32 instants on the tagged FIFO and every 8 on the pattern FIFO:
+        // hold the samples after a loss and time them back from it, rather than drop up to 31 (7)
+        // of them (uncompressed only: a compressed word's values depend on the words before it).
+        // Pattern FIFO: one zeroed read at 12.5 Hz cost 7–9 instants, now its batch of 7
+        // (LowRateFaultCostTests).
+        a.holdsSamplesAfterDiscontinuity = !p.compression
         assembler = a
         pattern = v.generation.hasPatternFIFO
             ? PatternFIFO(gyroscopeDecimation: p.effective.gyroscopeEnabled ? 1 : 0, accelerometerDecimation: 1,
