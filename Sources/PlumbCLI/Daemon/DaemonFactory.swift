@@ -46,7 +46,24 @@ struct DaemonFactory {
 
     /// The interface orientations `orientation.interfaceOrientations` lets the outputs take.
     static func allowedInterfaces(_ o: OrientationSettings) -> Set<InterfaceOrientation> {
-        Set(o.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
+        Set(interfaceOrientations(o))
+    }
+
+    /// `orientation.interfaceOrientations` in the file's order (the first is the one shown before
+    /// the notifier has settled on an allowed face when portrait is not allowed: ``initialInterface(_:)``).
+    static func interfaceOrientations(_ o: OrientationSettings) -> [InterfaceOrientation] {
+        o.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) }
+    }
+
+    /// The interface orientation the outputs and `plumb watch` report before the notifier has
+    /// settled on an upright face that `allowed` holds (lying flat since the start, or upright in
+    /// a face not allowed): portrait, the notifier's own start, when allowed; else the first
+    /// `allowed` lists. An app on iOS is likewise only ever told an orientation it supports, and
+    /// is launched in the first its `UISupportedInterfaceOrientations` list names when the
+    /// device's own is not among them. `allowed` empty (the configuration loader refuses that):
+    /// portrait.
+    static func initialInterface(_ allowed: [InterfaceOrientation]) -> InterfaceOrientation {
+        allowed.contains(.portrait) ? .portrait : allowed.first ?? .portrait
     }
 
     /// The mounting as the pipeline and the notifier take it: three rows, device x, y, z in sensor axes.
@@ -101,7 +118,8 @@ struct DaemonFactory {
                         describe: (IMUConfiguration) -> String) throws -> SensorPipeline {
         try SensorPipeline(
             source: source, configuration: normal, orientation: orientationPipeline(c), outputs: outputs,
-            allowedInterfaces: allowedInterfaces(c.orientation), correct: correct, pacing: pacing,
+            allowedInterfaces: allowedInterfaces(c.orientation), initialInterface: initialInterface(interfaceOrientations(c.orientation)),
+            correct: correct, pacing: pacing,
             energy: energyMode(c, normal: normal, monitor: powerMonitor), explain: explain, describe: describe)
     }
 

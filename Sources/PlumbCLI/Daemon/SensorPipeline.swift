@@ -65,7 +65,8 @@ final class SensorPipeline: DaemonPipeline {
 
     private var orientation: OrientationPipeline
     private var samples: [IMUSample] = []
-    private var interface: InterfaceOrientation = .portrait
+    /// The latest allowed interface orientation; before one is seen, the `initialInterface` given.
+    private var interface: InterfaceOrientation
     private var lastData: UInt64
     private var stallReported = false
     private var pacingStart: (real: UInt64, virtual: UInt64)?
@@ -81,7 +82,8 @@ final class SensorPipeline: DaemonPipeline {
     private var startEvents: [DaemonEvent] = []
 
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
-         outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, correct: ((inout IMUSample) -> Void)? = nil,
+         outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, initialInterface: InterfaceOrientation? = nil,
+         correct: ((inout IMUSample) -> Void)? = nil,
          pacing: (any MonotonicClock)? = nil, stallLimit: UInt64 = 10 * Nanoseconds.perSecond, energy: EnergyMode? = nil,
          explain: ((MotionSourceError) -> CLIError)? = nil, describe: (IMUConfiguration) -> String) throws {
         let energy = energy ?? EnergyMode(policy: .never, normal: configuration)
@@ -90,6 +92,8 @@ final class SensorPipeline: DaemonPipeline {
         self.source = source
         self.outputs = outputs
         self.allowedInterfaces = allowedInterfaces
+        // Never one outside the allowed set (DaemonFactory.initialInterface, in the order of allCases without a list).
+        interface = initialInterface ?? DaemonFactory.initialInterface(InterfaceOrientation.allCases.filter(allowedInterfaces.contains))
         self.correct = correct
         self.pacing = pacing
         self.stallLimit = stallLimit
@@ -188,7 +192,8 @@ final class SensorPipeline: DaemonPipeline {
             return nil
         }
         do { try source.stop() } catch {
-            throw CLIError.failure("cannot stop \(source.name): \(error.description)", fix: nil)
+            let failure = stopFailure(error, for: "to pause it: no output needs it")
+            throw CLIError.failure(failure.message, fix: failure.fix)
         }
         sensorActive = false
         events.append(DaemonEvent(level: .info, message: "sensor stopped: no output needs it (no D-Bus claim)"))
@@ -237,6 +242,29 @@ final class SensorPipeline: DaemonPipeline {
         if virtualElapsed > realElapsed { real.sleep(nanoseconds: min(virtualElapsed - realElapsed, Nanoseconds.perSecond)) }
     }
 
+    /// A failed stop of the sensor, told as a failure to start or read is: the command's
+    /// explanation (a live command's: the address, the bus, the fix), else the source's name,
+    /// what the stop was for, and ``stopFix(_:)``.
+    private func stopFailure(_ error: MotionSourceError, for purpose: String) -> (message: String, fix: String?) {
+        if case .failure(let message, let fix)? = explain?(error) { return (message, fix) }
+        return ("cannot stop \(source.name) (\(purpose)): \(error.description)", Self.stopFix(error))
+    }
+
+    /// The fix for a sensor that did not stop (`plumb run`, whose session has no command's
+    /// explanation): the wiring when nothing acknowledged its address (ENXIO), else a check with
+    /// the sensor tools.
+    static func stopFix(_ error: MotionSourceError) -> String {
+        let bus: I2CError? = switch error {
+        case .bus(let e): e
+        case .imu(.bus(let e)): e
+        default: nil
+        }
+        if let bus, bus.kind == .noAcknowledge {
+            return I2CHelp.wiringFix + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb)."
+        }
+        return "Check the IMU with 'plumb probe' and 'plumb read'; then restart plumb (systemctl restart plumb)."
+    }
+
     func shutdown() throws {
         guard running else { return }
         running = false
@@ -245,13 +273,9 @@ final class SensorPipeline: DaemonPipeline {
         var fix: String?
         if sensorActive {
             do { try source.stop() } catch {
-                // Told as a failure to start or read is (a live command's: the address, the bus, the fix).
-                if case .failure(let message, let explained)? = explain?(error) {
-                    failures.append(message)
-                    fix = explained
-                } else {
-                    failures.append("\(source.name): \(error.description)")
-                }
+                let failure = stopFailure(error, for: "at shutdown")
+                failures.append(failure.message)
+                fix = failure.fix
             }
         }
         for output in outputs {
