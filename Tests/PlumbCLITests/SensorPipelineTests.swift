@@ -79,28 +79,6 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         // Sensor -y up is device -x up: landscapeRight, whose interface (landscapeLeft) is not allowed: the interface stays portrait.
         #expect(output.changes == ["portrait/portrait", "landscapeRight/portrait"])
     }
-
-    /// A landscape-only configuration is never told portrait, not even before the first allowed
-    /// face: lying flat, then upright in portrait (not allowed), the interface is the first one
-    /// `orientation.interfaceOrientations` lists, as `plumb run` builds the session.
-    @Test(arguments: [(["landscapeLeft", "landscapeRight"], "landscapeLeft"), (["landscapeRight", "landscapeLeft"], "landscapeRight"),
-                      (["landscapeRight", "portrait"], "portrait")])
-    func theInterfaceBeforeAnAllowedFaceIsAnAllowedOne(list: [String], initial: String) throws {
-        // Up along +z (face up), +y (portrait), then -x (landscapeRight, whose interface is landscapeLeft).
-        let source = RecordingSource(recording: recording([SIMD3(0, 0, g), SIMD3(0, g, 0), SIMD3(-g, 0, 0)]), name: "recording")
-        let output = RecordingOutput()
-        var c = Configuration()
-        c.orientation.interfaceOrientations = list.compactMap { InterfaceOrientationName(rawValue: $0) }
-        c.filter.kind = .complementary
-        c.orientation.lowEnergy = .off
-        let pipeline = try DaemonFactory.session(c, source: source, normal: IMUConfiguration(), outputs: [output], correct: nil, pacing: nil,
-                                                 powerMonitor: SystemPowerStateMonitor.forRoot("/nonexistent"), describe: { _ in "" })
-        let events = try run(pipeline)
-        // Upright in portrait leaves the interface as it was (portrait only where allowed); landscapeRight shows landscapeLeft where allowed.
-        let last = list.contains("landscapeLeft") ? "landscapeLeft" : initial
-        #expect(output.changes == ["faceUp/\(initial)", "portrait/\(initial)", "landscapeRight/\(last)"])
-        #expect(events.first?.message == "orientation faceUp (interface \(initial))")
-    }
 }
 
 @Suite struct DaemonFactoryTests {

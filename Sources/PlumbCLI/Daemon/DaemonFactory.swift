@@ -55,13 +55,16 @@ struct DaemonFactory {
         o.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) }
     }
 
-    /// The interface orientation the outputs and `plumb watch` report before the notifier has
-    /// settled on an upright face that `allowed` holds (lying flat since the start, or upright in
-    /// a face not allowed): portrait, the notifier's own start, when allowed; else the first
-    /// `allowed` lists. An app on iOS is likewise only ever told an orientation it supports, and
-    /// is launched in the first its `UISupportedInterfaceOrientations` list names when the
-    /// device's own is not among them. `allowed` empty (the configuration loader refuses that):
-    /// portrait.
+    /// The interface orientation `plumb watch` prints before the notifier has settled on an
+    /// upright face that `allowed` holds (lying flat since the start, or upright in a face not
+    /// allowed): portrait, the notifier's own start, when allowed; else the first `allowed`
+    /// lists. An app on iOS is likewise only ever told an orientation it supports, and is
+    /// launched in the first its `UISupportedInterfaceOrientations` list names when the device's
+    /// own is not among them. `allowed` empty (the configuration loader refuses that): portrait.
+    ///
+    /// `plumb run`'s session does not use it: its kiosk and D-Bus outputs treat an interface
+    /// outside `orientation.interfaceOrientations` as "none yet" (the screen stays, the property
+    /// stays `undefined`), which a default taken from the list would turn into a real turn.
     static func initialInterface(_ allowed: [InterfaceOrientation]) -> InterfaceOrientation {
         allowed.contains(.portrait) ? .portrait : allowed.first ?? .portrait
     }
@@ -118,8 +121,7 @@ struct DaemonFactory {
                         describe: (IMUConfiguration) -> String) throws -> SensorPipeline {
         try SensorPipeline(
             source: source, configuration: normal, orientation: orientationPipeline(c), outputs: outputs,
-            allowedInterfaces: allowedInterfaces(c.orientation), initialInterface: initialInterface(interfaceOrientations(c.orientation)),
-            correct: correct, pacing: pacing,
+            allowedInterfaces: allowedInterfaces(c.orientation), correct: correct, pacing: pacing,
             energy: energyMode(c, normal: normal, monitor: powerMonitor), explain: explain, describe: describe)
     }
 

@@ -65,8 +65,7 @@ final class SensorPipeline: DaemonPipeline {
 
     private var orientation: OrientationPipeline
     private var samples: [IMUSample] = []
-    /// The latest allowed interface orientation; before one is seen, the `initialInterface` given.
-    private var interface: InterfaceOrientation
+    private var interface: InterfaceOrientation = .portrait
     private var lastData: UInt64
     private var stallReported = false
     private var pacingStart: (real: UInt64, virtual: UInt64)?
@@ -82,8 +81,7 @@ final class SensorPipeline: DaemonPipeline {
     private var startEvents: [DaemonEvent] = []
 
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
-         outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, initialInterface: InterfaceOrientation? = nil,
-         correct: ((inout IMUSample) -> Void)? = nil,
+         outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, correct: ((inout IMUSample) -> Void)? = nil,
          pacing: (any MonotonicClock)? = nil, stallLimit: UInt64 = 10 * Nanoseconds.perSecond, energy: EnergyMode? = nil,
          explain: ((MotionSourceError) -> CLIError)? = nil, describe: (IMUConfiguration) -> String) throws {
         let energy = energy ?? EnergyMode(policy: .never, normal: configuration)
@@ -92,8 +90,6 @@ final class SensorPipeline: DaemonPipeline {
         self.source = source
         self.outputs = outputs
         self.allowedInterfaces = allowedInterfaces
-        // Never one outside the allowed set (DaemonFactory.initialInterface, in the order of allCases without a list).
-        interface = initialInterface ?? DaemonFactory.initialInterface(InterfaceOrientation.allCases.filter(allowedInterfaces.contains))
         self.correct = correct
         self.pacing = pacing
         self.stallLimit = stallLimit
