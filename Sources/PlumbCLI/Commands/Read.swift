@@ -23,14 +23,14 @@ enum Read {
         only with --mount AXES or the file's mounting.
         """,
         options: [
-            .option("rate", value: "HZ", help: "Output data rate. Default 100."),
+            .option("rate", value: "HZ", help: "Output data rate. Default 100 (with --config: imu.rate)."),
             .option("count", short: "n", value: "N", help: "Stop after N samples. Default: run until interrupted."),
             .option("format", value: "FORMAT", help: "csv or jsonl. Default csv."),
             .option("watermark", value: "N", help: "Samples per FIFO read. Default 16 (1 below 20 Hz)."),
-            .option("accel-range", value: "G", help: "Accelerometer range in g (2, 4, 8, 16). Default 4."),
-            .option("gyro-range", value: "DPS", help: "Gyroscope range in °/s (250, 500, 1000, 2000). Default 2000."),
+            .option("accel-range", value: "G", help: "Accelerometer range in g (2, 4, 8, 16). Default 4 (with --config: imu.accelerometerRange)."),
+            .option("gyro-range", value: "DPS", help: "Gyroscope range in °/s (250, 500, 1000, 2000). Default 2000 (with --config: imu.gyroscopeRange)."),
             .option("calibration", value: "FILE", help: "Apply a calibration saved by 'plumb calibrate'."),
-            .option("mount", value: "AXES", help: "Axis alignment of the sensor in the device, such as -y,x,z."),
+            .option("mount", value: "AXES", help: "Axis alignment of the sensor in the device, such as -y,x,z (default: none; with --config: mounting)."),
             SensorOptions.configOption,
         ] + SensorOptions.specs)
 
