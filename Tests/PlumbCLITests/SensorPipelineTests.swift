@@ -79,9 +79,45 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         // Sensor -y up is device -x up: landscapeRight, whose interface (landscapeLeft) is not allowed: the interface stays portrait.
         #expect(output.changes == ["portrait/portrait", "landscapeRight/portrait"])
     }
+
+    /// A landscape-only configuration: the log line (and the MQTT output, through the same
+    /// DaemonFactory.shownInterface) never says portrait, not even before the first allowed face
+    /// (lying flat, then upright in portrait): it says the first interface the file lists. The
+    /// outputs still get the session's portrait start, which the kiosk (the screen stays) and
+    /// D-Bus (the property stays undefined) read as "none yet".
+    @Test(arguments: [(["landscapeLeft", "landscapeRight"], "landscapeLeft"), (["landscapeRight", "landscapeLeft"], "landscapeRight"),
+                      (["landscapeRight", "portrait"], "portrait")])
+    func theLoggedInterfaceIsAlwaysAnAllowedOne(list: [String], initial: String) throws {
+        // Up along +z (face up), +y (portrait), then -x (landscapeRight, whose interface is landscapeLeft).
+        let source = RecordingSource(recording: recording([SIMD3(0, 0, g), SIMD3(0, g, 0), SIMD3(-g, 0, 0)]), name: "recording")
+        let output = RecordingOutput()
+        var c = Configuration()
+        c.orientation.interfaceOrientations = list.compactMap { InterfaceOrientationName(rawValue: $0) }
+        c.filter.kind = .complementary
+        c.orientation.lowEnergy = .off
+        let pipeline = try DaemonFactory.session(c, source: source, normal: IMUConfiguration(), outputs: [output], correct: nil, pacing: nil,
+                                                 powerMonitor: SystemPowerStateMonitor.forRoot("/nonexistent"), describe: { _ in "" })
+        let events = try run(pipeline).map(\.message).filter { $0.hasPrefix("orientation ") }
+        // landscapeRight shows landscapeLeft where allowed; else the interface stays as it was.
+        let last = list.contains("landscapeLeft") ? "landscapeLeft" : initial
+        #expect(events == ["orientation faceUp (interface \(initial))", "orientation portrait (interface \(initial))",
+                           "orientation landscapeRight (interface \(last))"])
+        #expect(output.changes == ["faceUp/portrait", "portrait/portrait", "landscapeRight/\(list.contains("landscapeLeft") ? "landscapeLeft" : "portrait")"])
+    }
 }
 
 @Suite struct DaemonFactoryTests {
+    /// What plumb watch and plumb run's reports show is always an allowed interface: before an
+    /// allowed face, portrait when allowed, else the first the configuration lists.
+    @Test func theShownInterfaceIsAnAllowedOne() {
+        #expect(DaemonFactory.shownInterface(.portrait, allowed: InterfaceOrientation.allCases) == .portrait)
+        #expect(DaemonFactory.shownInterface(.portrait, allowed: [.landscapeRight, .landscapeLeft]) == .landscapeRight)
+        #expect(DaemonFactory.shownInterface(.landscapeLeft, allowed: [.landscapeRight, .landscapeLeft]) == .landscapeLeft)
+        #expect(DaemonFactory.shownInterface(.portrait, allowed: [.portraitUpsideDown, .portrait]) == .portrait)
+        #expect(DaemonFactory.shownInterface(.landscapeLeft, allowed: [.portraitUpsideDown]) == .portraitUpsideDown)
+        #expect(DaemonFactory.initialInterface([]) == .portrait)
+    }
+
     @Test func configurationPartsAreTheDriversRows() {
         let drivers = MPU6050.variants.map(\.key) + LSM6DS.Variant.all.map(\.key)
         #expect(IMUSettings.parts.sorted() == drivers.sorted())

@@ -62,11 +62,20 @@ struct DaemonFactory {
     /// launched in the first its `UISupportedInterfaceOrientations` list names when the device's
     /// own is not among them. `allowed` empty (the configuration loader refuses that): portrait.
     ///
-    /// `plumb run`'s session does not use it: its kiosk and D-Bus outputs treat an interface
-    /// outside `orientation.interfaceOrientations` as "none yet" (the screen stays, the property
-    /// stays `undefined`), which a default taken from the list would turn into a real turn.
+    /// `plumb run`'s session keeps portrait as its start for the outputs that act on it: its
+    /// kiosk and D-Bus outputs treat an interface outside `orientation.interfaceOrientations` as
+    /// "none yet" (the screen stays, the property stays `undefined`), which a default taken from
+    /// the list would turn into a real turn. What it only reports (its log line, MQTT) goes
+    /// through ``shownInterface(_:allowed:)``.
     static func initialInterface(_ allowed: [InterfaceOrientation]) -> InterfaceOrientation {
         allowed.contains(.portrait) ? .portrait : allowed.first ?? .portrait
+    }
+
+    /// The interface orientation to report for `interface` as a session holds it (the latest
+    /// allowed one, or portrait before one was seen): itself when `allowed` holds it, else
+    /// ``initialInterface(_:)``. Never one outside `allowed`.
+    static func shownInterface(_ interface: InterfaceOrientation, allowed: [InterfaceOrientation]) -> InterfaceOrientation {
+        allowed.contains(interface) ? interface : initialInterface(allowed)
     }
 
     /// The mounting as the pipeline and the notifier take it: three rows, device x, y, z in sensor axes.
@@ -121,7 +130,8 @@ struct DaemonFactory {
                         describe: (IMUConfiguration) -> String) throws -> SensorPipeline {
         try SensorPipeline(
             source: source, configuration: normal, orientation: orientationPipeline(c), outputs: outputs,
-            allowedInterfaces: allowedInterfaces(c.orientation), correct: correct, pacing: pacing,
+            allowedInterfaces: allowedInterfaces(c.orientation), listedInterfaces: interfaceOrientations(c.orientation),
+            correct: correct, pacing: pacing,
             energy: energyMode(c, normal: normal, monitor: powerMonitor), explain: explain, describe: describe)
     }
 
@@ -375,7 +385,7 @@ struct DaemonFactory {
             }
         }
         if let mqtt = outputs.mqtt {
-            made.append(try MQTTDaemonOutput(mqtt, clock: realClock))
+            made.append(try MQTTDaemonOutput(mqtt, clock: realClock, allowedInterfaces: Self.interfaceOrientations(setup.configuration.orientation)))
         }
         return made
     }

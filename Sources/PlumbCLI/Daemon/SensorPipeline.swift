@@ -51,6 +51,10 @@ final class SensorPipeline: DaemonPipeline {
     let summary: String
     /// The interface orientations the outputs may take; others leave the interface as it is.
     let allowedInterfaces: Set<InterfaceOrientation>
+    /// The same in the configuration's order: the log line shows the interface through
+    /// ``DaemonFactory/shownInterface(_:allowed:)`` (never one outside them), while the outputs
+    /// get the session's own (portrait until an allowed face is seen, which they ignore when not allowed).
+    let listedInterfaces: [InterfaceOrientation]
     /// Applied to each sample before fusion (calibration); `nil` for none.
     let correct: ((inout IMUSample) -> Void)?
     /// When the source runs in virtual time (the simulator), the real clock it is paced against.
@@ -81,7 +85,8 @@ final class SensorPipeline: DaemonPipeline {
     private var startEvents: [DaemonEvent] = []
 
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
-         outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, correct: ((inout IMUSample) -> Void)? = nil,
+         outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, listedInterfaces: [InterfaceOrientation]? = nil,
+         correct: ((inout IMUSample) -> Void)? = nil,
          pacing: (any MonotonicClock)? = nil, stallLimit: UInt64 = 10 * Nanoseconds.perSecond, energy: EnergyMode? = nil,
          explain: ((MotionSourceError) -> CLIError)? = nil, describe: (IMUConfiguration) -> String) throws {
         let energy = energy ?? EnergyMode(policy: .never, normal: configuration)
@@ -90,6 +95,7 @@ final class SensorPipeline: DaemonPipeline {
         self.source = source
         self.outputs = outputs
         self.allowedInterfaces = allowedInterfaces
+        self.listedInterfaces = listedInterfaces ?? InterfaceOrientation.allCases.filter(allowedInterfaces.contains)
         self.correct = correct
         self.pacing = pacing
         self.stallLimit = stallLimit
@@ -148,7 +154,7 @@ final class SensorPipeline: DaemonPipeline {
             if let correct { correct(&samples[index]) }
             guard let device = orientation.process(samples[index]) else { continue }
             if let next = device.interfaceOrientation, allowedInterfaces.contains(next) { interface = next }
-            events.append(.orientationChanged(device, interface: interface))
+            events.append(.orientationChanged(device, interface: DaemonFactory.shownInterface(interface, allowed: listedInterfaces)))
             for output in outputs { try output.orientationChanged(device, interface: interface) }
         }
         if !samples.isEmpty {
