@@ -122,7 +122,8 @@ struct LiveConfigurationTests {
     }
 
     /// The interface printed keeps to `orientation.interfaceOrientations`: the emulated tour turns
-    /// the board through every face, and only the landscape ones (after the portrait start) show.
+    /// the board through every face, and only the landscape ones show, from the first line on (the
+    /// first the file lists until an allowed face is seen; never portrait).
     @Test func watchPrintsOnlyTheConfigurationsInterfaceOrientations() throws {
         func interfaces(_ json: String) throws -> [String] {
             let source: MotionOrientation.SourceFactory = { () throws(MotionSourceError) -> any MotionSampleSource in
@@ -143,10 +144,15 @@ struct LiveConfigurationTests {
         }
         let all = try interfaces("{}")
         #expect(Set(all).count >= 3, "\(all)")
+        #expect(all.first == "portrait", "\(all)")
         let landscape = try interfaces(#"{"orientation": {"interfaceOrientations": ["landscapeLeft", "landscapeRight"]}}"#)
-        let first = try #require(landscape.firstIndex { $0 != "portrait" })
-        #expect(landscape[first...].allSatisfy { $0 == "landscapeLeft" || $0 == "landscapeRight" }, "\(landscape)")
+        #expect(landscape.first == "landscapeLeft", "\(landscape)")
+        #expect(landscape.allSatisfy { $0 == "landscapeLeft" || $0 == "landscapeRight" }, "\(landscape)")
+        #expect(Set(landscape) == ["landscapeLeft", "landscapeRight"], "\(landscape)")
         #expect(landscape.count == all.count)
+        let reversed = try interfaces(#"{"orientation": {"interfaceOrientations": ["landscapeRight", "landscapeLeft"]}}"#)
+        #expect(reversed.first == "landscapeRight", "\(reversed)")
+        #expect(!reversed.contains("portrait"), "\(reversed)")
     }
 
     // MARK: plumb level and plumb led

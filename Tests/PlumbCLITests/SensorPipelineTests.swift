@@ -79,9 +79,45 @@ private func run(_ pipeline: SensorPipeline) throws -> [DaemonEvent] {
         // Sensor -y up is device -x up: landscapeRight, whose interface (landscapeLeft) is not allowed: the interface stays portrait.
         #expect(output.changes == ["portrait/portrait", "landscapeRight/portrait"])
     }
+
+    /// A landscape-only configuration: the log line (and the MQTT output, through the same
+    /// DaemonFactory.shownInterface) never says portrait, not even before the first allowed face
+    /// (lying flat, then upright in portrait): it says the first interface the file lists. The
+    /// outputs still get the session's portrait start, which the kiosk (the screen stays) and
+    /// D-Bus (the property stays undefined) read as "none yet".
+    @Test(arguments: [(["landscapeLeft", "landscapeRight"], "landscapeLeft"), (["landscapeRight", "landscapeLeft"], "landscapeRight"),
+                      (["landscapeRight", "portrait"], "portrait")])
+    func theLoggedInterfaceIsAlwaysAnAllowedOne(list: [String], initial: String) throws {
+        // Up along +z (face up), +y (portrait), then -x (landscapeRight, whose interface is landscapeLeft).
+        let source = RecordingSource(recording: recording([SIMD3(0, 0, g), SIMD3(0, g, 0), SIMD3(-g, 0, 0)]), name: "recording")
+        let output = RecordingOutput()
+        var c = Configuration()
+        c.orientation.interfaceOrientations = list.compactMap { InterfaceOrientationName(rawValue: $0) }
+        c.filter.kind = .complementary
+        c.orientation.lowEnergy = .off
+        let pipeline = try DaemonFactory.session(c, source: source, normal: IMUConfiguration(), outputs: [output], correct: nil, pacing: nil,
+                                                 powerMonitor: SystemPowerStateMonitor.forRoot("/nonexistent"), describe: { _ in "" })
+        let events = try run(pipeline).map(\.message).filter { $0.hasPrefix("orientation ") }
+        // landscapeRight shows landscapeLeft where allowed; else the interface stays as it was.
+        let last = list.contains("landscapeLeft") ? "landscapeLeft" : initial
+        #expect(events == ["orientation faceUp (interface \(initial))", "orientation portrait (interface \(initial))",
+                           "orientation landscapeRight (interface \(last))"])
+        #expect(output.changes == ["faceUp/portrait", "portrait/portrait", "landscapeRight/\(list.contains("landscapeLeft") ? "landscapeLeft" : "portrait")"])
+    }
 }
 
 @Suite struct DaemonFactoryTests {
+    /// What plumb watch and plumb run's reports show is always an allowed interface: before an
+    /// allowed face, portrait when allowed, else the first the configuration lists.
+    @Test func theShownInterfaceIsAnAllowedOne() {
+        #expect(DaemonFactory.shownInterface(.portrait, allowed: InterfaceOrientation.allCases) == .portrait)
+        #expect(DaemonFactory.shownInterface(.portrait, allowed: [.landscapeRight, .landscapeLeft]) == .landscapeRight)
+        #expect(DaemonFactory.shownInterface(.landscapeLeft, allowed: [.landscapeRight, .landscapeLeft]) == .landscapeLeft)
+        #expect(DaemonFactory.shownInterface(.portrait, allowed: [.portraitUpsideDown, .portrait]) == .portrait)
+        #expect(DaemonFactory.shownInterface(.landscapeLeft, allowed: [.portraitUpsideDown]) == .portraitUpsideDown)
+        #expect(DaemonFactory.initialInterface([]) == .portrait)
+    }
+
     @Test func configurationPartsAreTheDriversRows() {
         let drivers = MPU6050.variants.map(\.key) + LSM6DS.Variant.all.map(\.key)
         #expect(IMUSettings.parts.sorted() == drivers.sorted())
@@ -504,6 +540,8 @@ private final class DemandSource: MotionSampleSource {
     var starts: [IMUConfiguration] = []
     var stops = 0
     var reads = 0
+    /// Thrown by every stop when set.
+    var stopError: MotionSourceError?
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
         starts.append(configuration)
         return configuration
@@ -514,7 +552,10 @@ private final class DemandSource: MotionSampleSource {
         samples.append(IMUSample(timestampNanoseconds: virtualClock.nowNanoseconds, acceleration: SIMD3(0, 9.8, 0), angularRate: .zero))
         return .samples
     }
-    func stop() throws(MotionSourceError) { stops += 1 }
+    func stop() throws(MotionSourceError) {
+        stops += 1
+        if let stopError { throw stopError }
+    }
 }
 
 /// An output that needs the sensor only when told (as the D-Bus output while claimed).
@@ -527,10 +568,47 @@ private final class OnDemandOutput: DaemonOutput {
 }
 
 @Suite struct SensorDemandTests {
-    private func pipeline(_ source: DemandSource, _ outputs: [any DaemonOutput]) throws -> SensorPipeline {
+    private func pipeline(_ source: DemandSource, _ outputs: [any DaemonOutput],
+                          explain: ((MotionSourceError) -> CLIError)? = nil) throws -> SensorPipeline {
         try SensorPipeline(source: source, configuration: IMUConfiguration(outputDataRate: 100, fifoWatermark: 10),
                            orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
-                           outputs: outputs, allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+                           outputs: outputs, allowedInterfaces: Set(InterfaceOrientation.allCases), explain: explain, describe: { _ in "" })
+    }
+
+    /// A stop that fails when the sensor is paused (no D-Bus claim) is told as the other sensor
+    /// failures are: with the command's explanation (a live command's: the address, the bus, the
+    /// fix), and in `plumb run` (none) with the sensor's name, what the stop was for and a fix.
+    @Test func aStopThatFailsWhilePausingNamesTheSensorAndTheFix() throws {
+        let nak = MotionSourceError.bus(I2CError(errno: Errno.ENXIO, bus: "/dev/i2c-1", address: I2CAddress(0x68)))
+        let eio = MotionSourceError.bus(I2CError(errno: Errno.EIO, bus: "/dev/i2c-1", address: I2CAddress(0x68)))
+        for (error, fix) in [(nak, I2CHelp.wiringFix + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb)."),
+                             (eio, "Check the IMU with 'plumb probe' and 'plumb read'; then restart plumb (systemctl restart plumb).")] {
+            let source = DemandSource()
+            source.stopError = error
+            let paused = try pipeline(source, [OnDemandOutput()])
+            #expect(throws: CLIError.failure("cannot stop demand (to pause it: no output needs it): \(error.description)", fix: fix)) {
+                _ = try paused.step(timeoutNanoseconds: 100_000_000)
+            }
+        }
+        // A live command's explanation, as for a failed start, read or stop at shutdown.
+        let source = DemandSource()
+        source.stopError = eio
+        let explained = CLIError.failure("the IMU at 0x68 on /dev/i2c-1: bus error", fix: "Check it with 'plumb probe' and 'plumb read'.")
+        let live = try pipeline(source, [OnDemandOutput()], explain: { _ in explained })
+        #expect(throws: explained) { _ = try live.step(timeoutNanoseconds: 100_000_000) }
+    }
+
+    /// The same at shutdown with the sensor running (`plumb run`: no explanation).
+    @Test func aStopThatFailsAtShutdownNamesTheSensorAndTheFix() throws {
+        let source = DemandSource()
+        let eio = MotionSourceError.bus(I2CError(errno: Errno.EIO, bus: "/dev/i2c-1", address: I2CAddress(0x68)))
+        let running = try pipeline(source, [RecordingOutput()])
+        _ = try running.step(timeoutNanoseconds: 100_000_000)
+        source.stopError = eio
+        #expect(throws: CLIError.failure("cannot stop demand (at shutdown): \(eio.description)",
+                                         fix: "Check the IMU with 'plumb probe' and 'plumb read'; then restart plumb (systemctl restart plumb).")) {
+            try running.shutdown()
+        }
     }
 
     @Test func theSensorRunsOnlyWhileAnOutputNeedsIt() throws {

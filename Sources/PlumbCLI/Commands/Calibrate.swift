@@ -13,8 +13,11 @@ enum Calibrate {
         Hold the sensor still on each of its six faces (any order) for --hold seconds; progress and the
         next face to show go to standard error. With --gyro-only, keep it still once. With --simulate the
         emulated chip tours the six faces by itself (profile 'tour'). It measures the raw chip at
-        ±2 g and ±250 °/s: plumb.json and any earlier calibration are not read (the chip is found by
-        probing, or --bus, --address, --part); name the saved file in plumb.json's "calibration".
+        ±2 g and ±250 °/s: no earlier calibration, mounting, rate or range is applied. Without
+        --config no plumb.json is read (the chip is found by probing, or --bus, --address, --part);
+        --config FILE takes the chip's location from that file (imu.bus, address, part, the
+        interrupt line, fifoCompression), each flag given overriding its value. Name the saved
+        file in plumb.json's "calibration".
         """,
         options: [
             .option("output", short: "o", value: "FILE", help: "Where to save the calibration. Default plumb-calibration.json."),
@@ -22,9 +25,12 @@ enum Calibrate {
             .option("hold", value: "SECONDS", help: "Stillness needed per face. Default 2."),
             .option("timeout", value: "SECONDS", help: "Give up after this long. Default 180."),
             .option("rate", value: "HZ", help: "Output data rate while calibrating. Default 100."),
+            SensorOptions.configOption,
         ] + SensorOptions.specs)
 
-    static let command = Command(spec) { args, context in
+    static let command = Command(spec) { given, context in
+        // --config FILE: the file's chip location in place of the flags left out.
+        let args = try SensorOptions.applyingConfiguration(given, takes: [])
         let output = args.string("output") ?? "plumb-calibration.json"
         let hold = try args.double("hold", in: 0.5...60) ?? 2
         let timeout = try args.double("timeout", in: 1...3600) ?? 180

@@ -15,22 +15,28 @@ enum Read {
         Columns: t_s (seconds since the first sample), angular rate in rad/s, specific force in m/s²
         (+9.81 on the axis pointing up at rest), die temperature in °C. Gaps (FIFO overflow, bus
         errors, a chip reset) are reported: on standard error for CSV, as {"gap": …} lines for JSON Lines.
-        The samples are the chip's as the driver delivers them: plumb.json is not read (the chip is
-        found by probing, or --bus, --address, --part); a calibration is applied only with
-        --calibration FILE, a remap only with --mount AXES.
+        The samples are the chip's as the driver delivers them. Without --config no plumb.json is
+        read: the chip is found by probing, or --bus, --address, --part. --config FILE takes the IMU
+        from that file instead: imu.bus, address, part, the interrupt line, fifoCompression, rate,
+        ranges and mounting, each flag given overriding its value (a setting the file leaves out
+        is found as without it). A calibration is applied only with --calibration FILE; a remap
+        only with --mount AXES or the file's mounting.
         """,
         options: [
-            .option("rate", value: "HZ", help: "Output data rate. Default 100."),
+            .option("rate", value: "HZ", help: "Output data rate. Default 100 (with --config: imu.rate)."),
             .option("count", short: "n", value: "N", help: "Stop after N samples. Default: run until interrupted."),
             .option("format", value: "FORMAT", help: "csv or jsonl. Default csv."),
             .option("watermark", value: "N", help: "Samples per FIFO read. Default 16 (1 below 20 Hz)."),
-            .option("accel-range", value: "G", help: "Accelerometer range in g (2, 4, 8, 16). Default 4."),
-            .option("gyro-range", value: "DPS", help: "Gyroscope range in °/s (250, 500, 1000, 2000). Default 2000."),
+            .option("accel-range", value: "G", help: "Accelerometer range in g (2, 4, 8, 16). Default 4 (with --config: imu.accelerometerRange)."),
+            .option("gyro-range", value: "DPS", help: "Gyroscope range in °/s (250, 500, 1000, 2000). Default 2000 (with --config: imu.gyroscopeRange)."),
             .option("calibration", value: "FILE", help: "Apply a calibration saved by 'plumb calibrate'."),
-            .option("mount", value: "AXES", help: "Axis alignment of the sensor in the device, such as -y,x,z."),
+            .option("mount", value: "AXES", help: "Axis alignment of the sensor in the device, such as -y,x,z (default: none; with --config: mounting)."),
+            SensorOptions.configOption,
         ] + SensorOptions.specs)
 
-    static let command = Command(spec) { args, context in
+    static let command = Command(spec) { given, context in
+        // --config FILE: the file's IMU settings in place of the flags left out.
+        let args = try SensorOptions.applyingConfiguration(given, takes: [.rateAndRanges, .mounting])
         let format = try args.choice("format", ["csv", "jsonl"]) ?? "csv"
         let count = try args.int("count", in: 1...Int.max)
         let rate = try args.double("rate", in: 0.1...10_000) ?? 100

@@ -215,7 +215,7 @@ enum Watch {
     /// line) and runs it (``liveNotifier(_:args:source:powerMonitor:)``), and the interface
     /// orientations to print (`orientation.interfaceOrientations`).
     static func liveMotion(_ args: ParsedArguments, context: CommandContext) throws(CLIError)
-        -> (MotionOrientation, Set<InterfaceOrientation>) {
+        -> (MotionOrientation, [InterfaceOrientation]) {
         let found = try LiveSensor.find(args, context: context)
         // The flags first: a usage error before the sensor is touched.
         _ = try liveSettings(args, configuration: found.setup.configuration)
@@ -250,23 +250,25 @@ enum Watch {
     /// The notifier `plumb watch` runs on the board's IMU: `plumb run`'s
     /// (``DaemonFactory/notifier(_:tunings:normal:source:powerMonitor:)``) with ``liveSettings(_:configuration:)``
     /// over `found`'s configuration, `found.imu` as the normal mode, and --turn-wake; and the
-    /// interface orientations it prints (`orientation.interfaceOrientations`, ``DaemonFactory/allowedInterfaces(_:)``).
+    /// interface orientations it prints (`orientation.interfaceOrientations` in the file's order,
+    /// ``DaemonFactory/interfaceOrientations(_:)``).
     static func liveNotifier(_ found: LiveSensor.Found, args: ParsedArguments, source: @escaping MotionOrientation.SourceFactory,
-                             powerMonitor: (any PowerStateMonitor)?) throws(CLIError) -> (MotionOrientation, Set<InterfaceOrientation>) {
+                             powerMonitor: (any PowerStateMonitor)?) throws(CLIError) -> (MotionOrientation, [InterfaceOrientation]) {
         let resolved = try liveSettings(args, configuration: found.setup.configuration)
         let motion = DaemonFactory.notifier(resolved.configuration, tunings: resolved.tunings, normal: found.imu,
                                             source: source, powerMonitor: powerMonitor)
         var energy = motion.energySettings
         energy.turnWakeInterval = try turnWake(args)
         motion.energySettings = energy
-        return (motion, DaemonFactory.allowedInterfaces(resolved.configuration.orientation))
+        return (motion, DaemonFactory.interfaceOrientations(resolved.configuration.orientation))
     }
 
     /// Runs `motion` until its source ends (or `duration` seconds pass) and prints each change;
-    /// the interface printed is the latest of `allowedInterfaces` (portrait until one is seen),
-    /// as `plumb run`'s outputs take it.
+    /// the interface printed is the latest of `allowedInterfaces`, and until one is seen
+    /// ``DaemonFactory/initialInterface(_:)`` (portrait if allowed, else the first listed), as
+    /// `plumb run`'s outputs take it: never one outside `allowedInterfaces`.
     static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, wallClock: Bool = false,
-                      allowedInterfaces: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases),
+                      allowedInterfaces: [InterfaceOrientation] = InterfaceOrientation.allCases,
                       printer: ChangePrinter) throws(CLIError) {
         if let root = printer.powerRoot {
             motion.powerMonitor = SystemPowerStateMonitor.polled(root: root, pollInterval: motion.energySettings.pollInterval)
@@ -279,7 +281,7 @@ enum Watch {
         let done = DispatchSemaphore(value: 0)
         let queue = DispatchQueue(label: "plumb.watch")
         // Touched only on `queue`, where the observer runs.
-        nonisolated(unsafe) var interface = InterfaceOrientation.portrait
+        nonisolated(unsafe) var interface = DaemonFactory.initialInterface(allowedInterfaces)
         let token = motion.addObserver(queue: queue) { event in
             switch event {
             case .changed(let change):

@@ -46,7 +46,36 @@ struct DaemonFactory {
 
     /// The interface orientations `orientation.interfaceOrientations` lets the outputs take.
     static func allowedInterfaces(_ o: OrientationSettings) -> Set<InterfaceOrientation> {
-        Set(o.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) })
+        Set(interfaceOrientations(o))
+    }
+
+    /// `orientation.interfaceOrientations` in the file's order (the first is the one shown before
+    /// the notifier has settled on an allowed face when portrait is not allowed: ``initialInterface(_:)``).
+    static func interfaceOrientations(_ o: OrientationSettings) -> [InterfaceOrientation] {
+        o.interfaceOrientations.compactMap { InterfaceOrientation(rawValue: $0.rawValue) }
+    }
+
+    /// The interface orientation `plumb watch` prints before the notifier has settled on an
+    /// upright face that `allowed` holds (lying flat since the start, or upright in a face not
+    /// allowed): portrait, the notifier's own start, when allowed; else the first `allowed`
+    /// lists. An app on iOS is likewise only ever told an orientation it supports, and is
+    /// launched in the first its `UISupportedInterfaceOrientations` list names when the device's
+    /// own is not among them. `allowed` empty (the configuration loader refuses that): portrait.
+    ///
+    /// `plumb run`'s session keeps portrait as its start for the outputs that act on it: its
+    /// kiosk and D-Bus outputs treat an interface outside `orientation.interfaceOrientations` as
+    /// "none yet" (the screen stays, the property stays `undefined`), which a default taken from
+    /// the list would turn into a real turn. What it only reports (its log line, MQTT) goes
+    /// through ``shownInterface(_:allowed:)``.
+    static func initialInterface(_ allowed: [InterfaceOrientation]) -> InterfaceOrientation {
+        allowed.contains(.portrait) ? .portrait : allowed.first ?? .portrait
+    }
+
+    /// The interface orientation to report for `interface` as a session holds it (the latest
+    /// allowed one, or portrait before one was seen): itself when `allowed` holds it, else
+    /// ``initialInterface(_:)``. Never one outside `allowed`.
+    static func shownInterface(_ interface: InterfaceOrientation, allowed: [InterfaceOrientation]) -> InterfaceOrientation {
+        allowed.contains(interface) ? interface : initialInterface(allowed)
     }
 
     /// The mounting as the pipeline and the notifier take it: three rows, device x, y, z in sensor axes.
@@ -101,7 +130,8 @@ struct DaemonFactory {
                         describe: (IMUConfiguration) -> String) throws -> SensorPipeline {
         try SensorPipeline(
             source: source, configuration: normal, orientation: orientationPipeline(c), outputs: outputs,
-            allowedInterfaces: allowedInterfaces(c.orientation), correct: correct, pacing: pacing,
+            allowedInterfaces: allowedInterfaces(c.orientation), listedInterfaces: interfaceOrientations(c.orientation),
+            correct: correct, pacing: pacing,
             energy: energyMode(c, normal: normal, monitor: powerMonitor), explain: explain, describe: describe)
     }
 
@@ -355,7 +385,7 @@ struct DaemonFactory {
             }
         }
         if let mqtt = outputs.mqtt {
-            made.append(try MQTTDaemonOutput(mqtt, clock: realClock))
+            made.append(try MQTTDaemonOutput(mqtt, clock: realClock, allowedInterfaces: Self.interfaceOrientations(setup.configuration.orientation)))
         }
         return made
     }

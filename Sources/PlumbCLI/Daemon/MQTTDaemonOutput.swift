@@ -16,13 +16,18 @@ final class MQTTDaemonOutput: DaemonOutput {
     private let clock: any MonotonicClock
     private let started: UInt64
     private let reports = ReportBuffer()
+    /// `orientation.interfaceOrientations` in the file's order: the interface published is never
+    /// one outside them (``DaemonFactory/shownInterface(_:allowed:)``), as `plumb watch --mqtt` prints and publishes.
+    private let allowedInterfaces: [InterfaceOrientation]
 
     /// The publisher's reports, written on its network thread, taken on the daemon's.
     private final class ReportBuffer: Sendable {
         let events = Mutex<[DaemonEvent]>([])
     }
 
-    init(_ output: MQTTOutput, clock: any MonotonicClock, hostname: String = MQTTSupport.hostname) throws(CLIError) {
+    init(_ output: MQTTOutput, clock: any MonotonicClock, hostname: String = MQTTSupport.hostname,
+         allowedInterfaces: [InterfaceOrientation] = InterfaceOrientation.allCases) throws(CLIError) {
+        self.allowedInterfaces = allowedInterfaces
         let settings = try MQTTSupport.settings(output, url: nil, hostname: hostname)
         try MQTTSupport.checkNetwork(settings.endpoint, what: "outputs.mqtt")
         let reports = self.reports
@@ -40,7 +45,8 @@ final class MQTTDaemonOutput: DaemonOutput {
     }
 
     func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
-        publisher.publishOrientation(device: orientation.rawValue, interface: interface.rawValue, t: seconds())
+        let shown = DaemonFactory.shownInterface(interface, allowed: allowedInterfaces)
+        publisher.publishOrientation(device: orientation.rawValue, interface: shown.rawValue, t: seconds())
     }
 
     func gravityUpdated(_ gravity: SIMD3<Double>) throws {

@@ -51,6 +51,10 @@ final class SensorPipeline: DaemonPipeline {
     let summary: String
     /// The interface orientations the outputs may take; others leave the interface as it is.
     let allowedInterfaces: Set<InterfaceOrientation>
+    /// The same in the configuration's order: the log line shows the interface through
+    /// ``DaemonFactory/shownInterface(_:allowed:)`` (never one outside them), while the outputs
+    /// get the session's own (portrait until an allowed face is seen, which they ignore when not allowed).
+    let listedInterfaces: [InterfaceOrientation]
     /// Applied to each sample before fusion (calibration); `nil` for none.
     let correct: ((inout IMUSample) -> Void)?
     /// When the source runs in virtual time (the simulator), the real clock it is paced against.
@@ -81,7 +85,8 @@ final class SensorPipeline: DaemonPipeline {
     private var startEvents: [DaemonEvent] = []
 
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
-         outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, correct: ((inout IMUSample) -> Void)? = nil,
+         outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, listedInterfaces: [InterfaceOrientation]? = nil,
+         correct: ((inout IMUSample) -> Void)? = nil,
          pacing: (any MonotonicClock)? = nil, stallLimit: UInt64 = 10 * Nanoseconds.perSecond, energy: EnergyMode? = nil,
          explain: ((MotionSourceError) -> CLIError)? = nil, describe: (IMUConfiguration) -> String) throws {
         let energy = energy ?? EnergyMode(policy: .never, normal: configuration)
@@ -90,6 +95,7 @@ final class SensorPipeline: DaemonPipeline {
         self.source = source
         self.outputs = outputs
         self.allowedInterfaces = allowedInterfaces
+        self.listedInterfaces = listedInterfaces ?? InterfaceOrientation.allCases.filter(allowedInterfaces.contains)
         self.correct = correct
         self.pacing = pacing
         self.stallLimit = stallLimit
@@ -148,7 +154,7 @@ final class SensorPipeline: DaemonPipeline {
             if let correct { correct(&samples[index]) }
             guard let device = orientation.process(samples[index]) else { continue }
             if let next = device.interfaceOrientation, allowedInterfaces.contains(next) { interface = next }
-            events.append(.orientationChanged(device, interface: interface))
+            events.append(.orientationChanged(device, interface: DaemonFactory.shownInterface(interface, allowed: listedInterfaces)))
             for output in outputs { try output.orientationChanged(device, interface: interface) }
         }
         if !samples.isEmpty {
@@ -188,7 +194,8 @@ final class SensorPipeline: DaemonPipeline {
             return nil
         }
         do { try source.stop() } catch {
-            throw CLIError.failure("cannot stop \(source.name): \(error.description)", fix: nil)
+            let failure = stopFailure(error, for: "to pause it: no output needs it")
+            throw CLIError.failure(failure.message, fix: failure.fix)
         }
         sensorActive = false
         events.append(DaemonEvent(level: .info, message: "sensor stopped: no output needs it (no D-Bus claim)"))
@@ -237,6 +244,29 @@ final class SensorPipeline: DaemonPipeline {
         if virtualElapsed > realElapsed { real.sleep(nanoseconds: min(virtualElapsed - realElapsed, Nanoseconds.perSecond)) }
     }
 
+    /// A failed stop of the sensor, told as a failure to start or read is: the command's
+    /// explanation (a live command's: the address, the bus, the fix), else the source's name,
+    /// what the stop was for, and ``stopFix(_:)``.
+    private func stopFailure(_ error: MotionSourceError, for purpose: String) -> (message: String, fix: String?) {
+        if case .failure(let message, let fix)? = explain?(error) { return (message, fix) }
+        return ("cannot stop \(source.name) (\(purpose)): \(error.description)", Self.stopFix(error))
+    }
+
+    /// The fix for a sensor that did not stop (`plumb run`, whose session has no command's
+    /// explanation): the wiring when nothing acknowledged its address (ENXIO), else a check with
+    /// the sensor tools.
+    static func stopFix(_ error: MotionSourceError) -> String {
+        let bus: I2CError? = switch error {
+        case .bus(let e): e
+        case .imu(.bus(let e)): e
+        default: nil
+        }
+        if let bus, bus.kind == .noAcknowledge {
+            return I2CHelp.wiringFix + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb)."
+        }
+        return "Check the IMU with 'plumb probe' and 'plumb read'; then restart plumb (systemctl restart plumb)."
+    }
+
     func shutdown() throws {
         guard running else { return }
         running = false
@@ -245,13 +275,9 @@ final class SensorPipeline: DaemonPipeline {
         var fix: String?
         if sensorActive {
             do { try source.stop() } catch {
-                // Told as a failure to start or read is (a live command's: the address, the bus, the fix).
-                if case .failure(let message, let explained)? = explain?(error) {
-                    failures.append(message)
-                    fix = explained
-                } else {
-                    failures.append("\(source.name): \(error.description)")
-                }
+                let failure = stopFailure(error, for: "at shutdown")
+                failures.append(failure.message)
+                fix = failure.fix
             }
         }
         for output in outputs {
