@@ -37,6 +37,7 @@ extension MotionOrientation {
             }
             s.device = device
             s.gravity = gravity
+            s.gravitySampleNanoseconds = sampleNanoseconds
             let change = OrientationChange(deviceOrientation: device, previousDeviceOrientation: previous,
                                            interfaceOrientation: s.interface, interfaceOrientationChanged: interfaceChanged,
                                            gravity: gravity, sampleNanoseconds: sampleNanoseconds, publishedNanoseconds: nowNanoseconds)
@@ -248,7 +249,8 @@ extension MotionOrientation {
                     }
                 }
                 let gravity = pipeline.gravity
-                owner.state.withLock { $0.gravity = gravity }
+                let time = samples[samples.count - 1].timestampNanoseconds
+                owner.state.withLock { $0.gravity = gravity; $0.gravitySampleNanoseconds = time }
             }
         }
     }

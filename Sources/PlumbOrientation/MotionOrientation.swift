@@ -58,6 +58,8 @@ public final class MotionOrientation: Sendable {
         var device = DeviceOrientation.unknown
         var interface = InterfaceOrientation.portrait
         var gravity = SIMD3<Double>.zero
+        /// When the sample behind ``gravity`` was taken (the source's clock); nil before the first.
+        var gravitySampleNanoseconds: UInt64?
         var forcedLowEnergy = false
         var automaticLowEnergy = true
         var lowEnergyActive = false
@@ -186,6 +188,13 @@ public final class MotionOrientation: Sendable {
     /// The latest gravity estimate in the device frame (unit vector towards the earth); zero
     /// before the first sample.
     public var gravity: SIMD3<Double> { state.withLock { $0.gravity } }
+
+    /// The latest gravity estimate with the time of the sample it came from, on the sensor
+    /// source's monotonic clock in nanoseconds (virtual time for the simulator or a recording,
+    /// as ``OrientationChange/sampleNanoseconds``); `nil` before the first sample.
+    public var latestGravity: (gravity: SIMD3<Double>, sampleNanoseconds: UInt64)? {
+        state.withLock { s in s.gravitySampleNanoseconds.map { (s.gravity, $0) } }
+    }
 
     /// The seed's level angle for the latest gravity (``Level/angle(gravity:)``).
     public var levelAngle: Double { Level.angle(gravity: gravity) }

@@ -27,7 +27,7 @@ struct MotionOrientationTests {
         #expect(await eventually { !motion.isSensorRunning && log.stops == 2 })
     }
 
-    @Test func notificationsUseTheSeedsNamesAndKeys() async {
+    @Test func notificationsUseTheSeedsNamesAndKeys() async throws {
         #expect(MotionOrientationChangedNotification.rawValue == "MotionOrientationChangedNotification")
         #expect(MotionOrientationInterfaceOrientationChangedNotification.rawValue == "MotionOrientationInterfaceOrientationChangedNotification")
         #expect(Notification.Name.motionOrientationChanged == MotionOrientationChangedNotification)
@@ -44,6 +44,7 @@ struct MotionOrientationTests {
         let seen = Mutex(Seen())
         let key = DispatchSpecificKey<Int>()
         queue.setSpecific(key: key, value: 7)
+        #expect(motion.latestGravity == nil)
         let center = NotificationCenter.default
         let a = center.addObserver(forName: MotionOrientationChangedNotification, object: motion, queue: nil) { note in
             let device = note.userInfo?[kMotionOrientationDeviceOrientationKey] as? DeviceOrientation
@@ -75,6 +76,11 @@ struct MotionOrientationTests {
         #expect(motion.interfaceOrientation == .landscapeRight)
         #expect(motion.affineTransform == InterfaceOrientation.landscapeRight.affineTransform)
         #expect(motion.gravity.x < -0.99)
+        // The gravity's time is its last sample's, on the source's (virtual) clock: the source
+        // ends after 6 s of samples 10 ms apart.
+        let latest = try #require(motion.latestGravity)
+        #expect(latest.gravity == motion.gravity)
+        #expect((5_900_000_000...6_100_000_000).contains(latest.sampleNanoseconds), "\(latest.sampleNanoseconds)")
     }
 
     @Test func eachSubscriberGetsEveryChangeAndKeepsTheSensorRunning() async {

@@ -296,15 +296,15 @@ enum Watch {
         defer { motion.removeObserver(token) }
         var gravityTimer: DispatchSourceTimer?
         if let mqtt = printer.mqtt, mqtt.settings.gravityRate > 0 {
-            // Gravity at the configured rate in wall time (the notifier reports changes only).
+            // Gravity at the configured rate in wall time (the notifier reports changes only),
+            // stamped with its sample's time on the changes' timeline: the sensor's clock, which
+            // is virtual with --simulate and --replay (the wall clock's time there was 900 s off).
             let wall = SystemClock()
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now(), repeating: 1 / mqtt.settings.gravityRate)
             timer.setEventHandler {
-                guard motion.isSensorRunning else { return }
-                let g = motion.gravity
-                let now = wall.nowNanoseconds
-                mqtt.publishGravity(g.x, g.y, g.z, t: Double(Int64(bitPattern: now &- origin)) / 1e9, nowNanoseconds: now)
+                guard motion.isSensorRunning, let (g, sampled) = motion.latestGravity else { return }
+                mqtt.publishGravity(g.x, g.y, g.z, t: Double(Int64(bitPattern: sampled &- origin)) / 1e9, nowNanoseconds: wall.nowNanoseconds)
             }
             timer.resume()
             gravityTimer = timer
