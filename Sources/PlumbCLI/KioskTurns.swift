@@ -60,6 +60,19 @@ final class KioskTurns {
     /// pending and the last try failed.
     var isFailing: Bool { controller.failuresInARow > 0 && controller.pending != nil }
 
+    /// Whether an upright face has settled since the start, counting `device` (call with each
+    /// device orientation before passing its interface on). Until then the interface orientation
+    /// is only the session's portrait start (MotionOrientation's, as iOS's), not the device's: a
+    /// kiosk started lying face up or down, or before any face settled, leaves the screen as the
+    /// desktop or the last run left it. Before, it turned the screen to portrait after the
+    /// hold-off (a landscape kiosk restarted on a table turned to portrait), or with portrait
+    /// not allowed printed "portrait: not in --allow" for a device that was not in portrait.
+    func uprightSeen(_ device: DeviceOrientation) -> Bool {
+        if device.interfaceOrientation != nil { sawUpright = true }
+        return sawUpright
+    }
+    private var sawUpright = false
+
     /// Passes the interface orientation on to the controller.
     func observe(_ orientation: InterfaceOrientation, at now: UInt64) {
         controller.observe(orientation, at: now)

@@ -55,6 +55,21 @@ private struct FakeTools {
     }
 
     func cleanUp() { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// A recording of the board held upright in portrait, at rest, 100 Hz for `seconds`, in the
+    /// BROAD CSV format (for `--replay`): the simulator's `rest` profile lies face up, and a kiosk
+    /// does not turn the screen before an upright face settles.
+    func uprightRecording(seconds: Int) throws -> String {
+        try Self.uprightRecording(seconds: seconds, in: directory)
+    }
+
+    static func uprightRecording(seconds: Int, in directory: String) throws -> String {
+        var csv = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+        for i in 0...(seconds * 100) { csv += "\(Double(i) / 100),0,0,0,0,9.80665,0\n" }
+        let path = directory + "/upright.csv"
+        try csv.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
 }
 
 func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: Int32, out: String, err: String) {
@@ -64,7 +79,7 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
 }
 
 /// The tour profile: face up, then +y, −z, −y, −x and +x up. The interface follows the upright
-/// faces; the 180° turn at the end sweeps through portrait too fast for the classifier's rate
+/// faces (the screen is not turned before the first, portrait at 5.408 s); the 180° turn at the end sweeps through portrait too fast for the classifier's rate
 /// gate, so portrait is not reported on the way.
 @Suite struct KioskCommandTests {
     @Test func wlrRandrGetsTheExactCommands() throws {
@@ -81,7 +96,7 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
         // What plumb kiosk printed before it tried failed turns again and read the screen back
         // on the simulator (the listings show each turn: nothing more to do).
         #expect(result.out == """
-                2.230 s  portrait: wlr-randr --output HDMI-A-2 --on --transform normal
+                7.408 s  portrait: wlr-randr --output HDMI-A-2 --on --transform normal
                18.410 s  portraitUpsideDown: wlr-randr --output HDMI-A-2 --on --transform 180
                23.906 s  landscapeLeft: wlr-randr --output HDMI-A-2 --on --transform 90
                30.622 s  landscapeRight: wlr-randr --output HDMI-A-2 --on --transform 270
@@ -100,7 +115,7 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
         // and landscapeRight.
         #expect(try tools.calls() == ["xrandr --output HDMI-1 --rotate normal", "xrandr --output HDMI-1 --rotate right"])
         #expect(result.out == """
-                3.230 s  portrait: xrandr --output HDMI-1 --rotate normal
+                8.408 s  portrait: xrandr --output HDMI-1 --rotate normal
                17.410 s  portraitUpsideDown: not in --allow, screen stays
                22.906 s  landscapeLeft: not in --allow, screen stays
                31.622 s  landscapeRight: xrandr --output HDMI-1 --rotate right
@@ -144,8 +159,12 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
         #expect(try tools.calls() == ["portrait 0 0", "portraitUpsideDown 180 2"])
     }
 
-    @Test func missingToolIsAFailureWithTheFix() {
-        let result = runPlumb(["kiosk", "--simulate", "--duration", "3"], environment: ["PATH": "/nonexistent"])
+    @Test func missingToolIsAFailureWithTheFix() throws {
+        let directory = NSTemporaryDirectory() + "plumb-kiosk-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let upright = try FakeTools.uprightRecording(seconds: 3, in: directory)
+        let result = runPlumb(["kiosk", "--replay", upright, "--duration", "3"], environment: ["PATH": "/nonexistent"])
         #expect(result.status == 1)
         #expect(result.err.contains("Error: wlr-randr is not on PATH\nFix: sudo apt install wlr-randr\n"))
     }
@@ -165,12 +184,12 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
             echo "warning: output $2 not found; ignoring" >&2
             """.write(toFile: tools.directory + "/bin/xrandr", atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tools.directory + "/bin/xrandr")
-        let result = runPlumb(["kiosk", "--simulate", "--backend", "xrandr", "--duration", "3"], environment: tools.environment)
+        let result = runPlumb(["kiosk", "--replay", try tools.uprightRecording(seconds: 3), "--backend", "xrandr", "--duration", "3"], environment: tools.environment)
         // Tried after the hold-off and again 1 s later (the run ends at 3 s), printed once; the run
         // ends with the failure.
         #expect(result.status == 1)
         #expect(try tools.calls() == Array(repeating: "xrandr --output HDMI-1 --rotate normal", count: 2))
-        #expect(result.out == "    2.230 s  portrait: xrandr --output HDMI-1 --rotate normal failed, screen stays\n")
+        #expect(result.out == "    1.050 s  portrait: xrandr --output HDMI-1 --rotate normal failed, screen stays\n")
         #expect(result.err.hasPrefix("Warning: could not turn the screen to portrait (xrandr --output HDMI-1 --rotate normal); "
                                      + "trying again in 1 s, then at least every 10 s, until it works: there is no output HDMI-1; xrandr lists: screen\n"
                                      + "Fix: Name one of them: --output screen"))
@@ -184,7 +203,7 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tools.directory + "/bin/wlr-randr")
         var environment = tools.environment
         environment["XDG_RUNTIME_DIR"] = "/run/user/1000"
-        let result = runPlumb(["kiosk", "--simulate", "--duration", "3"], environment: environment)
+        let result = runPlumb(["kiosk", "--replay", try tools.uprightRecording(seconds: 3), "--duration", "3"], environment: environment)
         #expect(result.status == 1)
         // The warning, and the run's end, name the compositor's variables and the fix.
         #expect(result.err.hasPrefix("Warning: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal); "
@@ -212,8 +231,8 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
             "wlr-randr --output HDMI-A-2 --on --transform 270",
         ])
         #expect(result.out == """
-                2.230 s  portrait: wlr-randr --output HDMI-A-2 --on --transform normal failed, screen stays
-                9.230 s  portrait: wlr-randr --output HDMI-A-2 --on --transform normal
+                7.408 s  portrait: wlr-randr --output HDMI-A-2 --on --transform normal failed, screen stays
+               14.408 s  portrait: wlr-randr --output HDMI-A-2 --on --transform normal
                18.410 s  portraitUpsideDown: wlr-randr --output HDMI-A-2 --on --transform 180
                23.906 s  landscapeLeft: wlr-randr --output HDMI-A-2 --on --transform 90
                30.622 s  landscapeRight: wlr-randr --output HDMI-A-2 --on --transform 270
@@ -234,10 +253,10 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
     @Test func aTurnThatKeepsFailingIsAnErrorAfterAMinuteAndTheRunGoesOn() throws {
         let tools = try FakeTools(failing: 1_000_000)
         defer { tools.cleanUp() }
-        let result = runPlumb(["kiosk", "--simulate", "--profile", "rest", "--duration", "80"], environment: tools.environment)
+        let result = runPlumb(["kiosk", "--replay", try tools.uprightRecording(seconds: 80), "--duration", "80"], environment: tools.environment)
         #expect(result.status == 1)
         #expect(try tools.calls() == Array(repeating: "wlr-randr --output HDMI-A-1 --on --transform normal", count: 11))
-        #expect(result.out == "    2.230 s  portrait: wlr-randr --output HDMI-A-1 --on --transform normal failed, screen stays\n")
+        #expect(result.out == "    1.050 s  portrait: wlr-randr --output HDMI-A-1 --on --transform normal failed, screen stays\n")
         let failure = "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY is not set, XDG_RUNTIME_DIR is not set)"
         #expect(result.err == """
             Warning: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal); trying again in 1 s, \
@@ -256,16 +275,16 @@ func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: 
     /// back (here it comes back upright at the fifth listing, as after a compositor restart) and
     /// the lost turn is made again.
     @Test func aTurnLostOnTheScreenIsMadeAgain() throws {
-        let tools = try FakeTools(restartingAt: 6)
+        let tools = try FakeTools(restartingAt: 5)
         defer { tools.cleanUp() }
         let result = runPlumb(["kiosk", "--simulate", "--output", "HDMI-A-2"], environment: tools.environment)
         #expect(result.status == 0, "\(result.err)")
         #expect(result.out == """
-                2.230 s  portrait: wlr-randr --output HDMI-A-2 --on --transform normal
+                7.408 s  portrait: wlr-randr --output HDMI-A-2 --on --transform normal
                18.410 s  portraitUpsideDown: wlr-randr --output HDMI-A-2 --on --transform 180
                23.906 s  landscapeLeft: wlr-randr --output HDMI-A-2 --on --transform 90
-               27.241 s  landscapeLeft: the screen shows normal now, turning it again
-               27.241 s  landscapeLeft: wlr-randr --output HDMI-A-2 --on --transform 90
+               28.908 s  landscapeLeft: the screen shows normal now, turning it again
+               28.908 s  landscapeLeft: wlr-randr --output HDMI-A-2 --on --transform 90
                30.622 s  landscapeRight: wlr-randr --output HDMI-A-2 --on --transform 270
 
             """)

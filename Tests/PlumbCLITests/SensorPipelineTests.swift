@@ -440,6 +440,26 @@ private final class RestartingScreenRunner: RotationActionRunner {
         #expect(runner.actions.last == "wlr-randr --output HDMI-A-1 --on --transform normal")
     }
 
+    /// Started lying face up, the session's interface is only its portrait start: the screen is
+    /// left as it is (no turn to portrait, and nothing to restore) until an upright face settles.
+    @Test func aKioskStartedFaceUpLeavesTheScreenUntilAnUprightFace() throws {
+        let source = RecordingSource(recording: recording([SIMD3(0, 0, g), SIMD3(g, 0, 0)]), name: "recording")
+        let runner = RecordingRunner()
+        let (_, pipeline) = try kioskPipeline(source, runner: runner, output: "HDMI-A-1")
+        let events = try run(pipeline)
+        #expect(runner.actions == ["wlr-randr --output HDMI-A-1 --on --transform 270"])
+        #expect(!events.contains { $0.message.hasPrefix("kiosk:") && $0.message.contains("portrait") }, "\(events.map(\.message))")
+        try pipeline.shutdown()
+
+        // Face up the whole run: nothing turned, nothing restored.
+        let flat = RecordingSource(recording: recording([SIMD3(0, 0, g)]), name: "recording")
+        let untouched = RecordingRunner()
+        let (_, flatPipeline) = try kioskPipeline(flat, runner: untouched, output: "HDMI-A-1")
+        _ = try run(flatPipeline)
+        try flatPipeline.shutdown()
+        #expect(untouched.actions == [])
+    }
+
     @Test func aFailedTurnIsLoggedWithItsFixAndTriedAgain() throws {
         let source = RecordingSource(recording: recording([SIMD3(0, g, 0)]), name: "recording")
         let runner = FailingRunner()

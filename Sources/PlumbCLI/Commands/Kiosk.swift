@@ -120,7 +120,7 @@ enum Kiosk {
                         printer.tick(at: deadline == lastDeadline ? t : deadline)
                         lastDeadline = deadline
                     }
-                    if let device = pipeline.process(sample) {
+                    if let device = pipeline.process(sample), turns.uprightSeen(device) {
                         if let upright = device.interfaceOrientation { interface = upright }
                         turns.observe(interface, at: t)
                     }
@@ -245,6 +245,7 @@ enum Kiosk {
         }
 
         func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
+            guard turns.uprightSeen(orientation) else { return }
             turns.observe(interface, at: clock.nowNanoseconds &- origin)
         }
 

@@ -30,6 +30,9 @@ final class KioskDaemonOutput: DaemonOutput {
     }
 
     func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
+        // Until an upright face settles, `interface` is only the session's portrait start: a
+        // kiosk started lying face up leaves the screen as it is (see ``KioskTurns/uprightSeen``).
+        guard turns.uprightSeen(orientation) else { return }
         turns.observe(interface, at: clock.nowNanoseconds)
         tick()
     }
