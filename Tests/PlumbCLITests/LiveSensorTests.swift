@@ -27,7 +27,15 @@ struct Emulated {
     let found: LiveSensor.Found
 
     init(profile: String, address: UInt8 = 0x68, configuration: Configuration = Configuration()) throws {
-        sensor = PlumbSimulation.SimulatedSensor(model: SimulatedChips.model("mpu6050")!, profile: MotionProfile.named(profile)!, seed: 1)
+        try self.init(motion: MotionProfile.named(profile)!, address: address, configuration: configuration)
+    }
+
+    /// The board at rest standing upright in portrait (the `rest` profile lies face up, and a
+    /// kiosk turns nothing before an upright face).
+    static let upright = MotionProfile.rest(Rotation(axis: SIMD3(1, 0, 0), angle: .pi / 2))
+
+    init(motion: MotionProfile, address: UInt8 = 0x68, configuration: Configuration = Configuration()) throws {
+        sensor = PlumbSimulation.SimulatedSensor(model: SimulatedChips.model("mpu6050")!, profile: motion, seed: 1)
         let at = I2CAddress(UInt8(address))
         let imu = try DaemonFactory.makeIMU(bus: sensor.bus, address: at, clock: sensor.clock, part: nil)
         source = StreamSampleSource(name: "emulated MPU-6050", imu: imu, line: sensor.line, clock: sensor.clock)
@@ -135,7 +143,7 @@ struct LiveSensorTests {
     /// times and works on the fourth try, 7 s after the first, without the board moving; the
     /// failure is told once, as a warning with its fix.
     @Test func kioskOnTheLiveSensorTriesAFailedTurnAgainUntilItWorks() throws {
-        let e = try Emulated(profile: "rest")
+        let e = try Emulated(motion: Emulated.upright)
         let context = CommandContext.capturing()
         let runner = FailingRunner(times: 3, message: "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY=wayland-1, XDG_RUNTIME_DIR=/run/user/1000)")
         let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: .init(holdOff: Nanoseconds.perSecond),
@@ -164,7 +172,7 @@ struct LiveSensorTests {
     /// command keeps trying until it is stopped (here by a signal after 80 s), then stops the
     /// sensor and ends with the failure.
     @Test func kioskOnTheLiveSensorKeepsTryingAFailingTurnUntilStopped() throws {
-        let e = try Emulated(profile: "rest")
+        let e = try Emulated(motion: Emulated.upright)
         let context = CommandContext.capturing()
         let runner = FailingRunner()
         let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: .init(holdOff: Nanoseconds.perSecond),
@@ -176,7 +184,7 @@ struct LiveSensorTests {
         // After the hold-off, +1, +2, +4, +8 s, then every 10 s: 11 tries in 80 s.
         #expect(runner.tries == 11)
         let err = context.err.captured.split(separator: "\n").map(String.init)
-        #expect(err.count == 4, "\(err)")
+        try #require(err.count == 4, "\(err)")
         #expect(err.first?.hasPrefix("Warning: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal); trying again in 1 s") == true)
         #expect(err[1] == "Fix: " + FailingRunner.fix)
         #expect(err[2].hasPrefix("Error: still cannot turn the screen to portrait after 10 tries in 6"), "\(err[2])")
