@@ -3,8 +3,8 @@ import PlumbHAL
 extension MPU6050 {
     /// Reads every whole record in the FIFO and appends the samples.
     ///
-    /// One drain is three transfers: INT_STATUS (1 byte; first, because INT_RD_CLEAR makes any
-    /// read clear it), FIFO_COUNT (2 bytes, big-endian) and one burst of whole records from
+    /// One drain is three transfers: INT_STATUS (1 byte, which acknowledges a latched pin; first,
+    /// because on the MPU-9150 INT_RD_CLEAR makes any read clear it), FIFO_COUNT (2 bytes, big-endian) and one burst of whole records from
     /// FIFO_R_W, chunked only when the adapter is SMBus-only. Every 1 s it also reads TEMP_OUT
     /// unless the records carry the temperature.
     ///
@@ -167,7 +167,8 @@ extension MPU6050 {
     ///
     /// Once anchored, a latched pin's edges are sorted the same way: the pin rises once per
     /// INT_STATUS read, at the first sample after it, so only the edge nearest that record's time
-    /// is offered to the clock, and none when no record came since the read. A pulsed pin gives
+    /// is offered to the clock, and none when no record came since the read. (On the MPU-9150,
+    /// whose any-read acknowledge re-arms the pin during the burst, the other edges are stray.) A pulsed pin gives
     /// one edge per record, so of the edges nearest one record only the closest is offered. In a
     /// slow storm the others (stray edges, most fitting some record) moved the timeline and its
     /// period: a sawtooth of up to half a period while it lasted, and some runs a record off for
