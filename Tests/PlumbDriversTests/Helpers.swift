@@ -22,7 +22,6 @@ struct MPURig {
         }
         sensor = SimulatedSensor(model: model, profile: profile, seed: seed)
         if instantBus { sensor.bus.bitsPerSecond = nil }
-        sensor.bus.timesEachByte = true
         driver = try! MPU6050(bus: sensor.bus, address: I2CAddress(0x68), clock: sensor.clock, part: part)
     }
 

@@ -21,6 +21,9 @@ extension MPU6050 {
     /// - A failed burst may have popped part of the FIFO, so the FIFO is reset and a `.busError`
     ///   gap reported: a sample is never decoded from a misaligned record. A burst that reads as
     ///   all 0x00 or all 0xFF (the bus, not the chip) is a `.busError` gap too.
+    /// - A FIFO emptied during the burst (a brown-out) is found by the repeated byte it leaves and
+    ///   by USER_CTRL.FIFO_EN read after the burst (``readBurstAndUserControl(bytes:)``): the
+    ///   records from the one it emptied in are a `.busError` gap.
     /// - A FIFO_COUNT larger than the FIFO is a corrupted read: thrown as a bus error, nothing reset.
     /// - Throws: ``IMUError/bus(_:)`` when a register read still fails after the retries.
     public func drain(into samples: inout [IMUSample], edges: [EdgeEvent]) throws(IMUError) -> DrainResult {
@@ -72,8 +75,9 @@ extension MPU6050 {
         // Before the burst: a failure here loses nothing.
         if s.fifoEnable & Bits.fifoTemperature == 0 { try refreshTemperature(variant: v) }
 
+        let userControl: UInt8
         do {
-            fifoBuffer = try bus.readRegisters(Register.fifoData, count: records * record, autoIncrement: false, address: address)
+            (fifoBuffer, userControl) = try readBurstAndUserControl(bytes: records * record)
         } catch {
             // Part of the FIFO may have been popped: alignment is unknown, start again.
             let gap = StreamGap(reason: .busError, afterNanoseconds: lastSampleTime, detectedNanoseconds: countTime, lostSamples: records)
@@ -93,7 +97,13 @@ extension MPU6050 {
         // the burst one byte over and over. Such a record is not data (a chip's noise never puts
         // one value in every byte), and neither is anything after it: those records are lost,
         // and the FIFO is reset so that the record count and its timeline start again.
-        let valid = fifoBuffer.withUnsafeBufferPointer { Self.recordsBeforeRepeatedByte($0, records: records, recordSize: record) }
+        var valid = fifoBuffer.withUnsafeBufferPointer { Self.recordsBeforeRepeatedByte($0, records: records, recordSize: record) }
+        // A FIFO that empties inside the burst's last record leaves no record of repeats behind
+        // it: that record is part data, part repeat, and its bytes cannot tell. USER_CTRL read
+        // after the burst can: FIFO_EN still set means the chip kept its FIFO through the last
+        // byte; cleared (its power-on value, Register Map rev 4.2 §3), it lost it somewhere
+        // before, and the last record goes too (a good one when the reset came after the burst).
+        if userControl & Bits.userFIFOEnable == 0 { valid = min(valid, records - 1) }
         let decoder = FIFODecoder(settings: s, variant: v)
         fifoBuffer.withUnsafeBufferPointer { buffer in
             decoder.decode(buffer, records: valid, clock: sampleClock, firstIndex: fifoIndex,
@@ -107,6 +117,27 @@ extension MPU6050 {
             return DrainResult(sampleCount: valid, gaps: [gap])
         }
         return DrainResult(sampleCount: records)
+    }
+
+    /// Reads `bytes` from FIFO_R_W, then USER_CTRL: in one combined transfer (a repeated START
+    /// before each message, about 38 bit-times more than the burst alone) where the adapter reads
+    /// the burst in one message, else the burst in chunks and USER_CTRL in a transfer of its own.
+    /// The burst is not retried: a retry would pop more of the FIFO.
+    func readBurstAndUserControl(bytes: Int) throws(I2CError) -> (burst: [UInt8], userControl: UInt8) {
+        if bytes <= bus.maximumReadLength ?? Int.max {
+            var operations = [I2COperation.write([Register.fifoData]), .read(count: bytes),
+                              .write([Register.userControl]), .read(count: 1)]
+            try bus.transfer(&operations, address: address)
+            guard operations[1].bytes.count == bytes else {
+                throw bus.shortRead(operations[1].bytes.count, of: bytes, register: Register.fifoData, address: address)
+            }
+            guard operations[3].bytes.count == 1 else {
+                throw bus.shortRead(operations[3].bytes.count, of: 1, register: Register.userControl, address: address)
+            }
+            return (operations[1].bytes, operations[3].bytes[0])
+        }
+        let burst = try bus.readRegisters(Register.fifoData, count: bytes, autoIncrement: false, address: address)
+        return (burst, try bus.readRegister(Register.userControl, address: address))
     }
 
     /// The records before the one the FIFO emptied in: the first record whose bytes are all the
