@@ -27,11 +27,11 @@ struct BusBudgetNoticeTests {
     @Test func oneKilohertzOnAHundredKilohertzBusIsToldOnce() throws {
         let (stream, sensor) = try started(rate: 1000, watermark: 100, clock: piClock(100_000), busHertz: 100_000)
         // The MPU-6050 keeps its watermark within half the FIFO: 42 records. 23.8 drains a second of
-        // 40 + 49 + (31 + 9 × 504) + 40 and TEMP_OUT: 111 858 bit times, 112 %; at 400 kHz 28 %. At
-        // the same 23.8 wake-ups a second, 500 Hz needs 58 % and 333 Hz (14 a drain) 39 946, 40 %.
+        // 40 + 49 + (31 + 9 × 504) and TEMP_OUT: 110 906 bit times, 111 %; at 400 kHz 28 %. At the
+        // same 23.8 wake-ups a second, 500 Hz needs 57 % and 333 Hz (14 a drain) 38 994, 39 %.
         let notices = stream.takeNotices().map(\.message)
-        #expect(notices == ["simulated bus runs at 100 kHz (device tree) and the MPU-6050 at 1000 Hz needs 112 % of it "
-            + "(112 kbit/s, a FIFO read every 42 samples); above 50 % the FIFO can overflow (gaps in the stream): "
+        #expect(notices == ["simulated bus runs at 100 kHz (device tree) and the MPU-6050 at 1000 Hz needs 111 % of it "
+            + "(111 kbit/s, a FIFO read every 42 samples); above 50 % the FIFO can overflow (gaps in the stream): "
             + Self.piFix + " (then 28 %), or set imu.rate to 333 or lower"])
         // Streaming on, and starting again (as the low-energy mode does), says nothing more.
         var samples: [IMUSample] = []
@@ -57,7 +57,7 @@ struct BusBudgetNoticeTests {
         let (stream, _) = try started(rate: 1000, watermark: 16, clock: clock)
         let message = try #require(stream.takeNotices().first?.message)
         #expect(message.hasSuffix("above 50 % the FIFO can overflow (gaps in the stream): set --rate to 500 or lower"))
-        #expect(message.contains("needs 79 % of it (118 kbit/s, a FIFO read every 16 samples)"))
+        #expect(message.contains("needs 77 % of it (116 kbit/s, a FIFO read every 16 samples)"))
     }
 
     @Test func rateText() {

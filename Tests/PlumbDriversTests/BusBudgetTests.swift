@@ -35,17 +35,16 @@ struct BusBudgetTests {
         let t = try #require(imu.streamTraffic(for: IMUConfiguration(outputDataRate: 1000, fifoWatermark: 16)))
         #expect(t.outputDataRate == 1000)
         #expect(t.bytesPerSample == 12)
-        // 62.5 drains a second of INT_STATUS (40), FIFO_COUNT (49), 192 bytes from FIFO_R_W
-        // (2 + 20 + 9 × 193 = 1759) and USER_CTRL after them (40): 1888 × 62.5 = 118 000, and
-        // TEMP_OUT (49) once a second.
-        #expect(t.bitsPerSecond() == 118_049)
+        // 62.5 drains a second of INT_STATUS (40), FIFO_COUNT (49) and 192 bytes from FIFO_R_W
+        // (2 + 20 + 9 × 193 = 1759): 1848 × 62.5 = 115 500, and TEMP_OUT (49) once a second.
+        #expect(t.bitsPerSecond() == 115_549)
         // The payload alone: 12 000 bytes a second, 108 000 bit times.
         #expect(t.payloadBitsPerSecond == 108_000)
         // An SMBus-only adapter reads 32 bytes a transfer: 6 transfers, 5 × 31 bit times more a drain.
-        #expect(t.bitsPerSecond(maximumReadLength: 32) == 118_049 + 62.5 * 5 * 31)
+        #expect(t.bitsPerSecond(maximumReadLength: 32) == 115_549 + 62.5 * 5 * 31)
 
         let slow = BusBudget(traffic: t, busHertz: 100_000)
-        #expect(abs(slow.share - 1.18049) < 1e-9)
+        #expect(abs(slow.share - 1.15549) < 1e-9)
         #expect(!slow.fits)
         #expect(BusBudget(traffic: t, busHertz: 400_000).fits)
     }
@@ -55,15 +54,15 @@ struct BusBudgetTests {
         let low = try #require(mpu.streamTraffic(for: IMUConfiguration(outputDataRate: 12.5, fifoWatermark: 7, gyroscopeEnabled: false)))
         // SMPLRT_DIV = round(1000 / 12.5) − 1 = 79: 12.5 Hz, 6-byte records.
         #expect(low.bytesPerSample == 6)
-        // 12.5 / 7 drains of 40 + 49 + (2 + 20 + 9 × 43) + 40 = 538, and TEMP_OUT once a second.
-        #expect(abs(low.bitsPerSecond() - (12.5 / 7 * 538 + 49)) < 1e-9)
+        // 12.5 / 7 drains of 40 + 49 + (2 + 20 + 9 × 43) = 498, and TEMP_OUT once a second.
+        #expect(abs(low.bitsPerSecond() - (12.5 / 7 * 498 + 49)) < 1e-9)
 
         let icm = try identified("icm20602")
         let t = try #require(icm.streamTraffic(for: IMUConfiguration(outputDataRate: 1000, fifoWatermark: 16)))
         // The ICM-20602 carries the temperature in every record, so TEMP_OUT is never read.
         #expect(t.bytesPerSample == 14)
         #expect(t.periodic.isEmpty)
-        let perDrain: Double = 40 + 49 + 2 + 20 + 9 * (1 + 16 * 14) + 40
+        let perDrain: Double = 40 + 49 + 2 + 20 + 9 * (1 + 16 * 14)
         #expect(t.bitsPerSecond() == 62.5 * perDrain)
     }
 

@@ -217,8 +217,8 @@ final class StallingLine: InterruptLine {
 /// part data, part repeat. Followed by a record wholly of that byte, it is a gap, never a sample
 /// (one came out 15 m/s² off when only the records made wholly of one byte were dropped). When
 /// the FIFO empties inside the burst's last record nothing follows it and its bytes cannot tell
-/// (an ideal chip at rest reads 0x00 0x00 …): USER_CTRL read after the burst, FIFO_EN cleared by
-/// the brown-out, drops it. Before that, of these 160 resets 2 emitted such a sample on the
+/// (an ideal chip at rest reads 0x00 0x00 …), but it ends in two equal bytes: then USER_CTRL is
+/// read after the burst, and FIFO_EN cleared by the brown-out drops it. Before that, of these 160 resets 2 emitted such a sample on the
 /// MPU-6050 and 3 on the MPU-6500 (one 39 m/s² off), and the differential test (MPU-6050 at
 /// 1 kHz with early wake-ups, seed 3) one of (3256, −18248, −18248) LSB; before the
 /// repeated-byte rule, 7 of 8 resets inside a burst emitted one, up to 34 m/s² off.

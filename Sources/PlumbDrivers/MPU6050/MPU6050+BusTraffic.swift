@@ -4,8 +4,6 @@ extension MPU6050 {
     /// (12 bytes a sample with the gyroscope, 6 without, 2 more where the part requires the
     /// temperature in the FIFO); TEMP_OUT (2 bytes) once a second otherwise. The reader drains
     /// once per watermark (the family has no watermark interrupt: it sleeps until one is due).
-    /// USER_CTRL (1 byte) follows each burst, in the burst's own transfer where the adapter allows
-    /// it (counted here as a read of its own: 2 bit-times more than it costs then).
     /// `nil` before ``identify()`` or for a configuration ``apply(_:)`` would refuse.
     public func streamTraffic(for configuration: IMUConfiguration) -> StreamTraffic? {
         guard let v = variant else { return nil }
@@ -15,7 +13,7 @@ extension MPU6050 {
         return StreamTraffic(
             part: v.part, outputDataRate: s.effective.outputDataRate, samplesPerDrain: s.effective.fifoWatermark,
             bytesPerSample: Double(s.recordSize), fifoReadUnit: 1,
-            perDrain: [.registerRead(1), .registerRead(2), .registerRead(1)],
+            perDrain: [.registerRead(1), .registerRead(2)],
             periodic: temperatureInFIFO ? [] : [.init(.registerRead(2), perSecond: 1)])
     }
 }

@@ -4,9 +4,10 @@ extension MPU6050 {
     /// Reads every whole record in the FIFO and appends the samples.
     ///
     /// One drain is three transfers: INT_STATUS (1 byte, which acknowledges a latched pin; first,
-    /// because on the MPU-9150 INT_RD_CLEAR makes any read clear it), FIFO_COUNT (2 bytes, big-endian) and one burst of whole records from
-    /// FIFO_R_W, chunked only when the adapter is SMBus-only. Every 1 s it also reads TEMP_OUT
-    /// unless the records carry the temperature.
+    /// because on the MPU-9150 INT_RD_CLEAR makes any read clear it), FIFO_COUNT (2 bytes,
+    /// big-endian) and one burst of whole records from FIFO_R_W, chunked only when the adapter is
+    /// SMBus-only; a fourth, USER_CTRL, only after a burst whose last record ends in two equal
+    /// bytes (see below). Every 1 s it also reads TEMP_OUT unless the records carry the temperature.
     ///
     /// - Overflow, judged by FIFO_COUNT alone as Linux `inv_mpu_ring.c` does: a FIFO with room
     ///   for fewer than three more records is reset and a `.fifoOverflow` gap reported; its content
@@ -21,9 +22,9 @@ extension MPU6050 {
     /// - A failed burst may have popped part of the FIFO, so the FIFO is reset and a `.busError`
     ///   gap reported: a sample is never decoded from a misaligned record. A burst that reads as
     ///   all 0x00 or all 0xFF (the bus, not the chip) is a `.busError` gap too.
-    /// - A FIFO emptied during the burst (a brown-out) is found by the repeated byte it leaves and
-    ///   by USER_CTRL.FIFO_EN read after the burst (``readBurstAndUserControl(bytes:)``): the
-    ///   records from the one it emptied in are a `.busError` gap.
+    /// - A FIFO emptied during the burst (a brown-out) is found by the repeated byte it leaves and,
+    ///   when the last record ends in two equal bytes, by USER_CTRL.FIFO_EN read after the burst
+    ///   (``fifoKeptThroughBurst()``): the records from the one it emptied in are a `.busError` gap.
     /// - A FIFO_COUNT larger than the FIFO is a corrupted read: thrown as a bus error, nothing reset.
     /// - Throws: ``IMUError/bus(_:)`` when a register read still fails after the retries.
     public func drain(into samples: inout [IMUSample], edges: [EdgeEvent]) throws(IMUError) -> DrainResult {
@@ -75,9 +76,8 @@ extension MPU6050 {
         // Before the burst: a failure here loses nothing.
         if s.fifoEnable & Bits.fifoTemperature == 0 { try refreshTemperature(variant: v) }
 
-        let userControl: UInt8
         do {
-            (fifoBuffer, userControl) = try readBurstAndUserControl(bytes: records * record)
+            fifoBuffer = try bus.readRegisters(Register.fifoData, count: records * record, autoIncrement: false, address: address)
         } catch {
             // Part of the FIFO may have been popped: alignment is unknown, start again.
             let gap = StreamGap(reason: .busError, afterNanoseconds: lastSampleTime, detectedNanoseconds: countTime, lostSamples: records)
@@ -99,11 +99,11 @@ extension MPU6050 {
         // and the FIFO is reset so that the record count and its timeline start again.
         var valid = fifoBuffer.withUnsafeBufferPointer { Self.recordsBeforeRepeatedByte($0, records: records, recordSize: record) }
         // A FIFO that empties inside the burst's last record leaves no record of repeats behind
-        // it: that record is part data, part repeat, and its bytes cannot tell. USER_CTRL read
-        // after the burst can: FIFO_EN still set means the chip kept its FIFO through the last
-        // byte; cleared (its power-on value, Register Map rev 4.2 §3), it lost it somewhere
-        // before, and the last record goes too (a good one when the reset came after the burst).
-        if userControl & Bits.userFIFOEnable == 0 { valid = min(valid, records - 1) }
+        // it: that record is part data, part repeat, and its bytes cannot tell. It then ends in
+        // two equal bytes, so only such a burst (about 1 in 256 with a chip's noise) asks the chip.
+        if valid == records, fifoBuffer[records * record - 1] == fifoBuffer[records * record - 2], !fifoKeptThroughBurst() {
+            valid = records - 1
+        }
         let decoder = FIFODecoder(settings: s, variant: v)
         fifoBuffer.withUnsafeBufferPointer { buffer in
             decoder.decode(buffer, records: valid, clock: sampleClock, firstIndex: fifoIndex,
@@ -119,25 +119,20 @@ extension MPU6050 {
         return DrainResult(sampleCount: records)
     }
 
-    /// Reads `bytes` from FIFO_R_W, then USER_CTRL: in one combined transfer (a repeated START
-    /// before each message, about 38 bit-times more than the burst alone) where the adapter reads
-    /// the burst in one message, else the burst in chunks and USER_CTRL in a transfer of its own.
-    /// The burst is not retried: a retry would pop more of the FIFO.
-    func readBurstAndUserControl(bytes: Int) throws(I2CError) -> (burst: [UInt8], userControl: UInt8) {
-        if bytes <= bus.maximumReadLength ?? Int.max {
-            var operations = [I2COperation.write([Register.fifoData]), .read(count: bytes),
-                              .write([Register.userControl]), .read(count: 1)]
-            try bus.transfer(&operations, address: address)
-            guard operations[1].bytes.count == bytes else {
-                throw bus.shortRead(operations[1].bytes.count, of: bytes, register: Register.fifoData, address: address)
-            }
-            guard operations[3].bytes.count == 1 else {
-                throw bus.shortRead(operations[3].bytes.count, of: 1, register: Register.userControl, address: address)
-            }
-            return (operations[1].bytes, operations[3].bytes[0])
+    /// Whether the chip still has its FIFO after a burst: USER_CTRL.FIFO_EN, set while streaming,
+    /// is cleared by a brown-out (its reset value is 0x00: Register Map rev 4.2 §3 gives every
+    /// register but PWR_MGMT_1 and WHO_AM_I that value), and only a brown-out empties the FIFO between FIFO_COUNT and the
+    /// end of the burst (the driver resets it only between transfers). Set: the burst's last
+    /// record is data. Cleared: the FIFO was lost before this read, maybe inside that record (a
+    /// good record is dropped when the brown-out came after the burst; the next drain finds the
+    /// chip reset). A read that fails after its retries cannot tell, and counts as lost: one
+    /// record in the gap rather than a sample that may be part repeat.
+    func fifoKeptThroughBurst() -> Bool {
+        do {
+            return try readRegister(Register.userControl) & Bits.userFIFOEnable != 0
+        } catch {
+            return false
         }
-        let burst = try bus.readRegisters(Register.fifoData, count: bytes, autoIncrement: false, address: address)
-        return (burst, try bus.readRegister(Register.userControl, address: address))
     }
 
     /// The records before the one the FIFO emptied in: the first record whose bytes are all the
