@@ -45,9 +45,9 @@ public final class EmulatedI2CBus: I2CBus {
     /// never falls and gives no new edge. Handled at its start, the same burst empties the FIFO
     /// at once and the pin rises again during it: a fresh edge the real chip does not give
     /// (ReaderStallTests), and a watermark read past the end of the FIFO gets the words written
-    /// during it behind the zeros (StrayEdgeTests). Off by default because the simulator's figures
-    /// and the MPU tests were measured without it (a few MPU timing tests read a register latched
-    /// a few bits into its transfer where they expect its start); the LSM6DS test rigs turn it on.
+    /// during it behind the zeros (StrayEdgeTests). Off by default, for tests that build a bus of
+    /// their own and count on each transfer happening at its start; ``SimulatedSensor`` (every
+    /// test rig, `--simulate`, `plumb bench`, the evaluations and soaks) turns it on.
     public var timesEachByte = false
     /// How long a stuck bus holds a transfer before the adapter gives up, in nanoseconds.
     /// Default 25 ms.

@@ -84,6 +84,9 @@ public final class SimulatedSensor {
         self.model = model
         clock = VirtualClock(startNanoseconds: startNanoseconds)
         bus = EmulatedI2CBus(path: "simulated bus", clock: clock, seed: seed &+ 100)
+        // Byte by byte, as on the wire: the chip samples on during a FIFO burst (its pins move,
+        // its FIFO grows, a brown-out can land inside it), which the drivers must cope with.
+        bus.timesEachByte = true
         line = SimulatedInterruptLine(name: "simulated INT line", clock: clock, seed: seed &+ 200)
         let chip = model.make(seed)
         chip.profile = profile

@@ -136,7 +136,7 @@ private let allKeys = MPU6050.variants.map(\.key)
         #expect(r[0x1A] == 0x03)  // DLPF_CFG 3: 42 Hz, the widest not above 50 Hz
         #expect(r[0x1B] == 0x08)  // FS_SEL 1: ±500 °/s
         #expect(r[0x1C] == 0x08)  // AFS_SEL 1: ±4 g
-        #expect(r[0x37] == 0xF0)  // active low, open drain, latched, clear on any read
+        #expect(r[0x37] == 0xE0)  // active low, open drain, latched, cleared by reading INT_STATUS
         #expect(r[0x38] == 0x01)  // DATA_RDY_EN only, as Linux: FIFO_OFLOW_INT is stuck at 1 on some parts
         #expect(r[0x23] == 0x78)  // FIFO: accel + gyro x/y/z
         #expect(r[0x6A] == 0x40)  // USER_CTRL.FIFO_EN
@@ -155,7 +155,7 @@ private let allKeys = MPU6050.variants.map(\.key)
         #expect(r[0x1B] == 0x18)
         #expect(r[0x1C] == 0x18)
         #expect(r[0x1D] == 0x01)  // ACCEL_CONFIG_2: the same filter code
-        #expect(r[0x37] == 0x30)
+        #expect(r[0x37] == 0x20)  // latched, cleared by reading INT_STATUS (INT_RD_CLEAR only on the MPU-9150)
         #expect(effective.outputDataRate == 1000)
         #expect(effective.fifoWatermark == 16)
     }
@@ -165,6 +165,16 @@ private let allKeys = MPU6050.variants.map(\.key)
         let s = try MPU6050.settings(for: IMUConfiguration(outputDataRate: requested), variant: MPU6050.variants[0])
         #expect(s.sampleRateDivider == UInt8(divider))
         #expect(abs(s.effective.outputDataRate - actual) < 1e-9)
+    }
+
+    /// INT_RD_CLEAR (any read acknowledges) only on the MPU-9150, as Linux `inv_mpu_core_probe`:
+    /// elsewhere each byte of a FIFO burst would clear a latched pin and each sample during the
+    /// burst raise it again (IMUStreamPinModeTests, latched: 464 edges for 155 drains).
+    @Test(arguments: MPU6050.variants.map(\.key))
+    func anyReadAcknowledgesOnlyOnTheMPU9150(key: String) throws {
+        let v = try #require(MPU6050.variant(named: key))
+        let s = try MPU6050.settings(for: IMUConfiguration(), variant: v)
+        #expect(s.interruptPinConfig & MPU6050.Bits.intReadClear == (key == "mpu9150" ? MPU6050.Bits.intReadClear : 0), "\(key)")
     }
 
     @Test func refusesImpossibleSettings() {

@@ -115,7 +115,11 @@ func runStream(_ rig: MPURig, profile: MotionProfile, config: IMUConfiguration, 
         var check = TruthCheck(rig: rig, profile: profile, config: config)
         var gaps: [StreamGap] = []
         let stream = try runStream(rig, profile: profile, config: config, seconds: 5, check: &check, gaps: &gaps)
-        #expect(gaps.map(\.reason) == [.chipReset])
+        // One reset, found and reported once. The brown-out at 3 s falls inside a FIFO burst (the
+        // bus runs byte by byte, as the wire does), so that burst's tail reads the emptied FIFO:
+        // those records are a `.busError` gap of their own, as in BrownOutMidBurstTests.
+        #expect(gaps.filter { $0.reason == .chipReset }.count == 1, "\(gaps)")
+        #expect(gaps.allSatisfy { $0.reason == .chipReset || $0.reason == .busError } && gaps.count <= 2, "\(gaps)")
         #expect(stream.statistics.reinitialisations == 1)
         #expect(stream.takeNotices().map(\.message) == [
             "the MPU-6050 at 0x68 on simulated bus lost its configuration (a reset or brown-out); re-initialising (if this repeats, check the sensor's supply)"])

@@ -114,6 +114,9 @@ enum BenchDrivers {
         try driver.apply(IMUConfiguration(outputDataRate: rate, fifoWatermark: 1))
         let address = I2CAddress(UInt8(0x68))
         try sensor.bus.writeRegister(MPU6050.Register.intEnable, MPU6050.Bits.dataReady, address: address)
+        // A latched pin that the data read itself acknowledges (INT_RD_CLEAR): the driver sets
+        // that bit on the MPU-9150 only, and without it nothing here would clear the pin.
+        try sensor.bus.writeRegister(MPU6050.Register.intPinConfig, MPU6050.Bits.intLatch | MPU6050.Bits.intReadClear, address: address)
         sensor.bus.resetCounters()
         let start = sensor.clock.nowNanoseconds
         let end = start + UInt64(seconds * 1e9)

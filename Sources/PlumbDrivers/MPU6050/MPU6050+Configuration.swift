@@ -89,7 +89,7 @@ extension MPU6050 {
         let accel = accelerometerRanges.first { $0.g >= configuration.accelerometerRange } ?? accelerometerRanges.last!
         let gyro = gyroscopeRanges.first { $0.degreesPerSecond >= configuration.gyroscopeRange } ?? gyroscopeRanges.last!
 
-        var pin: UInt8 = Bits.intReadClear
+        var pin: UInt8 = variant.acknowledgesOnAnyRead ? Bits.intReadClear : 0
         if configuration.interrupt.level == .activeLow { pin |= Bits.intActiveLow }
         if configuration.interrupt.drive == .openDrain { pin |= Bits.intOpenDrain }
         if configuration.interrupt.mode == .latched { pin |= Bits.intLatch }

@@ -3,10 +3,11 @@ import PlumbHAL
 extension MPU6050 {
     /// Reads every whole record in the FIFO and appends the samples.
     ///
-    /// One drain is three transfers: INT_STATUS (1 byte; first, because INT_RD_CLEAR makes any
-    /// read clear it), FIFO_COUNT (2 bytes, big-endian) and one burst of whole records from
-    /// FIFO_R_W, chunked only when the adapter is SMBus-only. Every 1 s it also reads TEMP_OUT
-    /// unless the records carry the temperature.
+    /// One drain is three transfers: INT_STATUS (1 byte, which acknowledges a latched pin; first,
+    /// because on the MPU-9150 INT_RD_CLEAR makes any read clear it), FIFO_COUNT (2 bytes,
+    /// big-endian) and one burst of whole records from FIFO_R_W, chunked only when the adapter is
+    /// SMBus-only; a fourth, USER_CTRL, only after a burst whose last record ends in two equal
+    /// bytes (see below). Every 1 s it also reads TEMP_OUT unless the records carry the temperature.
     ///
     /// - Overflow, judged by FIFO_COUNT alone as Linux `inv_mpu_ring.c` does: a FIFO with room
     ///   for fewer than three more records is reset and a `.fifoOverflow` gap reported; its content
@@ -21,6 +22,9 @@ extension MPU6050 {
     /// - A failed burst may have popped part of the FIFO, so the FIFO is reset and a `.busError`
     ///   gap reported: a sample is never decoded from a misaligned record. A burst that reads as
     ///   all 0x00 or all 0xFF (the bus, not the chip) is a `.busError` gap too.
+    /// - A FIFO emptied during the burst (a brown-out) is found by the repeated byte it leaves and,
+    ///   when the last record ends in two equal bytes, by USER_CTRL.FIFO_EN read after the burst
+    ///   (``fifoKeptThroughBurst()``): the records from the one it emptied in are a `.busError` gap.
     /// - A FIFO_COUNT larger than the FIFO is a corrupted read: thrown as a bus error, nothing reset.
     /// - Throws: ``IMUError/bus(_:)`` when a register read still fails after the retries.
     public func drain(into samples: inout [IMUSample], edges: [EdgeEvent]) throws(IMUError) -> DrainResult {
@@ -93,7 +97,13 @@ extension MPU6050 {
         // the burst one byte over and over. Such a record is not data (a chip's noise never puts
         // one value in every byte), and neither is anything after it: those records are lost,
         // and the FIFO is reset so that the record count and its timeline start again.
-        let valid = fifoBuffer.withUnsafeBufferPointer { Self.recordsBeforeRepeatedByte($0, records: records, recordSize: record) }
+        var valid = fifoBuffer.withUnsafeBufferPointer { Self.recordsBeforeRepeatedByte($0, records: records, recordSize: record) }
+        // A FIFO that empties inside the burst's last record leaves no record of repeats behind
+        // it: that record is part data, part repeat, and its bytes cannot tell. It then ends in
+        // two equal bytes, so only such a burst (about 1 in 256 with a chip's noise) asks the chip.
+        if valid == records, fifoBuffer[records * record - 1] == fifoBuffer[records * record - 2], !fifoKeptThroughBurst() {
+            valid = records - 1
+        }
         let decoder = FIFODecoder(settings: s, variant: v)
         fifoBuffer.withUnsafeBufferPointer { buffer in
             decoder.decode(buffer, records: valid, clock: sampleClock, firstIndex: fifoIndex,
@@ -107,6 +117,22 @@ extension MPU6050 {
             return DrainResult(sampleCount: valid, gaps: [gap])
         }
         return DrainResult(sampleCount: records)
+    }
+
+    /// Whether the chip still has its FIFO after a burst: USER_CTRL.FIFO_EN, set while streaming,
+    /// is cleared by a brown-out (its reset value is 0x00: Register Map rev 4.2 §3 gives every
+    /// register but PWR_MGMT_1 and WHO_AM_I that value), and only a brown-out empties the FIFO between FIFO_COUNT and the
+    /// end of the burst (the driver resets it only between transfers). Set: the burst's last
+    /// record is data. Cleared: the FIFO was lost before this read, maybe inside that record (a
+    /// good record is dropped when the brown-out came after the burst; the next drain finds the
+    /// chip reset). A read that fails after its retries cannot tell, and counts as lost: one
+    /// record in the gap rather than a sample that may be part repeat.
+    func fifoKeptThroughBurst() -> Bool {
+        do {
+            return try readRegister(Register.userControl) & Bits.userFIFOEnable != 0
+        } catch {
+            return false
+        }
     }
 
     /// The records before the one the FIFO emptied in: the first record whose bytes are all the
@@ -167,7 +193,8 @@ extension MPU6050 {
     ///
     /// Once anchored, a latched pin's edges are sorted the same way: the pin rises once per
     /// INT_STATUS read, at the first sample after it, so only the edge nearest that record's time
-    /// is offered to the clock, and none when no record came since the read. A pulsed pin gives
+    /// is offered to the clock, and none when no record came since the read. (On the MPU-9150,
+    /// whose any-read acknowledge re-arms the pin during the burst, the other edges are stray.) A pulsed pin gives
     /// one edge per record, so of the edges nearest one record only the closest is offered. In a
     /// slow storm the others (stray edges, most fitting some record) moved the timeline and its
     /// period: a sawtooth of up to half a period while it lasted, and some runs a record off for
