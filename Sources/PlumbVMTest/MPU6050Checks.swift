@@ -48,7 +48,7 @@ extension VMChecks {
             let config = try bus.readRegisters(0x19, count: 4, address: a)
             try require(config == [0x09, 0x03, 0x08, 0x08], "SMPLRT_DIV..ACCEL_CONFIG = \(config.map(hexByte)), expected 0x09 0x03 0x08 0x08")
             let pin = try bus.readRegisters(0x37, count: 2, address: a)
-            try require(pin == [0x30, 0x01], "INT_PIN_CFG, INT_ENABLE = \(pin.map(hexByte)), expected 0x30 0x01")
+            try require(pin == [0x20, 0x01], "INT_PIN_CFG, INT_ENABLE = \(pin.map(hexByte)), expected 0x20 0x01 (LATCH_INT_EN; INT_RD_CLEAR only on the MPU-9150)")
             try require(try bus.readRegister(0x23, address: a) == 0x78, "FIFO_EN is not accel + gyro")
             let power = try bus.readRegisters(0x6A, count: 2, address: a)
             try require(power == [0x40, 0x01], "USER_CTRL, PWR_MGMT_1 = \(power.map(hexByte)), expected 0x40 0x01")
