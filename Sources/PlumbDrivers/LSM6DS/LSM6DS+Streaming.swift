@@ -224,7 +224,7 @@ extension LSM6DS {
         }
     }
 
-    /// Status reads one drain adds to catch up (``fifoMayHoldThreshold()``). A burst pops the FIFO
+    /// Status reads one drain adds to catch up (``fifoMayHoldThreshold(lastSample:periodNanoseconds:)``). A burst pops the FIFO
     /// faster than 400 kHz lets a 1666 Hz chip fill it (a 7-byte word in 158 µs against 2 words
     /// per 600 µs: about half as many words arrive as are read), so each read leaves about half the
     /// last: a full LSM6DSO FIFO (512 words) is below a 16-sample threshold after five. Bounded, so
