@@ -224,7 +224,7 @@ extension LSM6DS {
         }
     }
 
-    /// Status reads one drain adds to catch up (``fifoMayHoldThreshold()``). A burst pops the FIFO
+    /// Status reads one drain adds to catch up (``fifoMayHoldThreshold(lastSample:periodNanoseconds:)``). A burst pops the FIFO
     /// faster than 400 kHz lets a 1666 Hz chip fill it (a 7-byte word in 158 µs against 2 words
     /// per 600 µs: about half as many words arrive as are read), so each read leaves about half the
     /// last: a full LSM6DSO FIFO (512 words) is below a 16-sample threshold after five. Bounded, so
@@ -581,8 +581,9 @@ extension LSM6DS {
         // The words of an incomplete instant stay, and what came after the status read.
         fill = FIFOFill(fromNanoseconds: statusTime, words: count - wordsToRead, afterBurst: true)
         words.removeAll(keepingCapacity: true)
+        let firstSlot = patternSlot
         do {
-            let next = try pattern.decode(fifoBytes, range: 0..<bytes, position: position, slot: patternSlot, into: &words)
+            let next = try pattern.decode(fifoBytes, range: 0..<bytes, position: position, slot: firstSlot, into: &words)
             patternPosition = next.position
             patternSlot = next.slot
         } catch {
@@ -598,24 +599,40 @@ extension LSM6DS {
         }
         // A reset in the middle of the burst (a brown-out): the chip's FIFO is gone and the rest
         // of the burst reads 0x00. Two or more whole data sets of zeros at its end, or an
-        // accelerometer set of zeros as its last (exactly 0 LSB on every axis: no chip at work
-        // reads that, the accelerometer always has gravity or noise), are not samples: they
-        // are lost, with the set before them, and the timeline re-anchors after them. The
-        // stream's read-back finds the reset.
+        // accelerometer or timestamp set of zeros as its last (exactly 0 LSB on every axis: no
+        // chip at work reads that, the accelerometer always has gravity or noise; a counter of
+        // exactly 0, which the 24-bit counter reads for one 25 µs tick in 419 s), are not
+        // samples: they are lost, with the set before them, and the timeline re-anchors after
+        // them. The stream's read-back finds the reset.
         // (Found with EmulatedI2CBus.timesEachByte: an LSM6DS3TR-C brown-out emitted 9 zero samples.)
+        //
+        // The sets are dropped in the FIFO's order, by decoding again only those before them:
+        // `words` is not in that order (the timestamp word goes ahead of its instant's sensor
+        // words), and dropping its last words kept a zeroed timestamp set at the tail in place of
+        // the instant's good sets. Taken as the counter, its 0 timed the samples held since a
+        // loss by the slots since the loss alone, and every later timestamp set looked hours
+        // ahead of it: no sample until a restart (PatternZeroTailTests).
         let set = PatternFIFO.setLength
+        let sets = bytes / set
         var zeroSets = 0
-        while zeroSets < words.count,
+        while zeroSets < sets,
               fifoBytes[(bytes - (zeroSets + 1) * set)..<(bytes - zeroSets * set)].allSatisfy({ $0 == 0 }) {
             zeroSets += 1
         }
-        let zeroAccelerometerLast: Bool = if zeroSets == 1, let last = words.last, case .accelerometer = last.entry { true } else { false }
-        if zeroSets >= 2 || zeroAccelerometerLast {
+        let lastSet = pattern.locate((position + wordsToRead - 3) % pattern.wordsPerPattern).map { pattern.instants[$0.instant][$0.set] }
+        if zeroSets >= 2 || zeroSets == 1 && lastSet.map({ $0 != .gyroscope }) == true {
             // The set before the zeros may hold the reset's boundary (its first bytes read, the
-            // rest zeros: an accelerometer of (x, 0, 0)); it goes with them.
-            let dropped = min(words.count, zeroSets + 1)
-            a.lostSlots += words.suffix(dropped).reduce(0) { n, w in if case .accelerometer = w.entry { n + 1 } else { n } }
-            words.removeLast(dropped)
+            // rest zeros: an accelerometer of (x, 0, 0), a counter missing its low byte); it goes with them.
+            func accelerometers(_ w: [FIFOWord]) -> Int { w.reduce(0) { n, w in if case .accelerometer = w.entry { n + 1 } else { n } } }
+            let decoded = accelerometers(words)
+            words.removeAll(keepingCapacity: true)
+            let kept = max(0, sets - zeroSets - 1)
+            do {
+                _ = try pattern.decode(fifoBytes, range: 0..<kept * set, position: position, slot: firstSlot, into: &words)
+            } catch {
+                throw .unsupported("LSM6DS FIFO: \(error)")
+            }
+            a.lostSlots += decoded - accelerometers(words)
             a.lostSlots += a.consume(words, into: &samples)
             a.markDiscontinuity()
             return overflow

@@ -103,7 +103,7 @@ public final class LSM6DS: IMU {
     public internal(set) var statusDrains = 0
     public internal(set) var watermarkDrains = 0
     /// Status reads a drain added because its burst may have left the threshold's words behind
-    /// (``fifoMayHoldThreshold()``); on the tagged FIFO counted in ``statusDrains`` too.
+    /// (``fifoMayHoldThreshold(lastSample:periodNanoseconds:)``); on the tagged FIFO counted in ``statusDrains`` too.
     public internal(set) var catchUpReads = 0
     /// Whether a drain reads the status again when the FIFO may still hold its threshold after the
     /// burst (see ``drain(into:edges:)``). Default on; off only for a register file that is not a
