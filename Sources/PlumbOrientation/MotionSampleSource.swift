@@ -67,6 +67,15 @@ public enum MotionSourceError: Error, Sendable, Equatable, CustomStringConvertib
         case .other(let s): s
         }
     }
+
+    /// The I2C failure behind this error, directly or through the driver; `nil` for any other.
+    public var busError: I2CError? {
+        switch self {
+        case .bus(let e): e
+        case .imu(.bus(let e)): e
+        default: nil
+        }
+    }
 }
 
 /// A recording played back as a sensor source in virtual time, as fast as the reader takes it.

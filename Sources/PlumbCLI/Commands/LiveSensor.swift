@@ -135,11 +135,7 @@ enum LiveSensor {
     /// another one, so the fix can name it, as `plumb read` does.
     static func failure(_ error: MotionSourceError, found: Found,
                         probe: (() -> [ProbeFinding])? = nil) -> CLIError {
-        let bus: I2CError? = switch error {
-        case .bus(let e): e
-        case .imu(.bus(let e)): e
-        default: nil
-        }
+        let bus = error.busError
         if let bus, bus.kind == .noAcknowledge {
             if let elsewhere = (probe ?? { probeBus(found.busPath) })().first(where: { $0.family != nil && $0.address != found.address }) {
                 return .failure("nothing answers at \(found.address) on \(found.busPath), but \(elsewhere.part ?? "an IMU") answers at \(elsewhere.address)",

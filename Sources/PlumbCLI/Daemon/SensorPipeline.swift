@@ -49,9 +49,8 @@ final class SensorPipeline: DaemonPipeline {
     let source: any MotionSampleSource
     let outputs: [any DaemonOutput]
     let summary: String
-    /// The interface orientations the outputs may take; others leave the interface as it is.
-    let allowedInterfaces: Set<InterfaceOrientation>
-    /// The same in the configuration's order: the log line shows the interface through
+    /// The interface orientations the outputs may take, in the configuration's order; others
+    /// leave the interface as it is. The log line shows the interface through
     /// ``DaemonFactory/shownInterface(_:allowed:)`` (never one outside them), while the outputs
     /// get the session's own (portrait until an allowed face is seen, which they ignore when not allowed).
     let listedInterfaces: [InterfaceOrientation]
@@ -94,7 +93,6 @@ final class SensorPipeline: DaemonPipeline {
         lowEnergy = energy.startsLow
         self.source = source
         self.outputs = outputs
-        self.allowedInterfaces = allowedInterfaces
         self.listedInterfaces = listedInterfaces ?? InterfaceOrientation.allCases.filter(allowedInterfaces.contains)
         self.correct = correct
         self.pacing = pacing
@@ -153,7 +151,7 @@ final class SensorPipeline: DaemonPipeline {
         for index in samples.indices {
             if let correct { correct(&samples[index]) }
             guard let device = orientation.process(samples[index]) else { continue }
-            if let next = device.interfaceOrientation, allowedInterfaces.contains(next) { interface = next }
+            if let next = device.interfaceOrientation, listedInterfaces.contains(next) { interface = next }
             events.append(.orientationChanged(device, interface: DaemonFactory.shownInterface(interface, allowed: listedInterfaces)))
             for output in outputs { try output.orientationChanged(device, interface: interface) }
         }
@@ -256,12 +254,7 @@ final class SensorPipeline: DaemonPipeline {
     /// explanation): the wiring when nothing acknowledged its address (ENXIO), else a check with
     /// the sensor tools.
     static func stopFix(_ error: MotionSourceError) -> String {
-        let bus: I2CError? = switch error {
-        case .bus(let e): e
-        case .imu(.bus(let e)): e
-        default: nil
-        }
-        if let bus, bus.kind == .noAcknowledge {
+        if error.busError?.kind == .noAcknowledge {
             return I2CHelp.wiringFix + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb)."
         }
         return "Check the IMU with 'plumb probe' and 'plumb read'; then restart plumb (systemctl restart plumb)."
