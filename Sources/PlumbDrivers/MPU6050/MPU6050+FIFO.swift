@@ -127,12 +127,16 @@ extension MPU6050 {
     /// good record is dropped when the brown-out came after the burst; the next drain finds the
     /// chip reset). A read that fails after its retries cannot tell, and counts as lost: one
     /// record in the gap rather than a sample that may be part repeat.
+    ///
+    /// A chip streaming on what it reads back (``acceptReadBack()``: a clone, a stuck bit) whose
+    /// USER_CTRL then read FIFO_EN clear cannot tell either, but every time: the record is kept.
+    /// Judged lost, each such burst (gyro z at 0 or −1 LSB, common at rest, ends a record in two
+    /// equal bytes) cost a good record, a bus-error gap and a FIFO reset.
     func fifoKeptThroughBurst() -> Bool {
-        do {
-            return try readRegister(Register.userControl) & Bits.userFIFOEnable != 0
-        } catch {
-            return false
-        }
+        let user: UInt8
+        do { user = try readRegister(Register.userControl) } catch { return false }
+        if let accepted = acceptedUserControl, accepted & Bits.userFIFOEnable == 0 { return true }
+        return user & Bits.userFIFOEnable != 0
     }
 
     /// The records before the one the FIFO emptied in: the first record whose bytes are all the
