@@ -100,7 +100,9 @@ extension MPU6050 {
         var valid = fifoBuffer.withUnsafeBufferPointer { Self.recordsBeforeRepeatedByte($0, records: records, recordSize: record) }
         // A FIFO that empties inside the burst's last record leaves no record of repeats behind
         // it: that record is part data, part repeat, and its bytes cannot tell. It then ends in
-        // two equal bytes, so only such a burst (about 1 in 256 with a chip's noise) asks the chip.
+        // two equal bytes, so only such a burst asks the chip: about 1 in 256 while the last word
+        // wanders, but far more often at rest when it sits near zero (gyro z at 0 or −1 LSB after
+        // the offset registers take out its bias: 00 00, FF FF), up to a read a drain.
         if valid == records, fifoBuffer[records * record - 1] == fifoBuffer[records * record - 2], !fifoKeptThroughBurst() {
             valid = records - 1
         }
