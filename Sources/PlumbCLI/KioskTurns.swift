@@ -60,18 +60,25 @@ final class KioskTurns {
     /// pending and the last try failed.
     var isFailing: Bool { controller.failuresInARow > 0 && controller.pending != nil }
 
-    /// Whether an upright face has settled since the start, counting `device` (call with each
-    /// device orientation before passing its interface on). Until then the interface orientation
-    /// is only the session's portrait start (MotionOrientation's, as iOS's), not the device's: a
-    /// kiosk started lying face up or down, or before any face settled, leaves the screen as the
-    /// desktop or the last run left it. Before, it turned the screen to portrait after the
-    /// hold-off (a landscape kiosk restarted on a table turned to portrait), or with portrait
-    /// not allowed printed "portrait: not in --allow" for a device that was not in portrait.
-    func uprightSeen(_ device: DeviceOrientation) -> Bool {
-        if device.interfaceOrientation != nil { sawUpright = true }
-        return sawUpright
+    /// What to pass on to the controller for `device` (call with each device orientation and the
+    /// session's interface orientation): `session` once a face the controller allows has settled
+    /// since the start; before that the device's own upright face (which the controller ignores,
+    /// saying so), and nothing for face up, face down or unknown.
+    ///
+    /// Until an allowed face settles, the session's interface orientation is only its portrait
+    /// start (MotionOrientation's, as iOS's; the session moves it only to allowed faces), not the
+    /// device's: a kiosk started lying face up or down, or before any face settled, leaves the
+    /// screen as the desktop or the last run left it. Before, it turned the screen to portrait
+    /// after the hold-off (a landscape kiosk restarted on a table turned to portrait), or with
+    /// portrait not allowed printed "portrait: not in --allow" for a device that was not in
+    /// portrait; and gated on any upright face, a kiosk started upside down with
+    /// portraitUpsideDown not allowed still turned to that portrait start, upside down to its
+    /// viewer.
+    func interface(for device: DeviceOrientation, session: InterfaceOrientation) -> InterfaceOrientation? {
+        if let own = device.interfaceOrientation, controller.settings.allowed.contains(own) { sawAllowed = true }
+        return sawAllowed ? session : device.interfaceOrientation
     }
-    private var sawUpright = false
+    private var sawAllowed = false
 
     /// Passes the interface orientation on to the controller.
     func observe(_ orientation: InterfaceOrientation, at now: UInt64) {

@@ -396,12 +396,13 @@ private final class RestartingScreenRunner: RotationActionRunner {
     let g = 9.80665
 
     /// The daemon's pipeline from `source` to a wlr-randr kiosk on `output` (hold-off 0.5 s).
-    func kioskPipeline(_ source: RecordingSource, runner: any RotationActionRunner, output: String) throws -> (KioskDaemonOutput, SensorPipeline) {
+    func kioskPipeline(_ source: RecordingSource, runner: any RotationActionRunner, output: String,
+                       allowed: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases)) throws -> (KioskDaemonOutput, SensorPipeline) {
         let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: output),
-                                      settings: KioskController.Settings(holdOff: 500_000_000), runner: runner, clock: source.clock)
+                                      settings: KioskController.Settings(holdOff: 500_000_000, allowed: allowed), runner: runner, clock: source.clock)
         let pipeline = try SensorPipeline(
             source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
-            outputs: [kiosk], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+            outputs: [kiosk], allowedInterfaces: allowed, describe: { _ in "" })
         return (kiosk, pipeline)
     }
 
@@ -458,6 +459,29 @@ private final class RestartingScreenRunner: RotationActionRunner {
         _ = try run(flatPipeline)
         try flatPipeline.shutdown()
         #expect(untouched.actions == [])
+    }
+
+    /// Standing first in an upright face the configuration does not allow (upside down, with
+    /// portraitUpsideDown left out), the session's interface is still only its portrait start:
+    /// the screen is left as it is, and the log names the face the board is in, until an allowed
+    /// face settles. (The upright-face gate alone let the portrait start through here.)
+    @Test func aKioskStartedInAFaceNotAllowedLeavesTheScreenUntilAnAllowedFace() throws {
+        let allowed: Set<InterfaceOrientation> = [.portrait, .landscapeLeft, .landscapeRight]
+        let upsideDown = RecordingSource(recording: recording([SIMD3(0, -g, 0)]), name: "recording")
+        let untouched = RecordingRunner()
+        let (_, pipeline) = try kioskPipeline(upsideDown, runner: untouched, output: "HDMI-A-1", allowed: allowed)
+        let events = try run(pipeline).filter { $0.message.hasPrefix("kiosk:") }.map(\.message)
+        try pipeline.shutdown()
+        #expect(untouched.actions == [])
+        #expect(events == ["kiosk: portraitUpsideDown is not in orientation.interfaceOrientations; the screen stays"])
+
+        // Then on its long edge: that turn only.
+        let turned = RecordingSource(recording: recording([SIMD3(0, -g, 0), SIMD3(g, 0, 0)]), name: "recording")
+        let runner = RecordingRunner()
+        let (_, turning) = try kioskPipeline(turned, runner: runner, output: "HDMI-A-1", allowed: allowed)
+        _ = try run(turning)
+        #expect(runner.actions == ["wlr-randr --output HDMI-A-1 --on --transform 270"])
+        try turning.shutdown()
     }
 
     @Test func aFailedTurnIsLoggedWithItsFixAndTriedAgain() throws {

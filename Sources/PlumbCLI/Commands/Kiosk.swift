@@ -120,9 +120,9 @@ enum Kiosk {
                         printer.tick(at: deadline == lastDeadline ? t : deadline)
                         lastDeadline = deadline
                     }
-                    if let device = pipeline.process(sample), turns.uprightSeen(device) {
+                    if let device = pipeline.process(sample) {
                         if let upright = device.interfaceOrientation { interface = upright }
-                        turns.observe(interface, at: t)
+                        if let shown = turns.interface(for: device, session: interface) { turns.observe(shown, at: t) }
                     }
                     // Every sample, as plumb run ticks after every batch: the screen is read back when that is due.
                     printer.tick(at: t)
@@ -245,8 +245,8 @@ enum Kiosk {
         }
 
         func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
-            guard turns.uprightSeen(orientation) else { return }
-            turns.observe(interface, at: clock.nowNanoseconds &- origin)
+            guard let shown = turns.interface(for: orientation, session: interface) else { return }
+            turns.observe(shown, at: clock.nowNanoseconds &- origin)
         }
 
         /// The screen stays as the command left it (as before the session: plumb kiosk does not turn it back).

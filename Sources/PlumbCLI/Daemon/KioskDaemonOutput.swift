@@ -30,10 +30,11 @@ final class KioskDaemonOutput: DaemonOutput {
     }
 
     func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
-        // Until an upright face settles, `interface` is only the session's portrait start: a
-        // kiosk started lying face up leaves the screen as it is (see ``KioskTurns/uprightSeen``).
-        guard turns.uprightSeen(orientation) else { return }
-        turns.observe(interface, at: clock.nowNanoseconds)
+        // Until an allowed face settles, `interface` is only the session's portrait start: a kiosk
+        // started lying face up, or upright in a face not allowed, leaves the screen as it is
+        // (see ``KioskTurns/interface(for:session:)``).
+        guard let shown = turns.interface(for: orientation, session: interface) else { return }
+        turns.observe(shown, at: clock.nowNanoseconds)
         tick()
     }
 

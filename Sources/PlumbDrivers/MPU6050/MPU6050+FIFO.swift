@@ -100,7 +100,9 @@ extension MPU6050 {
         var valid = fifoBuffer.withUnsafeBufferPointer { Self.recordsBeforeRepeatedByte($0, records: records, recordSize: record) }
         // A FIFO that empties inside the burst's last record leaves no record of repeats behind
         // it: that record is part data, part repeat, and its bytes cannot tell. It then ends in
-        // two equal bytes, so only such a burst (about 1 in 256 with a chip's noise) asks the chip.
+        // two equal bytes, so only such a burst asks the chip: about 1 in 256 while the last word
+        // wanders, but far more often at rest when it sits near zero (gyro z at 0 or −1 LSB after
+        // the offset registers take out its bias: 00 00, FF FF), up to a read a drain.
         if valid == records, fifoBuffer[records * record - 1] == fifoBuffer[records * record - 2], !fifoKeptThroughBurst() {
             valid = records - 1
         }
@@ -127,12 +129,16 @@ extension MPU6050 {
     /// good record is dropped when the brown-out came after the burst; the next drain finds the
     /// chip reset). A read that fails after its retries cannot tell, and counts as lost: one
     /// record in the gap rather than a sample that may be part repeat.
+    ///
+    /// A chip streaming on what it reads back (``acceptReadBack()``: a clone, a stuck bit) whose
+    /// USER_CTRL then read FIFO_EN clear cannot tell either, but every time: the record is kept.
+    /// Judged lost, each such burst (gyro z at 0 or −1 LSB, common at rest, ends a record in two
+    /// equal bytes) cost a good record, a bus-error gap and a FIFO reset.
     func fifoKeptThroughBurst() -> Bool {
-        do {
-            return try readRegister(Register.userControl) & Bits.userFIFOEnable != 0
-        } catch {
-            return false
-        }
+        let user: UInt8
+        do { user = try readRegister(Register.userControl) } catch { return false }
+        if let accepted = acceptedUserControl, accepted & Bits.userFIFOEnable == 0 { return true }
+        return user & Bits.userFIFOEnable != 0
     }
 
     /// The records before the one the FIFO emptied in: the first record whose bytes are all the

@@ -229,6 +229,12 @@ public final class MPU6050: IMU {
         acceptedReadBack = try readBack(try requireVariant())
     }
 
+    /// USER_CTRL (its low four bits cleared) as ``acceptReadBack()`` took it; nil without one.
+    var acceptedUserControl: UInt8? {
+        guard let acceptedReadBack, let variant else { return nil }
+        return acceptedReadBack[(variant.generation == .mpu6050 ? 4 : 5) + 2]
+    }
+
     /// SMPLRT_DIV through ACCEL_CONFIG(_2), INT_PIN_CFG and INT_ENABLE, USER_CTRL through
     /// PWR_MGMT_2 (USER_CTRL's self-clearing reset bits masked), and FIFO_EN while streaming.
     private func readBack(_ v: Variant) throws(IMUError) -> [UInt8] {
