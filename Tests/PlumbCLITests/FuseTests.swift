@@ -20,12 +20,6 @@ struct FuseTests {
         deinit { try? FileManager.default.removeItem(at: directory) }
     }
 
-    static func run(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
-        let context = CommandContext.capturing()
-        let status = PlumbTool.main(arguments, context: context)
-        return (status, context.out.captured, context.err.captured)
-    }
-
     /// Still and level, then tilted 90° about x (y up): columns in an unusual order, one extra.
     static let input = """
     note,acc_z,acc_y,acc_x,gyr_z,gyr_y,gyr_x,t_s
@@ -39,7 +33,7 @@ struct FuseTests {
     func rows() throws {
         let scratch = try Scratch()
         let path = try scratch.file("in.csv", Self.input)
-        let result = Self.run(["fuse", "--input", path])
+        let result = runPlumb(["fuse", "--input", path])
         #expect(result.status == 0)
         #expect(result.err == "")
         let lines = result.out.split(separator: "\n")
@@ -57,7 +51,7 @@ struct FuseTests {
         let scratch = try Scratch()
         let path = try scratch.file("in.csv", Self.input)
         let output = scratch.directory.appendingPathComponent("out.csv").path
-        let result = Self.run(["fuse", "--input", path, "--output", output, "--filter", name])
+        let result = runPlumb(["fuse", "--input", path, "--output", output, "--filter", name])
         #expect(result.status == 0 && result.out == "" && result.err == "")
         let written = try String(contentsOfFile: output, encoding: .utf8)
         #expect(written.split(separator: "\n").count == 4)
@@ -67,7 +61,7 @@ struct FuseTests {
     func offline() throws {
         let scratch = try Scratch()
         let path = try scratch.file("in.csv", Self.input)
-        let result = Self.run(["fuse", "--input", path, "--filter", "plumb-offline"])
+        let result = runPlumb(["fuse", "--input", path, "--filter", "plumb-offline"])
         #expect(result.status == 0 && result.err == "")
         let lines = result.out.split(separator: "\n")
         #expect(lines.count == 4)
@@ -81,7 +75,7 @@ struct FuseTests {
     func badNumber() throws {
         let scratch = try Scratch()
         let path = try scratch.file("bad.csv", "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\n0.01,0,0,0,0,9.x,9.8\n")
-        let result = Self.run(["fuse", "--input", path])
+        let result = runPlumb(["fuse", "--input", path])
         #expect(result.status == 1)
         #expect(result.err == """
             Error: \(path):3:14: acc_y: '9.x' is not a decimal number.
@@ -94,7 +88,7 @@ struct FuseTests {
     func missingColumn() throws {
         let scratch = try Scratch()
         let path = try scratch.file("short.csv", "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y\n0,0,0,0,0,0\n")
-        let result = Self.run(["fuse", "--input", path])
+        let result = runPlumb(["fuse", "--input", path])
         #expect(result.status == 1)
         #expect(result.err.hasPrefix("Error: \(path):1: no column 'acc_z' in the header (t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y).\n"))
     }
@@ -103,7 +97,7 @@ struct FuseTests {
     func fieldCount() throws {
         let scratch = try Scratch()
         let path = try scratch.file("ragged.csv", "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\n0.01,0,0,0,0,9.8\n")
-        let result = Self.run(["fuse", "--input", path])
+        let result = runPlumb(["fuse", "--input", path])
         #expect(result.status == 1)
         #expect(result.err.hasPrefix("Error: \(path):3: 6 fields, but the header has 7 and 'acc_z' is field 7.\n"))
     }
@@ -112,7 +106,7 @@ struct FuseTests {
     func nanSamples() throws {
         let scratch = try Scratch()
         let path = try scratch.file("nan.csv", "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\r\n0,0,0,0,0,0,9.8\r\n0.01,nan,0,0,0,0,9.8\r\n0.02,0,0,0,0,0,NaN")
-        let result = Self.run(["fuse", "--input", path])
+        let result = runPlumb(["fuse", "--input", path])
         #expect(result.status == 0)
         #expect(result.out.split(separator: "\n").count == 4)
         #expect(result.err == "warning: \(path): skipped 2 of 3 samples with a missing (nan) reading.\n")
@@ -120,15 +114,15 @@ struct FuseTests {
 
     @Test("usage errors exit 64: no --input, unknown filter")
     func usage() {
-        #expect(Self.run(["fuse"]).status == 64)
-        let result = Self.run(["fuse", "--input", "x.csv", "--filter", "kalman"])
+        #expect(runPlumb(["fuse"]).status == 64)
+        let result = runPlumb(["fuse", "--input", "x.csv", "--filter", "kalman"])
         #expect(result.status == 64)
         #expect(result.err.hasPrefix("Error: The value 'kalman' is invalid for '--filter': expected one of plumb, madgwick, complementary, plumb-offline.\n"))
     }
 
     @Test("a file that does not exist is a failure with a fix")
     func missingFile() {
-        let result = Self.run(["fuse", "--input", "/nonexistent/imu.csv"])
+        let result = runPlumb(["fuse", "--input", "/nonexistent/imu.csv"])
         #expect(result.status == 1)
         #expect(result.err.hasPrefix("Error: /nonexistent/imu.csv: no such file.\nFix: "))
     }
@@ -140,7 +134,7 @@ struct FuseTests {
         for i in 0..<40_000 { text += "\(Double(i) / 100),0.01,0,0,0,0,9.80665\n" }   // about 1.3 MB
         let path = try scratch.file("big.csv", text)
         let output = scratch.directory.appendingPathComponent("out.csv").path
-        let result = Self.run(["fuse", "--input", path, "--output", output])
+        let result = runPlumb(["fuse", "--input", path, "--output", output])
         #expect(result.status == 0)
         let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 40_001)

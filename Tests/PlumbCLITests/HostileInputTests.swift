@@ -6,12 +6,6 @@ import Testing
 /// file (and line), then the fix; never a trap.
 @Suite("hostile input")
 struct HostileInputTests {
-    static func run(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
-        let context = CommandContext.capturing()
-        let status = PlumbTool.main(arguments, context: context)
-        return (status, context.out.captured, context.err.captured)
-    }
-
     /// A scratch directory; removed when the test ends.
     final class Scratch {
         let directory: String
@@ -34,16 +28,16 @@ struct HostileInputTests {
     @Test("a directory given as the recording is named as one")
     func directory() throws {
         let scratch = try Scratch()
-        var r = Self.run(["watch", "--replay", scratch.directory])
+        var r = runPlumb(["watch", "--replay", scratch.directory])
         #expect(r.status == 1)
         #expect(r.err == "Error: \(scratch.directory): cannot read the recording (it is a directory, not a file).\n" + Self.columnsFix)
-        r = Self.run(["read", "--simulate", "--replay", scratch.directory, "--count", "1"])
+        r = runPlumb(["read", "--simulate", "--replay", scratch.directory, "--count", "1"])
         #expect(r.status == 1)
         #expect(r.err == "Error: \(scratch.directory): cannot read the recording (it is a directory, not a file).\n" + Self.columnsFix)
-        r = Self.run(["fuse", "--input", scratch.directory])
+        r = runPlumb(["fuse", "--input", scratch.directory])
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: \(scratch.directory) is a directory, not a file.\nFix: "))
-        r = Self.run(["read", "--simulate", "--count", "1", "--calibration", scratch.directory])
+        r = runPlumb(["read", "--simulate", "--count", "1", "--calibration", scratch.directory])
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: cannot read the calibration file \(scratch.directory) (it is a directory, not a file)\n"))
     }
@@ -52,7 +46,7 @@ struct HostileInputTests {
     func hugeTime() throws {
         let scratch = try Scratch()
         let path = scratch.file("huge.csv", "\(Self.header)\n0,0,0,0,0,0,9.8\n1e20,0,0,0,0,0,9.8\n")
-        let r = Self.run(["watch", "--replay", path])
+        let r = runPlumb(["watch", "--replay", path])
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: \(path):3:1: t_s 1e+20 is past the latest time a recording can hold"))
     }
@@ -61,7 +55,7 @@ struct HostileInputTests {
     func notUTF8() throws {
         let scratch = try Scratch()
         let path = scratch.file("latin1.csv", Array("\(Self.header)\n0,0,0,0,0,0,9.8\n0.01,".utf8) + [0xFF, 0xFE] + Array(",0,0,0,0,9.8\n".utf8))
-        let r = Self.run(["read", "--simulate", "--replay", path, "--count", "1"])
+        let r = runPlumb(["read", "--simulate", "--replay", path, "--count", "1"])
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: \(path):3:6: gyr_x: '\u{FFFD}\u{FFFD}' is not a decimal number.\n"))
     }
@@ -70,24 +64,24 @@ struct HostileInputTests {
     func fuseHeaders() throws {
         let scratch = try Scratch()
         let bom = scratch.file("bom.csv", [0xEF, 0xBB, 0xBF] + Array("\(Self.header)\n0,0,0,0,0,0,9.8\n".utf8))
-        var r = Self.run(["fuse", "--input", bom])
+        var r = runPlumb(["fuse", "--input", bom])
         #expect(r.status == 0)
         #expect(r.out.hasPrefix("t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z\n0,"))
         // Classic Mac OS line ends (CR alone) are read, as watch --replay and --replay read them.
         let mac = scratch.file("mac.csv", "\(Self.header)\r0,0,0,0,0,0,9.8\r0.01,0,0,0,0,0,9.8")
-        r = Self.run(["fuse", "--input", mac])
+        r = runPlumb(["fuse", "--input", mac])
         #expect(r.status == 0 && r.err == "")
         #expect(r.out.split(separator: "\n").count == 3)
-        #expect(Self.run(["watch", "--replay", mac]).status == 0)
+        #expect(runPlumb(["watch", "--replay", mac]).status == 0)
     }
 
     @Test("calibrate refuses an --output it cannot write before the sensor is turned, not after")
     func calibrateOutput() throws {
         let scratch = try Scratch()
-        var r = Self.run(["calibrate", "--simulate", "--gyro-only", "--output", scratch.directory])
+        var r = runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", scratch.directory])
         #expect(r.status == 1)
         #expect(r.err == "Error: \(scratch.directory) is a directory, not a file to save the calibration in.\nFix: Give --output a file name, such as \(scratch.directory)/plumb-calibration.json.\n")
-        r = Self.run(["calibrate", "--simulate", "--gyro-only", "--output", scratch.directory + "/missing/cal.json"])
+        r = runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", scratch.directory + "/missing/cal.json"])
         #expect(r.status == 1)
         #expect(r.err == "Error: \(scratch.directory)/missing/cal.json cannot be created: there is no directory \(scratch.directory)/missing.\nFix: Create the directory first, or choose another path with --output.\n")
     }
@@ -97,7 +91,7 @@ struct HostileInputTests {
         let scratch = try Scratch()
         let path = scratch.file("r.csv", "\(Self.header)\n0,0,0,0,0,-9.8,0\n0.01,0,0,0,0,-9.8,0\n")
         for list in ["", ","] {
-            let r = Self.run(["kiosk", "--replay", path, "--dry-run", "--allow", list])
+            let r = runPlumb(["kiosk", "--replay", path, "--dry-run", "--allow", list])
             #expect(r.status == 64)
             #expect(r.err.hasPrefix("Error: The value '\(list)' is invalid for '--allow': name at least one of portrait, portraitUpsideDown, landscapeLeft, landscapeRight.\n"))
         }
@@ -105,7 +99,7 @@ struct HostileInputTests {
 
     @Test("led --fb takes a framebuffer name as level --fb does, not /dev/fb<name>")
     func ledFramebufferName() {
-        let r = Self.run(["led", "--angle", "10", "--backend", "sensehat", "--fb", "No Such FB"])
+        let r = runPlumb(["led", "--angle", "10", "--backend", "sensehat", "--fb", "No Such FB"])
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: no framebuffer named \"No Such FB\""))
     }
@@ -113,7 +107,7 @@ struct HostileInputTests {
     @Test("level --png naming a directory says so")
     func levelPNGDirectory() throws {
         let scratch = try Scratch()
-        let r = Self.run(["level", "--angle", "10", "--size", "8x8", "--png", scratch.directory])
+        let r = runPlumb(["level", "--angle", "10", "--size", "8x8", "--png", scratch.directory])
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: \(scratch.directory): cannot write the image: it is a directory; give a file name such as \(scratch.directory)/level.png\n"))
     }
@@ -121,7 +115,7 @@ struct HostileInputTests {
     @Test("an empty --bus is a usage error, not 'no : enable I2C'")
     func emptyBus() {
         for command in [["read", "--count", "1"], ["regs", "dump"], ["probe"]] {
-            let r = Self.run(command + ["--bus", ""])
+            let r = runPlumb(command + ["--bus", ""])
             #expect(r.status == 64)
             #expect(r.err.hasPrefix("Error: The value '' is invalid for '--bus': expected a device such as /dev/i2c-1 (or just 1).\n"))
         }
@@ -138,7 +132,7 @@ struct HostileInputTests {
         let scratch = try Scratch()
         let path = scratch.file(name, "\(Self.header)\n0, 0 ,0,0,0,0, 9.8e0 \n\(line)\n0.02,0,0,0,0,0,9.8\n")
         for arguments in [["fuse", "--input", path], ["watch", "--replay", path], ["read", "--simulate", "--replay", path, "--count", "1"]] {
-            let r = Self.run(arguments)
+            let r = runPlumb(arguments)
             #expect(r.status == 1, "\(arguments[0])")
             #expect(r.err.split(separator: "\n").first.map(String.init) == "Error: \(path)\(message)", "\(arguments[0])")
         }
@@ -149,7 +143,7 @@ struct HostileInputTests {
         let scratch = try Scratch()
         let path = scratch.file("nan.csv", "\(Self.header)\n0,0,0,0,0,0,9.8\n0.01,NaN,0,0,0,0,9.8\n0.02, 0 ,0,0,0,0,9.8\n")
         for arguments in [["fuse", "--input", path], ["watch", "--replay", path], ["read", "--simulate", "--replay", path, "--count", "1"]] {
-            #expect(Self.run(arguments).status == 0, "\(arguments[0])")
+            #expect(runPlumb(arguments).status == 0, "\(arguments[0])")
         }
     }
 
@@ -158,26 +152,26 @@ struct HostileInputTests {
         let scratch = try Scratch()
         let semicolons = scratch.file("semi.csv", "t_s;gyr_x;gyr_y;gyr_z;acc_x;acc_y;acc_z\n0;0;0;0;0;0;9.8\n")
         let tabs = scratch.file("tabs.csv", "t_s\tgyr_x\tgyr_y\tgyr_z\tacc_x\tacc_y\tacc_z\n0\t0\t0\t0\t0\t0\t9.8\n")
-        var r = Self.run(["fuse", "--input", semicolons])
+        var r = runPlumb(["fuse", "--input", semicolons])
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: \(semicolons):1: the columns are separated by semicolons, not commas.\nFix: "))
-        r = Self.run(["watch", "--replay", tabs])
+        r = runPlumb(["watch", "--replay", tabs])
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: \(tabs):1: the columns are separated by tabs, not commas.\nFix: "))
-        r = Self.run(["read", "--simulate", "--replay", semicolons, "--count", "1"])
+        r = runPlumb(["read", "--simulate", "--replay", semicolons, "--count", "1"])
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("Error: \(semicolons):1: the columns are separated by semicolons, not commas.\nFix: "))
     }
 
     @Test("--address names the 7-bit range, and warns when a decimal reads like the IMU's hex address")
     func address() {
-        var r = Self.run(["read", "--simulate", "--address", "0x7f", "--count", "1"])
+        var r = runPlumb(["read", "--simulate", "--address", "0x7f", "--count", "1"])
         #expect(r.status == 64)
         #expect(r.err.hasPrefix("Error: The value '0x7f' is invalid for '--address': expected a 7-bit address 0x08...0x77, such as 0x68.\n"))
-        r = Self.run(["regs", "dump", "--simulate", "--address", "68"])
+        r = runPlumb(["regs", "dump", "--simulate", "--address", "68"])
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("warning: --address 68 is decimal (0x44); the IMUs answer at 0x68, 0x69, 0x6A or 0x6B: write 0x68 for hexadecimal\nError: no IMU answers at 0x44"))
-        r = Self.run(["read", "--simulate", "--address", "104", "--count", "1"])
+        r = runPlumb(["read", "--simulate", "--address", "104", "--count", "1"])
         #expect(r.status == 0)
         #expect(r.err == "")
     }
@@ -187,7 +181,7 @@ struct HostileInputTests {
         let scratch = try Scratch()
         let path = scratch.file("back.csv", "\(Self.header)\n0,0,0,0,0,0,9.8\n0.02,0,0,0,0,0,9.8\n0.01,0,0,0,0,0,9.8\n0.03,0,0,0,0,0,9.8\n0.02,0,0,0,0,0,9.8\n")
         for filter in ["plumb", "plumb-offline"] {
-            let r = Self.run(["fuse", "--input", path, "--filter", filter])
+            let r = runPlumb(["fuse", "--input", path, "--filter", filter])
             #expect(r.status == 0)
             #expect(r.out.split(separator: "\n").count == 6)
             #expect(r.err == "warning: \(path) line 4: t_s goes backwards (2 times in all); the gyroscope is not integrated across such a step.\n")

@@ -72,11 +72,6 @@ private struct FakeTools {
     }
 }
 
-func runPlumb(_ arguments: [String], environment: [String: String]) -> (status: Int32, out: String, err: String) {
-    let context = CommandContext.capturing(environment: environment)
-    let status = PlumbTool.main(arguments, context: context)
-    return (status, context.out.captured, context.err.captured)
-}
 
 /// The tour profile: face up, then +y, −z, −y, −x and +x up. The interface follows the upright
 /// faces (the screen is not turned before the first, portrait at 5.408 s); the 180° turn at the end sweeps through portrait too fast for the classifier's rate

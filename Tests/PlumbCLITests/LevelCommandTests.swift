@@ -3,11 +3,6 @@ import Testing
 @testable import PlumbCLI
 import PlumbDisplay
 
-private func runPlumb(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
-    let context = CommandContext.capturing()
-    let status = PlumbTool.main(arguments, context: context)
-    return (status, context.out.captured, context.err.captured)
-}
 
 private func temporaryPath(_ name: String) -> String {
     NSTemporaryDirectory() + "plumb-level-\(UUID().uuidString)-\(name)"

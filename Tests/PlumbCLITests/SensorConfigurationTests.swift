@@ -6,12 +6,6 @@ import Testing
 /// `plumb read --config FILE` and `plumb calibrate --config FILE`: the IMU plumb.json describes,
 /// each flag given overriding the file; without --config, nothing is read.
 @Suite struct SensorConfigurationTests {
-    static func run(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
-        let context = CommandContext.capturing()
-        let status = PlumbTool.main(arguments, context: context)
-        return (status, context.out.captured, context.err.captured)
-    }
-
     static func file(_ json: String, _ name: String) throws -> String {
         let path = NSTemporaryDirectory() + "plumb-sensor-config-\(getpid())-\(name).json"
         try json.write(toFile: path, atomically: true, encoding: .utf8)
@@ -61,10 +55,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let output = NSTemporaryDirectory() + "plumb-sensor-config-\(getpid())-cal.json"
         let extra = command == "calibrate" ? ["--output", output] : ["--count", "1"]
-        let fromFile = Self.run([command, "--config", path] + extra)
+        let fromFile = runPlumb([command, "--config", path] + extra)
         #expect(fromFile.status == 1)
         #expect(fromFile.err.hasPrefix("Error: there is no I2C bus /dev/i2c-91"), "\(fromFile.err)")
-        let told = Self.run([command, "--config", path, "--bus", "92"] + extra)
+        let told = runPlumb([command, "--config", path, "--bus", "92"] + extra)
         #expect(told.status == 1)
         #expect(told.err.hasPrefix("Error: there is no I2C bus /dev/i2c-92"), "\(told.err)")
     }
@@ -74,7 +68,7 @@ import Testing
     func aBadFileNamesTheFileLineAndKey(command: String) throws {
         let path = try Self.file("{\n  \"imu\": {\"bus\": \"/dev/i2c-1\",\n    \"adress\": \"0x69\"}\n}\n", "bad-\(command)")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let r = Self.run([command, "--config", path])
+        let r = runPlumb([command, "--config", path])
         #expect(r.status == 1)
         #expect(r.out == "")
         #expect(r.err == """
@@ -82,7 +76,7 @@ import Testing
             Fix: Run 'plumb config check \(path)', or leave --config out: the chip is then found by probing.
 
             """)
-        let missing = Self.run([command, "--config", "/nonexistent/plumb.json"])
+        let missing = runPlumb([command, "--config", "/nonexistent/plumb.json"])
         #expect(missing.status == 1)
         #expect(missing.err == """
             Error: /nonexistent/plumb.json: cannot read the file (no such file)
@@ -93,7 +87,7 @@ import Testing
 
     /// The file names hardware: with --simulate it is a usage error, as --bus is.
     @Test func theFileCannotGoWithTheSimulator() throws {
-        let r = Self.run(["read", "--simulate", "--config", "/etc/plumb/plumb.json"])
+        let r = runPlumb(["read", "--simulate", "--config", "/etc/plumb/plumb.json"])
         #expect(r.status == 64)
         #expect(r.err.hasPrefix("Error: '--config' names the board's IMU; it cannot be combined with '--simulate'.\nUsage: plumb read "))
     }

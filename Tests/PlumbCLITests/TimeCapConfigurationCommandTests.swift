@@ -10,17 +10,11 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 /// plumb.json's time cap (`orientation.maxWait`, `dwellMargin`, `dwellMaxRotationRate`) reaches
 /// both energy modes' tunings as `plumb watch --max-wait` does, and `plumb config check` shows it.
 @Suite struct TimeCapConfigurationCommandTests {
-    static func run(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
-        let context = CommandContext.capturing()
-        let status = PlumbTool.main(arguments, context: context)
-        return (status, context.out.captured, context.err.captured)
-    }
-
     static func check(_ json: String) throws -> (status: Int32, out: String, err: String) {
         let path = NSTemporaryDirectory() + "plumb-time-cap-\(UUID().uuidString).json"
         try json.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let r = run(["config", "check", "--boards-dir", boards, path])
+        let r = runPlumb(["config", "check", "--boards-dir", boards, path])
         return (r.status, r.out.replacingOccurrences(of: path, with: "plumb.json"), r.err.replacingOccurrences(of: path, with: "plumb.json"))
     }
 
