@@ -135,9 +135,11 @@ extension MPU6050 {
     /// Judged lost, each such burst (gyro z at 0 or −1 LSB, common at rest, ends a record in two
     /// equal bytes) cost a good record, a bus-error gap and a FIFO reset.
     func fifoKeptThroughBurst() -> Bool {
+        // A chip accepted as reading USER_CTRL without FIFO_EN cannot tell: keep the record, and
+        // spare the read.
+        if let accepted = acceptedUserControl, accepted & Bits.userFIFOEnable == 0 { return true }
         let user: UInt8
         do { user = try readRegister(Register.userControl) } catch { return false }
-        if let accepted = acceptedUserControl, accepted & Bits.userFIFOEnable == 0 { return true }
         return user & Bits.userFIFOEnable != 0
     }
 

@@ -232,13 +232,17 @@ public final class MPU6050: IMU {
     /// USER_CTRL (its low four bits cleared) as ``acceptReadBack()`` took it; nil without one.
     var acceptedUserControl: UInt8? {
         guard let acceptedReadBack, let variant else { return nil }
-        return acceptedReadBack[(variant.generation == .mpu6050 ? 4 : 5) + 2]
+        return acceptedReadBack[Self.configurationRegisterCount(variant) + 2]
     }
+
+    /// SMPLRT_DIV through ACCEL_CONFIG (MPU-6050 generation) or ACCEL_CONFIG_2 (MPU-6500 on):
+    /// the first registers ``readBack(_:)`` reads, ahead of INT_PIN_CFG, INT_ENABLE and USER_CTRL.
+    private static func configurationRegisterCount(_ v: Variant) -> Int { v.generation == .mpu6050 ? 4 : 5 }
 
     /// SMPLRT_DIV through ACCEL_CONFIG(_2), INT_PIN_CFG and INT_ENABLE, USER_CTRL through
     /// PWR_MGMT_2 (USER_CTRL's self-clearing reset bits masked), and FIFO_EN while streaming.
     private func readBack(_ v: Variant) throws(IMUError) -> [UInt8] {
-        var bytes = try readRegisters(Register.sampleRateDivider, count: v.generation == .mpu6050 ? 4 : 5)
+        var bytes = try readRegisters(Register.sampleRateDivider, count: Self.configurationRegisterCount(v))
         bytes += try readRegisters(Register.intPinConfig, count: 2)
         var power = try readRegisters(Register.userControl, count: 3)
         power[0] &= ~UInt8(0x0F)
