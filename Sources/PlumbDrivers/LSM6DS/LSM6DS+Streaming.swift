@@ -683,9 +683,10 @@ extension LSM6DS {
     /// tagged watermark read (nothing, from the edge: the FIFO held the threshold then). Two
     /// checks estimate the fill now from it, from opposite sides:
     /// - ``fifoFilledToThreshold(now:threshold:configuration:)``, before a watermark read: must the
-    ///   threshold's words be there? The slow oscillator (−1 %), the fewest words an instant adds.
+    ///   threshold's words be there? The slow oscillator (−1 %), the words an instant adds as
+    ///   measured (``taggedWordsPerInstant``), with an instant and the compressor's bursts of slack.
     /// - ``fifoMayHoldThreshold(lastSample:periodNanoseconds:)``, after a burst (`afterBurst`):
-    ///   may they still be there? The fast oscillator (+1 %), the most words an instant adds.
+    ///   may they still be there? The fast oscillator (+1 %), the words of an uncompressed instant.
     struct FIFOFill {
         var fromNanoseconds: UInt64
         var words = 0
