@@ -10,6 +10,8 @@ final class ZeroingBus: I2CBus {
     let inner: EmulatedI2CBus
     let register: UInt8
     var count = 0
+    /// The bytes of each read zeroed; all of them when nil.
+    var zeroedBytes: Range<Int>?
     init(_ inner: EmulatedI2CBus, register: UInt8) { self.inner = inner; self.register = register }
     var path: String { inner.path }
     var maximumReadLength: Int? { inner.maximumReadLength }
@@ -18,7 +20,8 @@ final class ZeroingBus: I2CBus {
         guard count > 0, operations.first?.bytes.first == register else { return }
         count -= 1
         for i in operations.indices where operations[i].direction == .read {
-            for j in operations[i].bytes.indices { operations[i].bytes[j] = 0 }
+            let all = operations[i].bytes.indices
+            for j in (zeroedBytes ?? all).clamped(to: all) { operations[i].bytes[j] = 0 }
         }
     }
 }
@@ -126,6 +129,24 @@ final class ZeroingBus: I2CBus {
                 Issue.record("\(label): \(gap)")
             }
         }
+    }
+
+    /// A watermark read whose middle came back as zeros after the chip popped those words (SDA
+    /// held low for part of the burst), with the words after them intact: the same look as a read
+    /// that ran past the end of the FIFO and got the words the chip wrote meanwhile, where nothing
+    /// is lost (``LSM6DS/taggedResumption(after:words:configuration:)``). Here slots are lost, 4 of
+    /// them (8 words: the two-bit TAG_CNT cannot see it) or 2 and a half: the words after the zeros
+    /// must be timed by the next timestamp word, not by the slot count, and the loss reported.
+    @Test(arguments: [false, true], [5, 8])
+    func samplesAfterZerosInsideAWatermarkReadAreTimedRight(compression: Bool, zeroedWords: Int) throws {
+        let r = try run(compression: compression) { _, bus, _, _ in
+            bus.zeroedBytes = 3 * 7..<(3 + zeroedWords) * 7
+            bus.count = 1
+        }
+        let label = "lsm6dso, compression \(compression), words 3..<\(3 + zeroedWords) zeroed"
+        #expect(r.watermarkReads >= 10, "\(label): only \(r.watermarkReads) of the zeroed reads were watermark reads")
+        LSM6DSFaultTests.check(r.samples, origin: r.origin, label: label)
+        #expect(r.gaps.filter { $0.reason == .busError }.count >= r.watermarkReads, "\(label): \(r.gaps)")
     }
 
     /// At 12.5 Hz accelerometer only (the notifier's low-energy mode) the next timestamp word can

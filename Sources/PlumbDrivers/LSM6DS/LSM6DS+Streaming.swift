@@ -366,9 +366,23 @@ extension LSM6DS {
             taggedLastReadEndNanoseconds = clock.nowNanoseconds
             taggedReadsSinceStatus += 1
             watermarkDrains += 1
-            let valid = try decodeTagged(words: threshold, configuration: p)
-            taggedStateKnown = valid == threshold
+            var valid = try decodeTagged(words: threshold, configuration: p)
             a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
+            // A stray edge the fill check could not refuse (the words an instant adds vary by
+            // half with compression) read past the end of the FIFO: zeros, then the words that
+            // came during the burst. Taken as corruption they cost a gap and, compressed, every
+            // sample to the next uncompressed word (the 60 Hz storm in MotionFaultDifferentialTests:
+            // 19 samples in three gaps at 833 Hz). They go on from the words before the zeros.
+            var resumed = false
+            while taggedCorruption, let resume = taggedResumption(after: valid, words: threshold, configuration: p) {
+                taggedCorruption = false
+                resumed = true
+                if p.compression { decompressor.forgetWaitingTimestamps() }
+                a.markSlotCountInDoubt()
+                valid = try decodeTagged(from: resume, words: threshold, configuration: p)
+                a.lostSlots += a.consume(words, into: &samples) + decompressor.takeLostSlots()
+            }
+            taggedStateKnown = valid == threshold && !resumed
             if taggedStateKnown { measureWordsPerInstant(fillSpan, configuration: p) }
             if taggedCorruption {
                 discontinuity(&a)
@@ -498,39 +512,61 @@ extension LSM6DS {
         decompressor.reset()
     }
 
-    /// Decodes `n` words from `fifoBytes` into `words`, keeping those before the first word whose
-    /// tag byte fails TAG_PARITY (``TaggedFIFO/hasValidParity(_:)``) or whose tag is not batched by
-    /// this configuration (gyroscope, accelerometer, temperature, timestamp, configuration change;
-    /// with compression also the compressed sensor tags). Returns how many were kept, and sets
-    /// ``taggedCorruption`` when the dropped words are not all zero. With compression the kept
-    /// words go through ``decompressor`` and `words` holds one word per sensor and slot, in slot
-    /// order (slots still waiting for a sensor stay in it).
-    func decodeTagged(words n: Int, configuration p: Plan) throws(IMUError) -> Int {
+    /// Decodes words `first..<n` of `fifoBytes` into `words`, keeping those before the first word
+    /// whose tag byte fails TAG_PARITY (``TaggedFIFO/hasValidParity(_:)``) or whose tag is not
+    /// batched by this configuration (gyroscope, accelerometer, temperature, timestamp,
+    /// configuration change; with compression also the compressed sensor tags). Returns the index
+    /// of the first word not kept (`n` when all were), and sets ``taggedCorruption`` when the words
+    /// after it are not all zero. With compression the kept words go through ``decompressor`` and
+    /// `words` holds one word per sensor and slot, in slot order (slots still waiting for a sensor
+    /// stay in it).
+    func decodeTagged(from first: Int = 0, words n: Int, configuration p: Plan) throws(IMUError) -> Int {
         words.removeAll(keepingCapacity: true)
-        let gyro = p.effective.gyroscopeEnabled
         let length = TaggedFIFO.wordLength
-        var valid = 0
-        while valid < n {
-            let tagByte = fifoBytes[valid * length]
-            guard TaggedFIFO.hasValidParity(tagByte), let tag = TaggedFIFO.Tag(rawValue: tagByte >> 3) else { break }
-            if tag.isGyroscope && !gyro { break }
-            // Without compression only the plain sensor tags occur.
-            if !p.compression, tag.rawValue > TaggedFIFO.Tag.configurationChange.rawValue { break }
-            valid += 1
-        }
+        var valid = first
+        while valid < n, isBatchedTaggedWord(valid, configuration: p) { valid += 1 }
         if valid < n, fifoBytes[(valid * length)..<(n * length)].contains(where: { $0 != 0 }) {
             taggedCorruption = true
         }
         if p.compression {
-            decompressor.decode(fifoBytes, range: 0..<valid * length, into: &words)
+            decompressor.decode(fifoBytes, range: first * length..<valid * length, into: &words)
             return valid
         }
         do {
-            try TaggedFIFO.decode(fifoBytes, range: 0..<valid * length, into: &words)
+            try TaggedFIFO.decode(fifoBytes, range: first * length..<valid * length, into: &words)
         } catch {
             throw .unsupported("LSM6DS FIFO: \(error)")
         }
         return valid
+    }
+
+    /// Whether word `i` of `fifoBytes` is one this configuration batches, with a valid TAG_PARITY
+    /// (see ``decodeTagged(from:words:configuration:)``). A word of zeros never is (TAG_SENSOR 0).
+    func isBatchedTaggedWord(_ i: Int, configuration p: Plan) -> Bool {
+        let tagByte = fifoBytes[i * TaggedFIFO.wordLength]
+        guard TaggedFIFO.hasValidParity(tagByte), let tag = TaggedFIFO.Tag(rawValue: tagByte >> 3) else { return false }
+        if tag.isGyroscope && !p.effective.gyroscopeEnabled { return false }
+        // Without compression only the plain sensor tags occur.
+        return p.compression || tag.rawValue <= TaggedFIFO.Tag.configurationChange.rawValue
+    }
+
+    /// Where a watermark read that ran past the end of the FIFO goes on: after the words kept up
+    /// to `end`, whole words of zeros (the FIFO empty: FIFO_DATA_OUT reads zeros and pops nothing),
+    /// then, from the index returned, words the chip wrote while the burst was being read (it
+    /// samples on during a burst: 33 words take 5.2 ms at 400 kHz, 4 instants at 833 Hz). Nil when
+    /// no such word follows the zeros.
+    ///
+    /// Zeros followed by words are also what a fault that zeroed part of a read looks like (SDA
+    /// held low while the chip popped words): the caller takes the words after the zeros as it
+    /// takes the next read's after a read that ended in zeros, with the slot count in doubt until
+    /// the next timestamp word shows whether slots were lost
+    /// (``SampleAssembler/markSlotCountInDoubt()``).
+    func taggedResumption(after end: Int, words n: Int, configuration p: Plan) -> Int? {
+        let length = TaggedFIFO.wordLength
+        var i = end
+        while i < n, fifoBytes[(i * length)..<((i + 1) * length)].allSatisfy({ $0 == 0 }) { i += 1 }
+        guard i > end, i < n, isBatchedTaggedWord(i, configuration: p) else { return nil }
+        return i
     }
 
     /// DS3 generation: FIFO_STATUS1–4, then the complete instants from FIFO_DATA_OUT_L.
