@@ -47,13 +47,14 @@ final class KioskTurns {
     private var toldFailure: (message: String, fix: String?)?
     private var toldLong = false
 
-    /// `settings.retry` and `settings.verifyInterval` default to ``retry`` and ``verifyInterval``.
+    /// `settings.retry` and `settings.verifyInterval` default to ``retry`` and ``verifyInterval``;
+    /// `shown` is what the screen shows already (``KioskController/init(backend:settings:runner:lock:shown:)``).
     init(backend: KioskBackend, settings: KioskController.Settings, runner: any RotationActionRunner,
-         lock: any OrientationLock = NoOrientationLock()) {
+         lock: any OrientationLock = NoOrientationLock(), shown: InterfaceOrientation? = nil) {
         var settings = settings
         settings.retry = settings.retry ?? Self.retry
         settings.verifyInterval = settings.verifyInterval ?? Self.verifyInterval
-        controller = KioskController(backend: backend, settings: settings, runner: runner, lock: lock)
+        controller = KioskController(backend: backend, settings: settings, runner: runner, lock: lock, shown: shown)
     }
 
     /// Whether the screen is not showing what it should because its turn keeps failing: a turn is

@@ -27,6 +27,7 @@ private final class FakePipeline: DaemonPipeline {
         return steps == 1 ? [DaemonEvent(level: .notice, message: "orientation portrait")] : []
     }
     func shutdown() throws { shutDown = true }
+    func handOver(to next: DaemonSetup) -> DaemonHandover { DaemonHandover() }
 }
 
 /// Drives a Daemon with a virtual clock, scripted signals (by step number) and scripted configurations.
@@ -65,7 +66,7 @@ private final class Harness {
                 case .failure(let e): throw e
                 }
             },
-            build: { [unowned self] setup in
+            build: { [unowned self] setup, _ in
                 let name = "\(setup.configuration.imu.rate)"
                 if failBuildOf.contains(name) { throw CLIError.failure("cannot open /dev/i2c-1") }
                 let p = FakePipeline(name, clock: clock)

@@ -155,6 +155,19 @@ struct LiveConfigurationTests {
         #expect(!reversed.contains("portrait"), "\(reversed)")
     }
 
+    /// --allow replaces `orientation.interfaceOrientations` on the board's IMU, in the order given,
+    /// as plumb kiosk's does; without it the file's list stays.
+    @Test func watchsAllowReplacesTheConfigurationsInterfaceOrientations() throws {
+        let found = try Self.found(#"{"orientation": {"interfaceOrientations": ["portrait", "portraitUpsideDown"]}}"#)
+        let (_, file) = try Watch.liveNotifier(found, args: try parse([], spec: Watch.spec), source: Self.noSensor, powerMonitor: nil)
+        #expect(file == [.portrait, .portraitUpsideDown])
+        let flag = try parse(["--allow", "landscapeRight,landscapeLeft,landscapeRight"], spec: Watch.spec)
+        let (_, allowed) = try Watch.liveNotifier(found, args: flag, source: Self.noSensor, powerMonitor: nil)
+        #expect(allowed == [.landscapeRight, .landscapeLeft])
+        #expect(try Watch.liveSettings(flag, configuration: found.setup.configuration).configuration.orientation.interfaceOrientations
+                == [.landscapeRight, .landscapeLeft])
+    }
+
     // MARK: plumb level and plumb led
 
     /// `orientation.lowEnergy` runs the board's IMU for level and led as for `plumb run`: on, the

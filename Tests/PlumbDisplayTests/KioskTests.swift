@@ -62,6 +62,20 @@ private let ms = Nanoseconds.perMillisecond
 }
 
 @Suite struct KioskControllerTests {
+    /// A screen handed over at its rotation (plumb run's reload): observing it turns nothing, not
+    /// even the first time; another orientation turns after the hold-off as usual.
+    @Test func aScreenHandedOverAtItsRotationIsNotTurnedToItAgain() throws {
+        let runner = RecordingRunner()
+        let kiosk = KioskController(backend: KioskBackend(kind: .xrandr), runner: runner, shown: .landscapeLeft)
+        #expect(kiosk.applied == .landscapeLeft)
+        kiosk.observe(.landscapeLeft, at: 0)
+        #expect(try kiosk.tick(at: 5000 * ms) == nil)
+        #expect(runner.actions.isEmpty)
+        kiosk.observe(.portrait, at: 6000 * ms)
+        #expect(try kiosk.tick(at: 7000 * ms) == .portrait)
+        #expect(runner.actions.map(\.description) == ["xrandr --output HDMI-1 --rotate normal"])
+    }
+
     /// A timeline in virtual time: a turn that settles, a knock shorter than the hold-off, a turn back.
     @Test func turnsOnlyAfterTheHoldOff() throws {
         let runner = RecordingRunner()

@@ -37,7 +37,7 @@ enum Kiosk {
             .option("command", value: "CMD", help: "The shell command for --backend command."),
             .option("hold-off", value: "SECONDS", help: "How long a new orientation must hold first (default: outputs.kiosk.holdOff on the board's IMU, else 1)."),
             .option("lock-file", value: "PATH", help: "While this file exists, the screen does not turn."),
-            .option("allow", value: "LIST", help: "Orientations the screen may take, comma-separated (default: orientation.interfaceOrientations on the board's IMU, else all four)."),
+            AllowOption.spec(help: "Orientations the screen may take, comma-separated (default: orientation.interfaceOrientations on the board's IMU, else all four)."),
             .flag("reverse-quarter-turns", help: "Swap 90° and 270° (for a screen whose quarter turns come out reversed)."),
             .flag("dry-run", help: "Print each action instead of running it."),
             .flag("simulate", help: "Read the simulated IMU (see --profile). Without --simulate or --replay: the board's IMU."),
@@ -58,7 +58,7 @@ enum Kiosk {
             // --command fits the backend waits for the file's outputs.kiosk.method).
             _ = try args.choice("backend", KioskBackend.Kind.allCases.map(\.rawValue))
             _ = try args.double("hold-off", in: 0...3600)
-            _ = try allowedFlag(args)
+            _ = try AllowOption.parse(args)
             found = try LiveSensor.find(args, context: context)
         }
         let resolved = try settings(args, live: found)
@@ -152,7 +152,7 @@ enum Kiosk {
         var live = live
         let flagKind = try args.choice("backend", KioskBackend.Kind.allCases.map(\.rawValue)).flatMap(KioskBackend.Kind.init(rawValue:))
         let holdOff = try args.double("hold-off", in: 0...3600)
-        let allowed = try allowedFlag(args)
+        let allowed = try AllowOption.parse(args)
         let file = live?.setup.configuration.outputs.kiosk
         var backend: KioskBackend
         if let live, let file, flagKind == nil || flagKind == DaemonFactory.kioskKind(file.method) {
@@ -169,33 +169,16 @@ enum Kiosk {
         backend.quarterTurnsReversed = args.has("reverse-quarter-turns")
         var settings = KioskController.Settings()
         if let seconds = holdOff ?? file?.holdOff { settings.holdOff = Nanoseconds.seconds(seconds) }
-        if let allowed, live != nil {
-            live?.setup.configuration.orientation.interfaceOrientations = InterfaceOrientationName.allCases.filter { name in
-                allowed.contains { $0.rawValue == name.rawValue }
-            }
+        if let allowed, var found = live {
+            AllowOption.apply(allowed, to: &found.setup.configuration.orientation)
+            live = found
         }
         if let live {
             settings.allowed = DaemonFactory.allowedInterfaces(live.setup.configuration.orientation)
         } else if let allowed {
-            settings.allowed = allowed
+            settings.allowed = Set(allowed)
         }
         return (backend, settings, live)
-    }
-
-    /// `--allow LIST`, or `nil` without it.
-    static func allowedFlag(_ args: ParsedArguments) throws(CLIError) -> Set<InterfaceOrientation>? {
-        guard let list = args.string("allow") else { return nil }
-        var allowed = Set<InterfaceOrientation>()
-        for name in list.split(separator: ",").map({ String($0).trimmingCharacters() }) {
-            guard let o = InterfaceOrientation(rawValue: name) else {
-                throw CLIError.usage("The value '\(name)' is invalid for '--allow': expected portrait, portraitUpsideDown, landscapeLeft or landscapeRight.")
-            }
-            allowed.insert(o)
-        }
-        guard !allowed.isEmpty else {
-            throw CLIError.usage("The value '\(list)' is invalid for '--allow': name at least one of portrait, portraitUpsideDown, landscapeLeft, landscapeRight.")
-        }
-        return allowed
     }
 
     /// The board's IMU in wall-clock time, through `plumb run`'s session

@@ -11,7 +11,7 @@ enum Run {
         discussion: """
             Reads the configuration (default \(Configuration.defaultPath)), opens the board's IMU and drives the level
             image, kiosk rotation, LEDs, D-Bus sensor proxy (net.hadess.SensorProxy) and MQTT publisher it names. SIGHUP reloads the configuration (a broken file is refused and the
-            running one kept); SIGTERM or Ctrl-C stops, restoring the display. Under systemd (Type=notify) it reports
+            running one kept; a kiosk screen the new one still turns keeps its rotation); SIGTERM or Ctrl-C stops, restoring the display. Under systemd (Type=notify) it reports
             READY=1, RELOADING=1, STOPPING=1 and WATCHDOG=1, and its log lines carry journald <N> priority prefixes.
             """,
         options: [.option("config", value: "FILE", help: "The configuration file (default \(Configuration.defaultPath))."),
@@ -54,7 +54,7 @@ enum Run {
                 let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
                 return DaemonSetup(path: path, configuration: configuration, board: board)
             },
-            build: { setup in try factory.build(setup) },
+            build: { setup, handover in try factory.build(setup, handover: handover) },
             duration: duration)
         let status = daemon.run()
         if status != ExitCode.success { throw CLIError.failure("the daemon stopped after an error (see the log above)", fix: nil) }

@@ -24,6 +24,9 @@ enum Watch {
         orientation.interfaceOrientations (the interface printed); each flag given replaces the
         file's value, a flag left out leaves it. The simulator and recordings start from the
         defaults the options name.
+        --allow LIST prints only these interface orientations, as orientation.interfaceOrientations
+        does: the latest allowed one the notifier settled on, and before there is one portrait if
+        allowed, else the first LIST names.
         --simulate --replay FILE.csv plays the recording through the emulated chip (--chip) and
         its driver instead: sampled at the chip's rate and scale, with the chip's noise, FIFO
         batches and wake-ups; times are the recording's.
@@ -44,6 +47,7 @@ enum Watch {
             .option("duration", value: "SECONDS", help: "Stop after this much sensor time."),
             .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
             .option("exec", value: "CMD", help: "Run CMD for each change, with PLUMB_DEVICE_ORIENTATION and PLUMB_INTERFACE_ORIENTATION set."),
+            AllowOption.spec(help: "Interface orientations to print, comma-separated (default: orientation.interfaceOrientations on the board's IMU, else all four)."),
             .option("rule", value: "RULE", help: "plumb (default) or seed: the seed library's rule, for comparison (--replay only)."),
             .option("filter", value: "NAME", help: "Fusion filter: plumb, madgwick, complementary (default: the configuration's on the board's IMU, else plumb)."),
             .option("hysteresis", value: "DEGREES", help: "Degrees past the 45° boundary before a new face is proposed (default 4)."),
@@ -82,6 +86,8 @@ enum Watch {
         var printer = ChangePrinter(format: format, command: args.string("exec"), context: context,
                                     powerRoot: args.string("power-root"), noBlankPause: args.has("no-blank-pause"))
         let speed = try args.double("speed", in: 0.01...1000)
+        // On the board's IMU, liveSettings puts it in the configuration's place.
+        let allowed = try AllowOption.parse(args) ?? InterfaceOrientation.allCases
         if speed != nil, !args.has("simulate") { throw CLIError.usage("--speed applies to --simulate only.") }
         printer.mqtt = try mqttPublisher(args, context: context)
         defer { printer.mqtt?.stop() }
@@ -89,14 +95,14 @@ enum Watch {
         if let path = args.string("replay"), !args.has("simulate") {
             let recording = try loadRecording(path)
             if rule == "seed" {
-                runSeedRule(recording, duration: duration, printer: printer)
+                runSeedRule(recording, duration: duration, allowedInterfaces: allowed, printer: printer)
                 return
             }
             let name = URL(fileURLWithPath: path).lastPathComponent
             let motion = MotionOrientation(source: { RecordingSource(recording: recording, name: name) },
                                            estimator: { algorithm.makeGravityEstimator() }, classifier: classifier, energy: energy)
             if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
-            try watch(motion, until: duration, printer: printer)
+            try watch(motion, until: duration, allowedInterfaces: allowed, printer: printer)
             return
         }
         if rule == "seed" {
@@ -133,7 +139,7 @@ enum Watch {
         // The simulator's virtual clock starts at 1 s, when its profile starts; a recording's
         // times are printed as the recording gives them.
         let origin = Nanoseconds.perSecond &- UInt64(bitPattern: Int64((profile.timeOrigin * 1e9).rounded()))
-        try watch(motion, until: nil, origin: origin, printer: printer)
+        try watch(motion, until: nil, origin: origin, allowedInterfaces: allowed, printer: printer)
     }
 
     /// The publisher for --mqtt URL (settings from --mqtt-config FILE), started; `nil` without --mqtt.
@@ -232,7 +238,8 @@ enum Watch {
     /// The configuration `plumb watch` on the board's IMU runs, and its classifier tunings: the
     /// file's, with each flag given in its place: --filter (the file's beta and time constant
     /// kept only for the file's own filter), --low-energy (`orientation.lowEnergy: on`), --steady
-    /// (the steady preset) and the classifier values (``classifierTunings(_:orientation:)``).
+    /// (the steady preset), --allow (`orientation.interfaceOrientations`, in its order) and the
+    /// classifier values (``classifierTunings(_:orientation:)``).
     /// A flag not given leaves the file's value.
     static func liveSettings(_ args: ParsedArguments, configuration: Configuration) throws(CLIError)
         -> (configuration: Configuration, tunings: ClassifierTunings) {
@@ -244,6 +251,7 @@ enum Watch {
         }
         if args.has("low-energy") { c.orientation.lowEnergy = .on }
         if args.has("steady") { c.orientation.preset = .steady }
+        if let allowed = try AllowOption.parse(args) { AllowOption.apply(allowed, to: &c.orientation) }
         return (c, try classifierTunings(args, orientation: c.orientation))
     }
 
@@ -326,14 +334,16 @@ enum Watch {
         }
     }
 
-    /// The seed library's rule over a recording, for comparison with the notifier.
-    static func runSeedRule(_ recording: IMURecording, duration: Double?, printer: ChangePrinter) {
+    /// The seed library's rule over a recording, for comparison with the notifier; the interface
+    /// printed keeps to `allowedInterfaces` as ``watch(_:until:origin:wallClock:allowedInterfaces:printer:)``'s does.
+    static func runSeedRule(_ recording: IMURecording, duration: Double?, allowedInterfaces: [InterfaceOrientation] = InterfaceOrientation.allCases,
+                            printer: ChangePrinter) {
         var rule = SeedOrientationRule()
-        var interface = InterfaceOrientation.portrait
+        var interface = DaemonFactory.initialInterface(allowedInterfaces)
         for sample in recording.samples {
             if let duration, sample.timeSeconds > duration { break }
             guard let device = rule.update(acceleration: sample.acceleration, timeNanoseconds: sample.timestampNanoseconds) else { continue }
-            if let i = device.interfaceOrientation { interface = i }
+            if let i = device.interfaceOrientation, allowedInterfaces.contains(i) { interface = i }
             printer.emit(t: sample.timeSeconds, device: device, interface: interface)
         }
     }

@@ -8,8 +8,12 @@ protocol DaemonPipeline: AnyObject {
     /// Waits at most `timeoutNanoseconds` for sensor data, processes it and drives the outputs.
     /// Returns what happened worth logging (orientation changes, gaps).
     func step(timeoutNanoseconds: UInt64) throws -> [DaemonEvent]
-    /// Stops the sensor and puts every output back as it was (display rotation, LEDs).
+    /// Stops the sensor and puts every output back as it was (display rotation, LEDs), but those
+    /// handed over by ``handOver(to:)``.
     func shutdown() throws
+    /// Before a reload's ``shutdown()``: leaves the outputs whose target `next` keeps as they are
+    /// (the kiosk's screen at its rotation) and returns them for the pipeline built from `next`.
+    func handOver(to next: DaemonSetup) -> DaemonHandover
 }
 
 /// Thrown by ``DaemonPipeline/step(timeoutNanoseconds:)`` when a bounded source (a recording
@@ -49,15 +53,15 @@ final class Daemon {
     let takeSignals: () -> [PlumbDaemonSignal]
     /// Reads and validates the configuration (called at start and on every SIGHUP).
     let load: () throws(CLIError) -> DaemonSetup
-    /// Builds the pipeline for a configuration.
-    let build: (DaemonSetup) throws -> DaemonPipeline
+    /// Builds the pipeline for a configuration, taking what a reload hands over (`nil` at the start).
+    let build: (DaemonSetup, DaemonHandover?) throws -> DaemonPipeline
     /// Stop by itself after this long (`--duration`), or run until signalled.
     let duration: UInt64?
     /// The longest one step may wait for the sensor, so signals are seen promptly.
     let stepTimeout: UInt64
 
     init(log: DaemonLog, notifier: ServiceNotifier, clock: MonotonicClock, takeSignals: @escaping () -> [PlumbDaemonSignal],
-         load: @escaping () throws(CLIError) -> DaemonSetup, build: @escaping (DaemonSetup) throws -> DaemonPipeline,
+         load: @escaping () throws(CLIError) -> DaemonSetup, build: @escaping (DaemonSetup, DaemonHandover?) throws -> DaemonPipeline,
          duration: UInt64? = nil, stepTimeout: UInt64 = 100 * Nanoseconds.perMillisecond) {
         self.log = log; self.notifier = notifier; self.clock = clock; self.takeSignals = takeSignals
         self.load = load; self.build = build; self.duration = duration; self.stepTimeout = stepTimeout
@@ -71,7 +75,7 @@ final class Daemon {
         do {
             setup = try load()
             log.level = setup.configuration.logLevel
-            pipeline = try build(setup)
+            pipeline = try build(setup, nil)
         } catch {
             fail("cannot start", error)
             return ExitCode.failure
@@ -117,6 +121,8 @@ final class Daemon {
     }
 
     /// SIGHUP: re-read the file; on success replace the pipeline, else keep running the old one.
+    /// Outputs whose target the new file keeps (the kiosk's screen) are handed over, not put back;
+    /// if neither the new configuration nor the old one can be built again, they are put back.
     private func reload(current: DaemonSetup, pipeline: DaemonPipeline) -> (DaemonSetup, DaemonPipeline)? {
         send("RELOADING=1")
         let next: DaemonSetup
@@ -125,9 +131,10 @@ final class Daemon {
             send("READY=1\nSTATUS=\(pipeline.summary) (reload failed: \(describe(error)))")
             return (current, pipeline)
         }
+        let handover = pipeline.handOver(to: next)
         do { try pipeline.shutdown() } catch { log.warning("while stopping for reload: \(describe(error))") }
         do {
-            let rebuilt = try build(next)
+            let rebuilt = try build(next, handover)
             log.level = next.configuration.logLevel
             log.info("reloaded \(next.path); board \(next.board.explanation)")
             log.info(rebuilt.summary)
@@ -136,10 +143,11 @@ final class Daemon {
         } catch {
             logFailure("reload failed, restarting the previous configuration", error)
             do {
-                let old = try build(current)
+                let old = try build(current, handover)
                 send("READY=1\nSTATUS=\(old.summary) (reload failed)")
                 return (current, old)
             } catch {
+                do { try handover.restoreUntaken() } catch { log.error("could not restore the outputs: \(describe(error))") }
                 fail("cannot restart the previous configuration", error)
                 return nil
             }

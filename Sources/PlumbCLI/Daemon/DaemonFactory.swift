@@ -96,11 +96,13 @@ struct DaemonFactory {
         return tunings
     }
 
-    func build(_ setup: DaemonSetup) throws -> DaemonPipeline {
+    /// The pipeline for `setup`, taking what a reload hands over (`handover`: the kiosk's screen
+    /// at its rotation, when `setup` turns the same one).
+    func build(_ setup: DaemonSetup, handover: DaemonHandover? = nil) throws -> DaemonPipeline {
         let c = setup.configuration
         let imuConfiguration = Self.imuConfiguration(c)
         let (sampleSource, pacing) = try makeSource(setup, imuConfiguration: imuConfiguration)
-        let outputs = try makeOutputs(setup)
+        let outputs = try makeOutputs(setup, handover: handover)
         var outputNames = outputs.isEmpty ? "no outputs (orientation is logged)" : outputs.map(\.name).joined(separator: ", ")
         if !outputs.isEmpty, outputs.allSatisfy({ $0 is DBusDaemonOutput }) { outputNames += " (the sensor runs only while a client holds a claim)" }
         do {
@@ -346,9 +348,19 @@ struct DaemonFactory {
         return { sample in sample = calibration.apply(sample) }
     }
 
-    func makeOutputs(_ setup: DaemonSetup) throws -> [any DaemonOutput] {
-        let outputs = setup.configuration.outputs
+    /// The outputs `setup` names; the kiosk takes the screen `handover` holds when it turns the
+    /// same one. When one cannot be made, those made before it are put back (a kiosk that took
+    /// the handed-over screen turns it upright) and the error is thrown.
+    func makeOutputs(_ setup: DaemonSetup, handover: DaemonHandover? = nil) throws -> [any DaemonOutput] {
         var made: [any DaemonOutput] = []
+        do { try makeOutputs(setup, handover: handover, into: &made) } catch {
+            throw Self.restoring(made, after: error)
+        }
+        return made
+    }
+
+    private func makeOutputs(_ setup: DaemonSetup, handover: DaemonHandover?, into made: inout [any DaemonOutput]) throws {
+        let outputs = setup.configuration.outputs
         if let level = outputs.level {
             let device = level.framebuffer ?? setup.board.board.display?.framebuffer ?? "/dev/fb0"
             let image: RGBAImage
@@ -376,18 +388,15 @@ struct DaemonFactory {
             let runner: any RotationActionRunner = rotationRunner.map { $0 as any RotationActionRunner }
                 ?? SystemActionRunner(environment: context.environment)
             made.append(KioskDaemonOutput(backend: backend, settings: KioskController.Settings(holdOff: Nanoseconds.seconds(kiosk.holdOff), allowed: allowed),
-                                          runner: runner, clock: realClock))
+                                          runner: runner, clock: realClock, kept: handover?.kiosk?.take(for: backend)))
         }
         if let dbus = outputs.dbus {
-            // Made last: it owns the bus name, so an earlier output's failure leaves the bus alone.
-            do { made.append(try DBusDaemonOutput(settings: dbus, allowedInterfaces: Self.allowedInterfaces(setup.configuration.orientation))) } catch {
-                throw Self.restoring(made, after: error)
-            }
+            // Made late: it owns the bus name, so an earlier output's failure leaves the bus alone.
+            made.append(try DBusDaemonOutput(settings: dbus, allowedInterfaces: Self.allowedInterfaces(setup.configuration.orientation)))
         }
         if let mqtt = outputs.mqtt {
             made.append(try MQTTDaemonOutput(mqtt, clock: realClock, allowedInterfaces: Self.interfaceOrientations(setup.configuration.orientation)))
         }
-        return made
     }
 }
 

@@ -11,6 +11,13 @@ import PlumbOrientation
 /// server it turns (nothing orders a desktop session before it). The first failure of a run is
 /// logged as a warning with its fix, a different failure again, a failure that lasts
 /// ``KioskTurns/failingLong`` once as an error, and the turn that finally works says how long it took.
+///
+/// Across a SIGHUP reload whose configuration turns the same screen (the same method, output and
+/// command), the screen keeps its rotation: the old output hands it over (``handOver(to:into:)``)
+/// instead of turning it upright, and the new one starts from it as what the screen shows, turning
+/// only when a settled allowed face differs. A kept rotation the new `orientation.interfaceOrientations`
+/// leaves out stays too, as a fresh start leaves the screen as it finds it, until an allowed face
+/// settles; the log says so.
 final class KioskDaemonOutput: DaemonOutput {
     let name: String
     let turns: KioskTurns
@@ -18,15 +25,28 @@ final class KioskDaemonOutput: DaemonOutput {
     let runner: any RotationActionRunner
     let clock: any MonotonicClock
     private var log: [DaemonEvent] = []
+    /// Set once the screen is handed over to a reload's next output: ``restore()`` leaves it.
+    private var handedOver = false
 
     /// `settings.retry` and `settings.verifyInterval` default to ``KioskTurns``'s: the daemon
-    /// always tries a failed turn again and reads the screen back.
-    init(backend: KioskBackend, settings: KioskController.Settings, runner: any RotationActionRunner, clock: any MonotonicClock) {
-        turns = KioskTurns(backend: backend, settings: settings, runner: runner)
+    /// always tries a failed turn again and reads the screen back. `kept` is the screen a
+    /// reload handed over (``KioskHandover/take(for:)``): the controller starts from its rotation.
+    init(backend: KioskBackend, settings: KioskController.Settings, runner: any RotationActionRunner, clock: any MonotonicClock,
+         kept: KioskHandover? = nil) {
+        turns = KioskTurns(backend: backend, settings: settings, runner: runner, shown: kept?.shown)
         self.runner = runner
         self.clock = clock
         let usesOutput = backend.kind == .wlrRandr || backend.kind == .xrandr
         name = "kiosk via \(backend.kind.rawValue)" + (usesOutput ? backend.output.map { " on \($0)" } ?? "" : "")
+        if let shown = kept?.shown {
+            let screen = "kiosk: the screen" + (usesOutput ? backend.output.map { " \($0)" } ?? "" : "")
+            if settings.allowed.contains(shown) {
+                log.append(DaemonEvent(level: .info, message: "\(screen) stays \(shown.rawValue) across the reload"))
+            } else {
+                log.append(DaemonEvent(level: .notice, message: "\(screen) stays \(shown.rawValue) across the reload, though "
+                                       + "orientation.interfaceOrientations no longer allows it: it turns once the board settles in an allowed face"))
+            }
+        }
     }
 
     func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
@@ -79,7 +99,17 @@ final class KioskDaemonOutput: DaemonOutput {
     }
 
     func restore() throws {
-        guard let applied = controller.applied, applied != .portrait else { return }
+        guard !handedOver, let applied = controller.applied, applied != .portrait else { return }
         try runner.perform(controller.backend.action(for: .portrait))
+    }
+
+    /// Hands the screen over when `next` turns it with the same backend (its `outputs.kiosk`
+    /// names the same method, output — or the board's connector — and command); else the screen
+    /// is put back upright as on stop.
+    func handOver(to next: DaemonSetup, into handover: DaemonHandover) {
+        guard let kiosk = next.configuration.outputs.kiosk,
+              DaemonFactory.kioskBackend(kiosk, board: next.board.board) == controller.backend else { return }
+        handedOver = true
+        handover.kiosk = KioskHandover(backend: controller.backend, shown: controller.applied, runner: runner)
     }
 }

@@ -11,8 +11,13 @@ protocol DaemonOutput: AnyObject {
     func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws
     /// Called after every batch of samples with the latest gravity (device frame, unit vector).
     func gravityUpdated(_ gravity: SIMD3<Double>) throws
-    /// Puts the output back as it was before the daemon touched it.
+    /// Puts the output back as it was before the daemon touched it (an output handed over by
+    /// ``handOver(to:into:)`` is left as it is).
     func restore() throws
+    /// A reload to `next` is coming: an output whose target `next` keeps puts what the next
+    /// pipeline needs into `handover` and is then left as it is by ``restore()``. Default: nothing
+    /// (the output is put back, and the next pipeline makes it afresh).
+    func handOver(to next: DaemonSetup, into handover: DaemonHandover)
     /// What the output did worth logging since the last call.
     func takeEvents() -> [DaemonEvent]
     /// Whether the output needs the sensor now. Default true; the D-Bus output needs it only while
@@ -24,6 +29,7 @@ extension DaemonOutput {
     func gravityUpdated(_ gravity: SIMD3<Double>) throws {}
     func takeEvents() -> [DaemonEvent] { [] }
     var needsSensor: Bool { true }
+    func handOver(to next: DaemonSetup, into handover: DaemonHandover) {}
 }
 
 extension DaemonEvent {
@@ -258,6 +264,12 @@ final class SensorPipeline: DaemonPipeline {
             return I2CHelp.wiringFix + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb)."
         }
         return "Check the IMU with 'plumb probe' and 'plumb read'; then restart plumb (systemctl restart plumb)."
+    }
+
+    func handOver(to next: DaemonSetup) -> DaemonHandover {
+        let handover = DaemonHandover()
+        for output in outputs { output.handOver(to: next, into: handover) }
+        return handover
     }
 
     func shutdown() throws {

@@ -106,7 +106,8 @@ public final class KioskController {
     public let settings: Settings
     private let runner: any RotationActionRunner
     private let lock: any OrientationLock
-    /// What the screen shows, as far as we turned it; nil before the first turn.
+    /// What the screen shows, as far as we (or the controller that handed it over: `shown` at
+    /// ``init(backend:settings:runner:lock:shown:)``) turned it; nil before the first turn.
     public private(set) var applied: InterfaceOrientation?
     /// The orientation waiting for its hold-off, and since when.
     public private(set) var pending: (orientation: InterfaceOrientation, since: UInt64)?
@@ -131,9 +132,15 @@ public final class KioskController {
     /// With ``Settings/verifyInterval``: when the screen is next read back.
     private var nextVerify: UInt64?
 
+    /// - Parameter shown: what the screen shows already because an earlier controller on the
+    ///   same backend turned it (`plumb run` hands its kiosk's screen over across a SIGHUP
+    ///   reload), or `nil` (the default) when nothing is known: the first turn is then made to
+    ///   whatever is observed. With it the controller starts as if it had made that turn: an
+    ///   observed `shown` turns nothing, and the read-back (``Settings/verifyInterval``) checks it.
     public init(backend: KioskBackend, settings: Settings = Settings(), runner: any RotationActionRunner,
-                lock: any OrientationLock = NoOrientationLock()) {
+                lock: any OrientationLock = NoOrientationLock(), shown: InterfaceOrientation? = nil) {
         self.backend = backend; self.settings = settings; self.runner = runner; self.lock = lock
+        applied = shown
     }
 
     /// The interface orientation is now `orientation` (call on every change, or every reading).
