@@ -77,11 +77,7 @@ let readSpec = CommandSpec(
 }
 
 @Suite struct ToolTests {
-    func run(_ args: [String]) -> (status: Int32, out: String, err: String) {
-        let context = CommandContext.capturing()
-        let status = PlumbTool.main(args, context: context)
-        return (status, context.out.captured, context.err.captured)
-    }
+    func run(_ args: [String]) -> (status: Int32, out: String, err: String) { runPlumb(args) }
 
     @Test func versionFlag() {
         let r = run(["--version"])

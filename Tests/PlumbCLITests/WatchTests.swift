@@ -4,11 +4,7 @@ import Testing
 
 @Suite("plumb watch")
 struct WatchTests {
-    func run(_ args: [String]) -> (status: Int32, out: String, err: String) {
-        let context = CommandContext.capturing()
-        let status = PlumbTool.main(args, context: context)
-        return (status, context.out.captured, context.err.captured)
-    }
+    func run(_ args: [String]) -> (status: Int32, out: String, err: String) { runPlumb(args) }
 
     struct Line: Decodable, Equatable {
         var t_s: Double
@@ -125,11 +121,7 @@ struct WatchTests {
 
 @Suite("plumb watch with a power monitor")
 struct WatchPowerTests {
-    func run(_ args: [String]) -> (status: Int32, out: String, err: String) {
-        let context = CommandContext.capturing()
-        let status = PlumbTool.main(args, context: context)
-        return (status, context.out.captured, context.err.captured)
-    }
+    func run(_ args: [String]) -> (status: Int32, out: String, err: String) { runPlumb(args) }
 
     func tree(_ files: [String: String]) throws -> String {
         let root = NSTemporaryDirectory() + "plumb-sys-\(UUID().uuidString)"
