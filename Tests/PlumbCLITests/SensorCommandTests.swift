@@ -16,6 +16,14 @@ private func run(_ arguments: [String]) -> (status: Int32, out: String, err: Str
         #expect(r.err == "")
     }
 
+    /// WHO_AM_I 0x68 with the AK8975 answering at 0x0C through the bypass: an MPU-9150.
+    @Test func namesTheMPU9150ByItsMagnetometer() {
+        let r = run(["probe", "--simulate", "--chip", "mpu9150"])
+        #expect(r.status == 0)
+        #expect(r.out == "simulated bus  emulated MPU-9150  [I2C]\n  bus clock: 400 kHz (emulated)\n  0x68  WHO_AM_I 0x68  MPU-9150 (mpu9150)\n")
+        #expect(r.err == "")
+    }
+
     @Test func jsonNamesTheCloneAndWarns() {
         let r = run(["probe", "--simulate", "--chip", "icm20689", "--format", "json"])
         #expect(r.status == 0)
