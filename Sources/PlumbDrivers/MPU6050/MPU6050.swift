@@ -12,6 +12,10 @@ import PlumbHAL
 /// | ICM-20689 | 0x98 | ICM | 4096 B | raw/326.8 + 25 °C |
 /// | clones | 0x98, 0x72, 0x70 | accepted with a warning naming the chip | | |
 ///
+/// WHO_AM_I 0x68 names the MPU-6050 row; ``identify()`` then names an MPU-9150 when its AK8975
+/// answers WIA 0x48 at 0x0C through the I2C bypass, and nothing does with the bypass off
+/// (``detectCompanion(_:registers:)``). The MPU-6000 is driven only when named.
+///
 /// Addresses 0x68 (AD0 low) and 0x69 (AD0 high). Ranges ±2/4/8/16 g and ±250/500/1000/2000 °/s;
 /// output data rates 1000/(1 + n) Hz, 3.9–1000 Hz, with the DLPF chosen from the rate.
 ///
