@@ -6,12 +6,15 @@ import PlumbHAL
 /// | Fact | Source |
 /// |---|---|
 /// | With INT_PIN_CFG.I2C_BYPASS_EN = 1 and USER_CTRL.I2C_MST_EN = 0 the host reaches the auxiliary bus directly | MPU-6000/MPU-6050 Register Map rev 4.2, register 55 (the MPU-9150 holds an MPU-6050 die) |
-/// | The bypass is an analog switch; it needs setting once, not per transfer | Linux commit "iio: imu: inv_mpu6050: enable i2c aux mux bypass only once" (J.-B. Maneyrol, InvenSense, 2020) |
+/// | The bypass is an analog switch; it needs setting once, not per transfer, and holds while the chip sleeps (the kernel sets it, then powers the chip down, and reaches the magnetometer through it afterwards) | Linux commit "iio: imu: inv_mpu6050: enable i2c aux mux bypass only once" (J.-B. Maneyrol, InvenSense, 2020) |
 /// | The AK8975 answers at 0x0C–0x0F by CAD1/CAD0; inside the MPU-9150 at 0x0C | AK8975 datasheet address table, as Zephyr's `CONFIG_AK8975_I2C_ADDR` help quotes it ("If the AK8975 sensor is part of a MPU9150 chip, the I2C address needs to be 0x0C") |
 /// | WIA (0x00) reads 0x48 | AK8975 datasheet register map; Linux `ak8975.c` `AK8975_REG_WIA`, `AK8975_DEVICE_ID` |
 ///
 /// The AK8963 of an MPU-9250 also reads 0x48, but that part answers WHO_AM_I 0x71 and never
-/// gets here. Boards such as the GY-87 hang other magnetometers on an MPU-6050's auxiliary bus
+/// gets here. The probe runs on the chip as identify finds it, possibly asleep (its power-on
+/// state); register writes are taken while asleep (i2cdevlib's `MPU6050::initialize` sets the
+/// clock and ranges before clearing SLEEP), which was not checked on an MPU-9150 here.
+/// Boards such as the GY-87 hang other magnetometers on an MPU-6050's auxiliary bus
 /// (HMC5883L at 0x1E, QMC5883L at 0x0D): they are not at 0x0C, so they do not count.
 extension MPU6050 {
     /// A die on the auxiliary I2C bus that marks a part: where it answers through the bypass and
