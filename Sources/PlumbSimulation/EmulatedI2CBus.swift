@@ -2,8 +2,10 @@ import PlumbHAL
 
 /// An I2C bus whose targets are emulated chips, running in virtual time.
 ///
-/// It routes each transfer by address to an attached ``I2CTarget`` (nothing there: ENXIO, as
-/// the kernel reports an unacknowledged address), brings every target up to the current virtual
+/// It routes each transfer by address to an attached ``I2CTarget``, or else to a chip that an
+/// attached ``I2CBypassBridge`` joins to the bus at that moment (the MPU-9150's AK8975 at 0x0C
+/// while I2C_BYPASS_EN is set); nothing there gives ENXIO, as the kernel reports an
+/// unacknowledged address. It brings every target up to the current virtual
 /// time first, charges the transfer's duration on the bus to the ``VirtualClock`` (9 bit-times a
 /// byte plus START/STOP at `bitsPerSecond`), applies ``FaultRule``s, and counts transactions
 /// and bytes so a benchmark can compare what drivers put on the wire. With ``timesEachByte`` a
@@ -87,8 +89,18 @@ public final class EmulatedI2CBus: I2CBus {
     /// The attached addresses, in order.
     public var addresses: [I2CAddress] { targets.keys.sorted().map { I2CAddress($0) } }
 
-    /// The target at `address`, if any.
+    /// The target attached at `address`, if any (a chip reached only through a bypass is not).
     public func target(at address: I2CAddress) -> (any I2CTarget)? { targets[address.rawValue] }
+
+    /// The target that answers at `address` now: the one attached there, else one an attached
+    /// ``I2CBypassBridge`` joins to the bus (in address order of the bridges).
+    private func route(_ address: I2CAddress) -> (any I2CTarget)? {
+        if let target = targets[address.rawValue] { return target }
+        for key in targets.keys.sorted() {
+            if let bridge = targets[key] as? any I2CBypassBridge, let behind = bridge.bypassTargets[address.rawValue] { return behind }
+        }
+        return nil
+    }
 
     public func resetCounters() { counters = Counters() }
 
@@ -134,7 +146,7 @@ public final class EmulatedI2CBus: I2CBus {
             case .errno(let e):
                 // A failure mid-transfer: the chip saw the bytes (a write may have landed, a read
                 // may have popped a FIFO), the caller gets none of the data.
-                if let target = targets[address.rawValue] {
+                if let target = route(address) {
                     do { try target.handle(&operations) } catch {}
                     for i in operations.indices where operations[i].direction == .read {
                         for j in operations[i].bytes.indices { operations[i].bytes[j] = 0 }
@@ -153,7 +165,7 @@ public final class EmulatedI2CBus: I2CBus {
 
     /// Hands the transfer to the target at `address` and charges its time.
     private func deliver(_ operations: inout [I2COperation], address: I2CAddress) throws(I2CError) {
-        guard let target = targets[address.rawValue] else {
+        guard let target = route(address) else {
             counters.failures += 1
             counters.addressBytes += 1
             chargeBits(9 + 2)

@@ -44,6 +44,20 @@ public protocol I2CTarget: VirtualTimeDriven {
     func handle(_ operations: inout [I2COperation]) throws(I2CError)
 }
 
+/// A chip that can join its auxiliary I2C bus to the host's bus (the MPU family's
+/// INT_PIN_CFG.I2C_BYPASS_EN, an analog switch): while it does, the chips on that bus answer
+/// the host at their own addresses.
+///
+/// ``EmulatedI2CBus`` routes a transfer to an address that no attached target holds to the
+/// bridged targets of its attached chips. A target attached at the same address wins (on a real
+/// bus both would acknowledge and their data would collide; the tests that need both keep them
+/// apart in time by turning the bypass off).
+public protocol I2CBypassBridge: AnyObject {
+    /// The targets on the auxiliary bus the host reaches now, by 7-bit address: empty while the
+    /// bypass is off.
+    var bypassTargets: [UInt8: any I2CTarget] { get }
+}
+
 extension VirtualTimeDriven {
     public func nextEventNanoseconds(after nanoseconds: UInt64) -> UInt64? { nil }
 }

@@ -25,6 +25,10 @@ import PlumbDrivers
 ///   the SELF_TEST registers' codes, times (1 + ``selfTestDeviation``);
 /// - the chip's oscillator runs ``clockError`` off nominal, so drivers must estimate the period.
 ///
+/// - the MPU-9150's AK8975 (``magnetometer``) on the auxiliary bus, which the host bus reaches at
+///   0x0C through INT_PIN_CFG.I2C_BYPASS_EN with USER_CTRL.I2C_MST_EN clear (``I2CBypassBridge``;
+///   Register Map rev 4.2, register 55); the auxiliary I2C master itself is not modelled.
+///
 /// Faults: ``powerOnReset()`` (a brown-out), ``scheduledResets`` (the same at set times),
 /// ``overflowFlagStuck`` (a FIFO_OFLOW_INT bit that always reads 1, as on some MPU-6050s).
 public final class MPU6050Emulator: RegisterTarget {
@@ -58,6 +62,11 @@ public final class MPU6050Emulator: RegisterTarget {
     public weak var interruptLine: SimulatedInterruptLine?
     /// When set, every record written into the FIFO is logged here (ground truth for tests).
     public var fifoTruth: FIFOTruthLog?
+    /// The magnetometer die on the auxiliary I2C bus, on a variant that has one
+    /// (``MPU6050/Variant/companion``: the MPU-9150's AK8975), else `nil`. The host reaches it at
+    /// 0x0C while INT_PIN_CFG.I2C_BYPASS_EN is set and USER_CTRL.I2C_MST_EN clear, asleep or
+    /// not: the bypass is an analog switch (``bypassTargets``).
+    public let magnetometer: AK8975Emulator?
 
     /// What the chip has done.
     public struct Counters: Sendable, Equatable {
@@ -91,6 +100,7 @@ public final class MPU6050Emulator: RegisterTarget {
         self.errorModel = errorModel ?? .noiseOnly(variant.generation == .mpu6050 ? .mpu6050 : .mpu6500)
         self.random = SeededRandom(seed: seed)
         self.fifo = [UInt8](repeating: 0, count: variant.fifoSize)
+        self.magnetometer = variant.companion == .ak8975 ? AK8975Emulator() : nil
         loadPowerOnState()
     }
 
@@ -420,5 +430,16 @@ public final class MPU6050Emulator: RegisterTarget {
 
     public func pointer(after address: UInt8) -> UInt8 {
         address == MPU6050.Register.fifoData ? address : address &+ 1
+    }
+}
+
+extension MPU6050Emulator: I2CBypassBridge {
+    /// The AK8975 at 0x0C while INT_PIN_CFG.I2C_BYPASS_EN is set and USER_CTRL.I2C_MST_EN clear
+    /// ("When this bit is equal to 1 and I2C_MST_EN … is equal to 0, the host application processor
+    /// will be able to directly access the auxiliary I2C bus", Register Map rev 4.2, register 55).
+    public var bypassTargets: [UInt8: any I2CTarget] {
+        guard let magnetometer, registers[MPU6050.Register.intPinConfig] & MPU6050.Bits.i2cBypass != 0,
+              registers[MPU6050.Register.userControl] & MPU6050.Bits.userI2CMaster == 0 else { return [:] }
+        return [AK8975Emulator.address.rawValue: magnetometer]
     }
 }

@@ -12,6 +12,8 @@ enum Probe {
         discussion: """
         Reads the identity register of each supported family at each of its addresses (WHO_AM_I 0x75 at
         0x68/0x69 for the MPU-6050 family) and names the part found, with a warning for clone IDs.
+        A chip answering 0x68 is an MPU-9150 when its AK8975 magnetometer answers at 0x0C through the
+        I2C bypass (INT_PIN_CFG is set for the look and written back as found).
         Each bus's clock is read from the device tree (/sys/bus/i2c/devices/i2c-N/of_node/clock-frequency):
         "unknown" on adapters without one (x86, i2c-stub). With --simulate it probes the emulated bus instead.
         """,
@@ -58,7 +60,7 @@ enum Probe {
             let hertz = sensor.bus.bitsPerSecond
             let clock = hertz.map { frequencyText(hertz: $0) + " (emulated)" } ?? "unknown (instant transfers)"
             adapters.append(try probe(bus: sensor.bus, name: "emulated \(sensor.model.part)", clock: (clock, hertz.map { Int($0) }),
-                                      functionality: ["I2C"]))
+                                      functionality: ["I2C"], monotonic: sensor.clock))
         } else {
             var list: [I2CAdapter] = []
             do throws(I2CError) { list = try I2CAdapter.list() } catch {
@@ -87,7 +89,7 @@ enum Probe {
                 }
                 do {
                     let bus = try LinuxI2CBus(path: a.devicePath)
-                    adapters.append(try probe(bus: bus, name: a.name, clock: clock, functionality: bus.functionality.decoded))
+                    adapters.append(try probe(bus: bus, name: a.name, clock: clock, functionality: bus.functionality.decoded, monotonic: SystemClock()))
                 } catch let error as I2CError {
                     // The one-line reason and its fix, as the other commands give them.
                     let reason: String
@@ -116,9 +118,12 @@ enum Probe {
         }
     }
 
-    static func probe(bus: any I2CBus, name: String, clock: (text: String, hertz: Int?), functionality: [String]) throws(CLIError) -> Adapter {
+    /// - Parameter monotonic: paces retries of the families' refine steps (an MPU-6050 family chip
+    ///   answering 0x68 is checked for the MPU-9150's magnetometer through the I2C bypass).
+    static func probe(bus: any I2CBus, name: String, clock: (text: String, hertz: Int?), functionality: [String],
+                      monotonic: any MonotonicClock) throws(CLIError) -> Adapter {
         let findings: [ProbeFinding]
-        do { findings = try IMUFamilies.probe(bus) } catch {
+        do { findings = try IMUFamilies.probe(bus, refiningWith: monotonic) } catch {
             return Adapter(path: bus.path, name: name, clock: clock.text, clockHz: clock.hertz, functionality: functionality,
                            error: error.description, devices: [])
         }

@@ -17,12 +17,19 @@ public struct IMUFamily: Sendable {
     public var match: @Sendable (UInt8) -> (part: String, key: String, warnings: [String])?
     /// Opens a driver on `bus` at `address`; `part` forces a variant.
     public var open: @Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ clock: any MonotonicClock, _ part: String?) throws(IMUError) -> any IMU
+    /// Tells apart parts that answer the same identity by going further on the bus (the MPU-6050
+    /// family looks for the MPU-9150's magnetometer, writing INT_PIN_CFG and putting it back), as
+    /// the driver's own identify does; `nil` when the identity register says all.
+    public var refine: (@Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ identity: UInt8, _ clock: any MonotonicClock)
+                        -> (part: String, key: String, warnings: [String])?)?
 
     public init(name: String, addresses: [I2CAddress], identityRegister: UInt8, partKeys: [String],
                 match: @escaping @Sendable (UInt8) -> (part: String, key: String, warnings: [String])?,
-                open: @escaping @Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ clock: any MonotonicClock, _ part: String?) throws(IMUError) -> any IMU) {
+                open: @escaping @Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ clock: any MonotonicClock, _ part: String?) throws(IMUError) -> any IMU,
+                refine: (@Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ identity: UInt8, _ clock: any MonotonicClock)
+                         -> (part: String, key: String, warnings: [String])?)? = nil) {
         self.name = name; self.addresses = addresses; self.identityRegister = identityRegister
-        self.partKeys = partKeys; self.match = match; self.open = open
+        self.partKeys = partKeys; self.match = match; self.open = open; self.refine = refine
     }
 }
 
@@ -32,7 +39,10 @@ extension MPU6050 {
         name: "MPU-6050 family", addresses: [I2CAddress(0x68), I2CAddress(0x69)], identityRegister: Register.whoAmI,
         partKeys: variants.map(\.key),
         match: { who in variant(whoAmI: who).map { ($0.variant.part, $0.variant.key, $0.warnings) } },
-        open: { bus, address, clock, part throws(IMUError) in try MPU6050(bus: bus, address: address, clock: clock, part: part) })
+        open: { bus, address, clock, part throws(IMUError) in try MPU6050(bus: bus, address: address, clock: clock, part: part) },
+        refine: { bus, address, who, clock in
+            detect(whoAmI: who, registers: RegisterAccess(bus: bus, address: address, clock: clock)).map { ($0.variant.part, $0.variant.key, $0.warnings) }
+        })
 }
 
 /// What ``IMUFamilies/probe(_:)`` found at one address.
@@ -66,8 +76,11 @@ public enum IMUFamilies {
     ///
     /// An address that does not acknowledge is skipped; one that acknowledges with an unknown
     /// value is reported with `family == nil`, so the user learns what is there.
+    /// - Parameter clock: when given, a family's ``IMUFamily/refine`` step runs on each chip it
+    ///   matched (it writes to the chip and puts back what it changed; `plumb probe` names an
+    ///   MPU-9150 this way). Without it only identity registers are read.
     /// - Throws: ``IMUError/bus(_:)`` for a bus failure other than "nothing answers".
-    public static func probe(_ bus: any I2CBus) throws(IMUError) -> [ProbeFinding] {
+    public static func probe(_ bus: any I2CBus, refiningWith clock: (any MonotonicClock)? = nil) throws(IMUError) -> [ProbeFinding] {
         var findings: [ProbeFinding] = []
         for family in all {
             for address in family.addresses where !findings.contains(where: { $0.address == address && $0.family != nil }) {
@@ -76,7 +89,8 @@ public enum IMUFamilies {
                     if error.kind == .noAcknowledge { continue }
                     throw .bus(error)
                 }
-                if let m = family.match(value) {
+                if var m = family.match(value) {
+                    if let clock, let refine = family.refine, let refined = refine(bus, address, value, clock) { m = refined }
                     findings.removeAll { $0.address == address }
                     findings.append(ProbeFinding(address: address, register: family.identityRegister, whoAmI: value,
                                                  family: family.name, part: m.part, partKey: m.key, warnings: m.warnings))

@@ -79,6 +79,9 @@ extension MPU6050 {
         public static let signalPathResetAll: UInt8 = 0x07
         /// USER_CTRL.FIFO_EN (bit 6).
         public static let userFIFOEnable: UInt8 = 0x40
+        /// USER_CTRL.I2C_MST_EN (bit 5): the chip masters its auxiliary I2C bus; while set, the
+        /// host cannot reach that bus through I2C_BYPASS_EN (Register Map rev 4.2, register 55).
+        public static let userI2CMaster: UInt8 = 0x20
         /// USER_CTRL.FIFO_RESET (bit 2), self-clearing.
         public static let userFIFOReset: UInt8 = 0x04
         /// USER_CTRL.SIG_COND_RESET (bit 0), self-clearing.
@@ -101,6 +104,11 @@ extension MPU6050 {
         public static let intLatch: UInt8 = 0x20
         /// INT_PIN_CFG.INT_RD_CLEAR (bit 4): 1 = any read clears, 0 = only reading INT_STATUS.
         public static let intReadClear: UInt8 = 0x10
+        /// INT_PIN_CFG.I2C_BYPASS_EN (bit 1): with USER_CTRL.I2C_MST_EN clear, the auxiliary I2C
+        /// bus is joined to the host's bus, so the chips on it answer there ("the host application
+        /// processor will be able to directly access the auxiliary I2C bus", Register Map rev 4.2,
+        /// register 55; Linux `INV_MPU6050_BIT_BYPASS_EN`).
+        public static let i2cBypass: UInt8 = 0x02
         /// CONFIG.FIFO_MODE (bit 6), MPU-6500 generation: 1 = drop new data when full.
         public static let fifoModeStopWhenFull: UInt8 = 0x40
         /// GYRO_CONFIG / ACCEL_CONFIG self-test bits 7:5 (X, Y, Z).

@@ -45,6 +45,10 @@ extension MPU6050 {
         /// Engine start-up times in milliseconds (`INV_MPU6050_ACCEL_UP_TIME` and friends).
         public var accelerometerStartupMilliseconds: Int
         public var gyroscopeStartupMilliseconds: Int
+        /// The second die on the part's auxiliary I2C bus by which detection tells it apart from
+        /// an earlier row with the same WHO_AM_I (the MPU-9150's AK8975); `nil` on every other
+        /// row. See ``MPU6050/CompanionDie``.
+        public var companion: CompanionDie? = nil
 
         /// The address of XA_OFFS_H and the distance between axes.
         ///
@@ -75,11 +79,15 @@ extension MPU6050 {
     }
 
     /// Every supported part. Detection takes the first row whose WHO_AM_I matches, so the
-    /// MPU-6050 row comes before the MPU-6000 and MPU-9150 rows that share 0x68.
+    /// MPU-6050 row comes before the MPU-6000 and MPU-9150 rows that share 0x68; a driver that
+    /// can reach the bus then looks for a later row's ``Variant/companion`` die (the MPU-9150's
+    /// magnetometer, ``MPU6050/detectCompanion(_:registers:)``). The MPU-6000 has no such mark
+    /// (it differs by its SPI interface) and is driven as an MPU-6050 unless named.
     public static let variants: [Variant] = [
         row("mpu6050", "MPU-6050", 0x68, .mpu6050, fifo: 1024, temp: 340, 36.53, signalPathReset: false, startup: (20, 60)),
         row("mpu6000", "MPU-6000", 0x68, .mpu6050, fifo: 1024, temp: 340, 36.53, signalPathReset: true, startup: (20, 60)),
-        row("mpu9150", "MPU-9150", 0x68, .mpu6050, fifo: 1024, temp: 340, 36.53, signalPathReset: false, startup: (20, 60)),
+        row("mpu9150", "MPU-9150", 0x68, .mpu6050, fifo: 1024, temp: 340, 36.53, signalPathReset: false, startup: (20, 60),
+            companion: .ak8975),
         row("mpu6500", "MPU-6500", 0x70, .mpu6500, fifo: 512, temp: 333.87, 21, signalPathReset: true, startup: (30, 70)),
         row("mpu9250", "MPU-9250", 0x71, .mpu6500, fifo: 512, temp: 333.87, 21, signalPathReset: true, startup: (30, 70)),
         row("mpu9255", "MPU-9255", 0x73, .mpu6500, fifo: 512, temp: 333.87, 21, signalPathReset: true, startup: (30, 70)),
@@ -91,11 +99,13 @@ extension MPU6050 {
 
     private static func row(_ key: String, _ part: String, _ who: UInt8, _ generation: Generation, fifo: Int,
                             temp sensitivity: Double, _ offset: Double, signalPathReset: Bool,
-                            startup: (Int, Int), tempInFIFO: Bool = false, fifoSizeSelect: UInt8 = 0) -> Variant {
+                            startup: (Int, Int), tempInFIFO: Bool = false, fifoSizeSelect: UInt8 = 0,
+                            companion: CompanionDie? = nil) -> Variant {
         Variant(key: key, part: part, compatible: "invensense,\(key)", whoAmI: who, generation: generation, fifoSize: fifo,
                 fifoSizeSelect: fifoSizeSelect,
                 temperatureSensitivity: sensitivity, temperatureOffset: offset, signalPathResetAfterReset: signalPathReset,
-                temperatureInFIFORequired: tempInFIFO, accelerometerStartupMilliseconds: startup.0, gyroscopeStartupMilliseconds: startup.1)
+                temperatureInFIFORequired: tempInFIFO, accelerometerStartupMilliseconds: startup.0, gyroscopeStartupMilliseconds: startup.1,
+                companion: companion)
     }
 
     /// A WHO_AM_I value seen on boards in the wild that is not (only) the part the board is sold as.

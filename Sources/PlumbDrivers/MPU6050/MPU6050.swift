@@ -12,6 +12,10 @@ import PlumbHAL
 /// | ICM-20689 | 0x98 | ICM | 4096 B | raw/326.8 + 25 °C |
 /// | clones | 0x98, 0x72, 0x70 | accepted with a warning naming the chip | | |
 ///
+/// WHO_AM_I 0x68 names the MPU-6050 row; ``identify()`` then names an MPU-9150 when its AK8975
+/// answers WIA 0x48 at 0x0C through the I2C bypass, and nothing does with the bypass off
+/// (``detectCompanion(_:registers:)``). The MPU-6000 is driven only when named.
+///
 /// Addresses 0x68 (AD0 low) and 0x69 (AD0 high). Ranges ±2/4/8/16 g and ±250/500/1000/2000 °/s;
 /// output data rates 1000/(1 + n) Hz, 3.9–1000 Hz, with the DLPF chosen from the rate.
 ///
@@ -87,6 +91,18 @@ public final class MPU6050: IMU {
 
     // MARK: Identity and reset
 
+    /// The companion-die probe of the first ``identify()`` that needed one, and the WHO_AM_I it
+    /// was made for: a later identify (re-initialising after a brown-out) reuses it instead of
+    /// toggling the bypass again.
+    private var companionProbe: (whoAmI: UInt8, outcome: CompanionProbe)?
+
+    /// Reads WHO_AM_I and picks the variant row, or takes the `part` given at init.
+    ///
+    /// WHO_AM_I 0x68 is the MPU-6050, MPU-6000 and MPU-9150 alike. Without a `part`, the first
+    /// identify looks for the MPU-9150's AK8975 through the I2C bypass
+    /// (``detectCompanion(_:registers:)``: INT_PIN_CFG is toggled and written back as found) and
+    /// names the MPU-9150 when it answers; later calls reuse that answer. A probe that cannot
+    /// tell drives the chip as an MPU-6050 with a warning, and never fails the call.
     public func identify() throws(IMUError) -> IMUIdentity {
         let who = try readRegister(Register.whoAmI)
         let chosen: Variant
@@ -98,9 +114,11 @@ public final class MPU6050: IMU {
                 warnings.append("WHO_AM_I 0x\(hex(who)) (\(found)) but driving it as \(forced.part) as requested")
             }
         } else {
-            guard let match = MPU6050.variant(whoAmI: who) else {
+            let cached = companionProbe.flatMap { $0.whoAmI == who ? $0.outcome : nil }
+            guard let match = MPU6050.detect(whoAmI: who, registers: registers, cached: cached) else {
                 throw .unexpectedIdentity(whoAmI: who, address: address, bus: bus.path, expected: MPU6050.acceptedIdentities)
             }
+            if let probe = match.probe { companionProbe = (who, probe) }
             chosen = match.variant
             warnings = match.warnings
         }

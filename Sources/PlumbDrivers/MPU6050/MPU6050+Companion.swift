@@ -1,0 +1,154 @@
+import PlumbHAL
+
+/// Telling an MPU-9150 from an MPU-6050: both answer WHO_AM_I 0x68, but the MPU-9150 carries an
+/// AK8975 magnetometer die on its auxiliary I2C bus.
+///
+/// | Fact | Source |
+/// |---|---|
+/// | With INT_PIN_CFG.I2C_BYPASS_EN = 1 and USER_CTRL.I2C_MST_EN = 0 the host reaches the auxiliary bus directly | MPU-6000/MPU-6050 Register Map rev 4.2, register 55 (the MPU-9150 holds an MPU-6050 die) |
+/// | The bypass is an analog switch; it needs setting once, not per transfer, and holds while the chip sleeps (the kernel sets it, then powers the chip down, and reaches the magnetometer through it afterwards) | Linux commit "iio: imu: inv_mpu6050: enable i2c aux mux bypass only once" (J.-B. Maneyrol, InvenSense, 2020) |
+/// | The AK8975 answers at 0x0C–0x0F by CAD1/CAD0; inside the MPU-9150 at 0x0C | AK8975 datasheet address table, as Zephyr's `CONFIG_AK8975_I2C_ADDR` help quotes it ("If the AK8975 sensor is part of a MPU9150 chip, the I2C address needs to be 0x0C") |
+/// | WIA (0x00) reads 0x48 | AK8975 datasheet register map; Linux `ak8975.c` `AK8975_REG_WIA`, `AK8975_DEVICE_ID` |
+///
+/// The AK8963 of an MPU-9250 also reads 0x48, but that part answers WHO_AM_I 0x71 and never
+/// gets here. The probe runs on the chip as identify finds it, possibly asleep (its power-on
+/// state); register writes are taken while asleep (i2cdevlib's `MPU6050::initialize` sets the
+/// clock and ranges before clearing SLEEP), which was not checked on an MPU-9150 here.
+/// Boards such as the GY-87 hang other magnetometers on an MPU-6050's auxiliary bus
+/// (HMC5883L at 0x1E, QMC5883L at 0x0D): they are not at 0x0C, so they do not count.
+extension MPU6050 {
+    /// A die on the auxiliary I2C bus that marks a part: where it answers through the bypass and
+    /// what its identity register reads.
+    public struct CompanionDie: Sendable, Equatable, Hashable {
+        /// As the vendor writes it: "AK8975".
+        public var part: String
+        /// Its 7-bit address on the auxiliary bus (and so on the host bus through the bypass).
+        public var address: UInt8
+        /// Its identity register.
+        public var identityRegister: UInt8
+        /// What the identity register reads.
+        public var identity: UInt8
+
+        public init(part: String, address: UInt8, identityRegister: UInt8, identity: UInt8) {
+            self.part = part; self.address = address; self.identityRegister = identityRegister; self.identity = identity
+        }
+
+        /// The MPU-9150's AK8975: 0x0C, WIA (0x00) = 0x48 (see the table above).
+        public static let ak8975 = CompanionDie(part: "AK8975", address: 0x0C, identityRegister: 0x00, identity: 0x48)
+    }
+
+    /// What ``detectCompanion(_:registers:)`` found.
+    public enum CompanionProbe: Sendable, Equatable {
+        /// The die answered its identity at its address with the bypass on, and nothing answered
+        /// there with the bypass off: it sits behind this chip.
+        case found
+        /// Nothing answered at the address with the bypass on (or something answered another
+        /// identity): a part without the die.
+        case absent
+        /// Something answers at the address with the bypass off: a chip on the host's own bus,
+        /// not behind this one, so the address says nothing about this part.
+        case occupied
+        /// The probe could not tell (a bus error, the auxiliary I2C master on): the reason.
+        case undetermined(String)
+    }
+
+    /// Looks for `die` behind the chip at `registers.address`, leaving INT_PIN_CFG as it found it.
+    ///
+    /// 1. Read INT_PIN_CFG and USER_CTRL. With USER_CTRL.I2C_MST_EN set the bypass cannot join
+    ///    the buses: undetermined.
+    /// 2. Bypass off (cleared first if it was on): read the die's identity register at its
+    ///    address. Anything answering there is on the host's bus: ``CompanionProbe/occupied``.
+    /// 3. Bypass on: read it again. The die's identity is ``CompanionProbe/found``; no answer,
+    ///    or another value, is ``CompanionProbe/absent``.
+    /// 4. Write INT_PIN_CFG back as it was read.
+    ///
+    /// An address that is not acknowledged counts as empty whether the adapter says ENXIO,
+    /// ENODEV (i2c-stub) or EREMOTEIO / EIO (the Raspberry Pi's `i2c-bcm2835` reports an address
+    /// NACK as EREMOTEIO). Any other failure makes the probe undetermined; none is thrown, so a
+    /// start never fails here. Four to six transfers to the chip and two to the die's address,
+    /// once per ``MPU6050/identify()`` that needs it.
+    ///
+    /// - Parameter registers: register access to the MPU; the die's reads go over the same bus
+    ///   to the die's address (``I2CBus`` takes an address per transfer) and are not retried
+    ///   here (the bus retries its own transient errors).
+    public static func detectCompanion(_ die: CompanionDie, registers: RegisterAccess) -> CompanionProbe {
+        let pinConfig: UInt8, userControl: UInt8
+        do {
+            pinConfig = try registers.readRegister(Register.intPinConfig)
+            userControl = try registers.readRegister(Register.userControl)
+        } catch {
+            return .undetermined("reading INT_PIN_CFG and USER_CTRL failed: \(error)")
+        }
+        if userControl & Bits.userI2CMaster != 0 {
+            return .undetermined("its auxiliary I2C master is on (USER_CTRL.I2C_MST_EN), so the \(die.part) cannot be reached through the bypass")
+        }
+        let bypassOff = pinConfig & ~Bits.i2cBypass
+        var outcome: CompanionProbe
+        do {
+            if pinConfig != bypassOff { try registers.writeRegister(Register.intPinConfig, bypassOff) }
+            switch readIdentity(die, bus: registers.bus) {
+            case .answered:
+                outcome = .occupied
+            case .failed(let reason):
+                outcome = .undetermined(reason)
+            case .silent:
+                try registers.writeRegister(Register.intPinConfig, bypassOff | Bits.i2cBypass)
+                switch readIdentity(die, bus: registers.bus) {
+                case .answered(let value): outcome = value == die.identity ? .found : .absent
+                case .silent: outcome = .absent
+                case .failed(let reason): outcome = .undetermined(reason)
+                }
+            }
+        } catch {
+            outcome = .undetermined("setting INT_PIN_CFG.I2C_BYPASS_EN failed: \(error)")
+        }
+        do {
+            try registers.writeRegister(Register.intPinConfig, pinConfig)
+        } catch {
+            return .undetermined("INT_PIN_CFG could not be written back to 0x\(hex(pinConfig)) (\(error)); I2C_BYPASS_EN may be left set")
+        }
+        return outcome
+    }
+
+    private enum IdentityRead { case answered(UInt8), silent, failed(String) }
+
+    private static func readIdentity(_ die: CompanionDie, bus: any I2CBus) -> IdentityRead {
+        let address = I2CAddress(die.address)
+        do {
+            return .answered(try bus.readRegister(die.identityRegister, address: address))
+        } catch {
+            switch error.kind {
+            case .noAcknowledge, .bus: return .silent
+            default: return .failed("reading \(die.part) register 0x\(hex(die.identityRegister)) at \(address) failed: \(error)")
+            }
+        }
+    }
+
+    /// The row for `whoAmI` with its warnings, after looking for the companion die of a later row
+    /// that answers the same WHO_AM_I (``Variant/companion``): the MPU-9150 found behind 0x68.
+    ///
+    /// `probe` is the outcome, `nil` when no row needed one (every WHO_AM_I but 0x68, and the
+    /// clone IDs). An undetermined probe keeps the first row and says so in a warning, naming
+    /// `--part`; an occupied address keeps it silently (another chip on the bus is no fault).
+    /// - Parameter cached: an earlier outcome to reuse instead of probing again.
+    public static func detect(whoAmI: UInt8, registers: RegisterAccess,
+                              cached: CompanionProbe? = nil) -> (variant: Variant, warnings: [String], probe: CompanionProbe?)? {
+        guard let match = variant(whoAmI: whoAmI) else { return nil }
+        guard match.warnings.isEmpty, match.variant.whoAmI == whoAmI,
+              let twin = variants.first(where: { $0.whoAmI == whoAmI && $0.key != match.variant.key && $0.companion != nil }),
+              let die = twin.companion else {
+            return (match.variant, match.warnings, nil)
+        }
+        let probe = cached ?? detectCompanion(die, registers: registers)
+        switch probe {
+        case .found:
+            return (twin, [], probe)
+        case .absent, .occupied:
+            return (match.variant, [], probe)
+        case .undetermined(let reason):
+            let warning = "WHO_AM_I 0x\(hex(whoAmI)) is an \(match.variant.part) or an \(twin.part), and the \(twin.part)'s \(die.part) "
+                + "could not be looked for: \(reason); driving it as \(match.variant.part) (pass --part \(twin.key) if it is an \(twin.part))"
+            return (match.variant, [warning], probe)
+        }
+    }
+}
