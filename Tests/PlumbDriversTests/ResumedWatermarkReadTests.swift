@@ -152,3 +152,24 @@ final class ReadTimingBus: I2CBus {
         LSM6DSFaultTests.check(samples, origin: rig.chip.profileStart, label: label, gyroscope: run.gyroscope)
     }
 }
+
+/// The loss a zeroed run inside a watermark read hides is counted in full: six slots (12 words,
+/// gyroscope and accelerometer) show in TAG_CNT as a jump of two, and the next timestamp word
+/// shows the other four.
+@Suite struct ZeroedRunLossCountTests {
+    @Test(arguments: [3..<11, 3..<15, 10..<18, 4..<24])
+    func theSlotsAZeroedRunHidAreCountedLost(zeroed: Range<Int>) throws {
+        let r = try ResumedWatermarkReadTests.run(rate: 833, watermark: 32, compression: false, gyroscope: true, zeroed: zeroed)
+        let label = "lsm6dso 833 Hz watermark 32, words \(zeroed) zeroed"
+        LSM6DSFaultTests.check(r.samples, origin: r.origin, label: label)
+        // Slots missing between consecutive samples, from their timestamps.
+        let period = 1e9 / 833
+        var missing = 0
+        for (a, b) in zip(r.samples, r.samples.dropFirst()) {
+            missing += max(0, Int((Double(b.timestampNanoseconds - a.timestampNanoseconds) / period).rounded()) - 1)
+        }
+        let reported = r.gaps.reduce(0) { $0 + ($1.lostSamples ?? 0) }
+        #expect(r.gaps.allSatisfy { $0.lostSamples != nil }, "\(label): \(r.gaps)")
+        #expect(abs(reported - missing) <= r.watermarkReads / 4, "\(label): \(missing) slots missing, \(reported) reported lost in \(r.gaps.count) gaps")
+    }
+}
