@@ -178,4 +178,36 @@ private let kiosk = #"{"outputs": {"kiosk": {"method": "wlr-randr", "output": "H
         #expect(run.log.contains("plumb: error: cannot restart the previous configuration: "), "\(run.log)")
         #expect(run.atEnd == [transform("normal"), transform("180"), transform("normal")])
     }
+
+    /// Two reloads in a row, each keeping the screen, and one whose build fails after its kiosk
+    /// took the screen: the rotation passes from output to output untouched, and only the last
+    /// one to run turns the screen upright, once, on stop.
+    @Test func aScreenKeptAcrossTwoReloadsAndAFailedOneIsTurnedUprightOnceAtTheEnd() throws {
+        let board = BoardSelection(board: Board(id: "generic", name: "Generic", models: [], i2cBus: "/dev/i2c-1", interrupt: nil,
+                                                display: nil, leds: [], imuAddress: I2CAddress(UInt8(0x68))), reason: .override)
+        let setup = DaemonSetup(path: "plumb.json", configuration: try Configuration.decode(kiosk, file: "plumb.json"), board: board)
+        let backend = KioskBackend(kind: .wlrRandr, output: "HDMI-A-1")
+        let recorder = RotationRecorder()
+        let clock = VirtualClock()
+        // The first output turned the screen to landscapeLeft.
+        var handover = DaemonHandover(kiosk: KioskHandover(backend: backend, shown: .landscapeLeft, runner: recorder))
+        var output = KioskDaemonOutput(backend: backend, settings: .init(), runner: recorder, clock: clock, kept: handover.kiosk?.take(for: backend))
+        for _ in 0..<2 {
+            let next = DaemonHandover()
+            output.handOver(to: setup, into: next)
+            try output.restore()
+            handover = next
+            #expect(handover.kiosk?.shown == .landscapeLeft)
+            output = KioskDaemonOutput(backend: backend, settings: .init(), runner: recorder, clock: clock, kept: handover.kiosk?.take(for: backend))
+        }
+        // A build that failed after this output was made: it gives the screen back, untouched.
+        try output.restoreUnused()
+        #expect(recorder.actions.isEmpty)
+        output = KioskDaemonOutput(backend: backend, settings: .init(), runner: recorder, clock: clock, kept: handover.kiosk?.take(for: backend))
+        #expect(output.controller.applied == .landscapeLeft)
+        try handover.restoreUntaken()
+        #expect(recorder.actions.isEmpty)
+        try output.restore()
+        #expect(recorder.actions == [transform("normal")])
+    }
 }
