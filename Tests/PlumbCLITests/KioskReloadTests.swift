@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import PlumbConfiguration
@@ -34,7 +35,9 @@ private struct ReloadRun {
     var whileFlat: [String] = []
     var atEnd: [String] = []
 
-    init(_ first: String, then second: String, flat: Double = 3, runAfter: Double = 3) throws {
+    /// `ledDirectory`: the factory's LED class directory; `onReload`: called as SIGHUP is sent.
+    init(_ first: String, then second: String, flat: Double = 3, runAfter: Double = 3,
+         ledDirectory: String? = nil, onReload: @escaping () -> Void = {}) throws {
         let board = BoardSelection(board: Board(id: "generic", name: "Generic", models: [], i2cBus: "/dev/i2c-1", interrupt: nil,
                                                 display: nil, leds: [], imuAddress: I2CAddress(UInt8(0x68))), reason: .override)
         let configurations = [try Configuration.decode(first, file: "first.json"), try Configuration.decode(second, file: "second.json")]
@@ -42,6 +45,7 @@ private struct ReloadRun {
         let recorder = RotationRecorder()
         var factory = DaemonFactory(source: .simulated, context: .capturing(), realClock: clock)
         factory.rotationRunner = recorder
+        if let ledDirectory { factory.ledDirectory = ledDirectory }
         let err = Output.capture()
         var loads = 0
         var reloadedAt: UInt64?
@@ -53,6 +57,7 @@ private struct ReloadRun {
                 guard let reloadedAt else {
                     guard recorder.actions.contains(transform("180")) else { return [] }
                     reloadedAt = clock.nowNanoseconds
+                    onReload()
                     return [.reload]
                 }
                 if atReload.isEmpty { atReload = recorder.actions }
@@ -135,5 +140,74 @@ private let kiosk = #"{"outputs": {"kiosk": {"method": "wlr-randr", "output": "H
         #expect(run.log.contains("plumb: error: reload failed, restarting the previous configuration: "), "\(run.log)")
         #expect(run.atReload == [transform("normal"), transform("180")])
         #expect(run.atEnd == [transform("normal"), transform("180"), transform("normal")])
+    }
+
+    /// A new configuration that fails after its kiosk took the screen (its D-Bus output, made
+    /// after the kiosk, cannot reach its bus): the kiosk it made gives the screen back rather than
+    /// turning it upright, and the previous configuration, built again, takes it as it is. Before,
+    /// the failed build's kiosk turned the screen upright and the rebuilt one, waiting for an
+    /// allowed face while the board lay flat, left it there: [normal, 180, normal] at the reload.
+    @Test func aReloadFailingAfterItsKioskRestartsThePreviousKioskOnTheKeptScreen() throws {
+        let broken = #"{"outputs": {"kiosk": {"method": "wlr-randr", "output": "HDMI-A-1"}, "dbus": {"bus": "unix:path=/nonexistent/plumb-test-bus"}}}"#
+        let run = try ReloadRun(kiosk, then: broken)
+        #expect(run.status == 0, "\(run.log)")
+        #expect(run.log.contains("plumb: error: reload failed, restarting the previous configuration: outputs.dbus: cannot connect"), "\(run.log)")
+        #expect(run.atReload == [transform("normal"), transform("180")])
+        #expect(run.whileFlat == run.atReload)
+        #expect(run.atEnd == [transform("normal"), transform("180"), transform("normal")])
+        #expect(run.log.contains("plumb: info: kiosk: the screen HDMI-A-1 stays portraitUpsideDown across the reload\n"), "\(run.log)")
+    }
+
+    /// Neither configuration builds: the new one fails after its kiosk took the screen (which it
+    /// gives back), the previous one before its kiosk (its LED is gone): the screen is turned
+    /// upright once, by the handover (``DaemonHandover/restoreUntaken()``), and the daemon stops.
+    @Test func aReloadWhereNeitherConfigurationBuildsTurnsTheScreenUprightOnce() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-kiosk-reload-\(ProcessInfo.processInfo.processIdentifier)")
+        let led = root.appendingPathComponent("ACT")
+        try FileManager.default.createDirectory(at: led, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        for (file, text) in [("max_brightness", "255\n"), ("brightness", "0\n"), ("trigger", "[none] mmc0\n")] {
+            try text.write(to: led.appendingPathComponent(file), atomically: true, encoding: .utf8)
+        }
+        let first = #"{"outputs": {"kiosk": {"method": "wlr-randr", "output": "HDMI-A-1"}, "leds": {"map": {"portrait": "ACT"}}}}"#
+        let broken = #"{"outputs": {"kiosk": {"method": "wlr-randr", "output": "HDMI-A-1"}, "dbus": {"bus": "unix:path=/nonexistent/plumb-test-bus"}}}"#
+        let run = try ReloadRun(first, then: broken, ledDirectory: root.path, onReload: {
+            do { try FileManager.default.removeItem(at: led) } catch { Issue.record("removing \(led.path): \(error)") }
+        })
+        #expect(run.status != 0, "\(run.log)")
+        #expect(run.log.contains("plumb: error: cannot restart the previous configuration: "), "\(run.log)")
+        #expect(run.atEnd == [transform("normal"), transform("180"), transform("normal")])
+    }
+
+    /// Two reloads in a row, each keeping the screen, and one whose build fails after its kiosk
+    /// took the screen: the rotation passes from output to output untouched, and only the last
+    /// one to run turns the screen upright, once, on stop.
+    @Test func aScreenKeptAcrossTwoReloadsAndAFailedOneIsTurnedUprightOnceAtTheEnd() throws {
+        let board = BoardSelection(board: Board(id: "generic", name: "Generic", models: [], i2cBus: "/dev/i2c-1", interrupt: nil,
+                                                display: nil, leds: [], imuAddress: I2CAddress(UInt8(0x68))), reason: .override)
+        let setup = DaemonSetup(path: "plumb.json", configuration: try Configuration.decode(kiosk, file: "plumb.json"), board: board)
+        let backend = KioskBackend(kind: .wlrRandr, output: "HDMI-A-1")
+        let recorder = RotationRecorder()
+        let clock = VirtualClock()
+        // The first output turned the screen to landscapeLeft.
+        var handover = DaemonHandover(kiosk: KioskHandover(backend: backend, shown: .landscapeLeft, runner: recorder))
+        var output = KioskDaemonOutput(backend: backend, settings: .init(), runner: recorder, clock: clock, kept: handover.kiosk?.take(for: backend))
+        for _ in 0..<2 {
+            let next = DaemonHandover()
+            output.handOver(to: setup, into: next)
+            try output.restore()
+            handover = next
+            #expect(handover.kiosk?.shown == .landscapeLeft)
+            output = KioskDaemonOutput(backend: backend, settings: .init(), runner: recorder, clock: clock, kept: handover.kiosk?.take(for: backend))
+        }
+        // A build that failed after this output was made: it gives the screen back, untouched.
+        try output.restoreUnused()
+        #expect(recorder.actions.isEmpty)
+        output = KioskDaemonOutput(backend: backend, settings: .init(), runner: recorder, clock: clock, kept: handover.kiosk?.take(for: backend))
+        #expect(output.controller.applied == .landscapeLeft)
+        try handover.restoreUntaken()
+        #expect(recorder.actions.isEmpty)
+        try output.restore()
+        #expect(recorder.actions == [transform("normal")])
     }
 }

@@ -13,6 +13,7 @@ import PlumbSimulation
 @discardableResult
 func runLSM6DSStream(_ rig: LSM6DSRig, seconds: Double, config: IMUConfiguration, gaps: inout [StreamGap],
                      samples emitted: inout Int, stream: IMUStream? = nil, label: String) throws -> IMUStream {
+    let gyroscope = config.gyroscopeEnabled
     let given = stream
     let stream = stream ?? IMUStream(imu: rig.imu, line: rig.line, clock: rig.clock)
     if given == nil { try stream.start(config) }
@@ -23,7 +24,7 @@ func runLSM6DSStream(_ rig: LSM6DSRig, seconds: Double, config: IMUConfiguration
     while rig.clock.nowNanoseconds < end {
         samples.removeAll(keepingCapacity: true)
         gaps += stream.step(into: &samples)
-        LSM6DSFaultTests.check(samples, origin: rig.chip.profileStart, label: label, after: last)
+        LSM6DSFaultTests.check(samples, origin: rig.chip.profileStart, label: label, after: last, gyroscope: gyroscope)
         if let l = samples.last { last = l.timestampNanoseconds }
         emitted += samples.count
         steps += 1

@@ -162,12 +162,13 @@ struct DaemonFactory {
         return motion
     }
 
-    /// Restores outputs already made when building fails later; a restore failure is added to
-    /// `error`'s message rather than hiding it.
+    /// Restores outputs already made when building fails later (``DaemonOutput/restoreUnused()``:
+    /// a kiosk that took a reload's screen gives it back for the pipeline built next, rather than
+    /// turning it upright); a restore failure is added to `error`'s message rather than hiding it.
     static func restoring(_ outputs: [any DaemonOutput], after error: any Error) -> any Error {
         var failures: [String] = []
         for output in outputs {
-            do { try output.restore() } catch { failures.append("\(output.name): \(describe(error))") }
+            do { try output.restoreUnused() } catch { failures.append("\(output.name): \(describe(error))") }
         }
         guard !failures.isEmpty else { return error }
         let fix: String? = if case CLIError.failure(_, let fix) = error { fix } else { nil }
@@ -350,7 +351,7 @@ struct DaemonFactory {
 
     /// The outputs `setup` names; the kiosk takes the screen `handover` holds when it turns the
     /// same one. When one cannot be made, those made before it are put back (a kiosk that took
-    /// the handed-over screen turns it upright) and the error is thrown.
+    /// the handed-over screen gives it back to `handover`, as it is) and the error is thrown.
     func makeOutputs(_ setup: DaemonSetup, handover: DaemonHandover? = nil) throws -> [any DaemonOutput] {
         var made: [any DaemonOutput] = []
         do { try makeOutputs(setup, handover: handover, into: &made) } catch {

@@ -51,6 +51,16 @@ final class KioskHandover {
         return self
     }
 
+    /// Gives the screen back after the output that took it was never run (its pipeline failed to
+    /// build), so the next output on the same backend can take it. Returns false (and changes
+    /// nothing) when it was not taken.
+    @discardableResult
+    func giveBack() -> Bool {
+        guard isTaken else { return false }
+        isTaken = false
+        return true
+    }
+
     /// Turns the screen upright unless a new output took it (or it is upright, or was never turned).
     func restoreUntaken() throws {
         guard !isTaken else { return }

@@ -27,6 +27,8 @@ final class KioskDaemonOutput: DaemonOutput {
     private var log: [DaemonEvent] = []
     /// Set once the screen is handed over to a reload's next output: ``restore()`` leaves it.
     private var handedOver = false
+    /// The screen a reload handed over, when this output took it.
+    private let kept: KioskHandover?
 
     /// `settings.retry` and `settings.verifyInterval` default to ``KioskTurns``'s: the daemon
     /// always tries a failed turn again and reads the screen back. `kept` is the screen a
@@ -34,6 +36,7 @@ final class KioskDaemonOutput: DaemonOutput {
     init(backend: KioskBackend, settings: KioskController.Settings, runner: any RotationActionRunner, clock: any MonotonicClock,
          kept: KioskHandover? = nil) {
         turns = KioskTurns(backend: backend, settings: settings, runner: runner, shown: kept?.shown)
+        self.kept = kept
         self.runner = runner
         self.clock = clock
         let usesOutput = backend.kind == .wlrRandr || backend.kind == .xrandr
@@ -101,6 +104,19 @@ final class KioskDaemonOutput: DaemonOutput {
     func restore() throws {
         guard !handedOver, let applied = controller.applied, applied != .portrait else { return }
         try runner.perform(controller.backend.action(for: .portrait))
+    }
+
+    /// The pipeline this output was made for failed to build: a screen taken from a reload goes
+    /// back to its handover as it is, for the pipeline built next (the previous configuration
+    /// again, which then keeps it too) or, if none takes it, for ``DaemonHandover/restoreUntaken()``
+    /// to turn upright. Turned upright here, the rebuilt output started from nothing and, with the
+    /// board lying flat, left a landscape kiosk in portrait. Any other screen is restored.
+    func restoreUnused() throws {
+        if let kept, !handedOver, controller.applied == kept.shown, kept.giveBack() {
+            handedOver = true
+            return
+        }
+        try restore()
     }
 
     /// Hands the screen over when `next` turns it with the same backend (its `outputs.kiosk`

@@ -18,6 +18,10 @@ protocol DaemonOutput: AnyObject {
     /// pipeline needs into `handover` and is then left as it is by ``restore()``. Default: nothing
     /// (the output is put back, and the next pipeline makes it afresh).
     func handOver(to next: DaemonSetup, into handover: DaemonHandover)
+    /// The pipeline this output was made for could not be built, so it never ran: puts back what
+    /// it took. Default: ``restore()``. An output that took what a reload handed over gives it back
+    /// to the handover instead (``KioskHandover/giveBack()``), for the pipeline built next.
+    func restoreUnused() throws
     /// What the output did worth logging since the last call.
     func takeEvents() -> [DaemonEvent]
     /// Whether the output needs the sensor now. Default true; the D-Bus output needs it only while
@@ -30,6 +34,7 @@ extension DaemonOutput {
     func takeEvents() -> [DaemonEvent] { [] }
     var needsSensor: Bool { true }
     func handOver(to next: DaemonSetup, into handover: DaemonHandover) {}
+    func restoreUnused() throws { try restore() }
 }
 
 extension DaemonEvent {

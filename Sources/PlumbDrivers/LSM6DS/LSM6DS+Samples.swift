@@ -126,6 +126,10 @@ extension LSM6DS {
         private var doubtful: [IMUSample] = []
         private var doubtfulSlots: [Int] = []
         private var inDoubt = false
+        /// The anchor the slot count ran from when ``markSlotCountInDoubt()`` raised the doubt:
+        /// kept when a TAG_CNT jump un-anchors the timeline during it, so the next timestamp word
+        /// still shows the multiple of four slots the jump could not (``resolveDoubt(_:into:)``).
+        private var doubtAnchorTicks: UInt64?
         /// Half-read slots abandoned by ``markSlotCountInDoubt()``, counted lost with the slots the
         /// next timestamp word finds (one gap for the loss).
         private var abandonedInDoubt = 0
@@ -194,7 +198,7 @@ extension LSM6DS {
             lastWordReadNanoseconds = nil
             periodTicks = nominalPeriodTicks; periodMeasured = false; unanchoredDrops = 0
             doubtful.removeAll(keepingCapacity: true); doubtfulSlots.removeAll(keepingCapacity: true)
-            inDoubt = false; lossFoundAfterDoubt = false; ambiguousDoubtful = 0; abandonedInDoubt = 0
+            inDoubt = false; lossFoundAfterDoubt = false; ambiguousDoubtful = 0; abandonedInDoubt = 0; doubtAnchorTicks = nil
         }
 
         /// Marks data lost before the next words (a FIFO overflow or a failed read): the timeline
@@ -255,6 +259,7 @@ extension LSM6DS {
                 return
             }
             inDoubt = true
+            doubtAnchorTicks = anchorTicks
             abandonedInDoubt = abandoned
         }
 
@@ -281,12 +286,15 @@ extension LSM6DS {
             doubtful.removeAll(keepingCapacity: true)
             doubtfulSlots.removeAll(keepingCapacity: true)
             inDoubt = false
+            doubtAnchorTicks = nil
             ambiguousDoubtful = 0
         }
 
         /// A timestamp word after ``markSlotCountInDoubt()``: decides, times or drops the held samples.
         private mutating func resolveDoubt(_ raw: UInt32, into samples: inout [IMUSample]) {
             inDoubt = false
+            let doubtAnchor = doubtAnchorTicks
+            doubtAnchorTicks = nil
             lostSlots += abandonedInDoubt
             abandonedInDoubt = 0
             let ambiguous = ambiguousDoubtful
@@ -324,6 +332,22 @@ extension LSM6DS {
                     anchor(raw)
                 }
             } else {
+                // A TAG_CNT jump during the doubt un-anchored the timeline and counted the slots it
+                // showed, the loss modulo four. The word shows the multiple of four besides, from
+                // the anchor the doubt began at (the slot count ran on from it through the jump):
+                // six slots lost among zeros inside a watermark read were reported as two
+                // (ZeroedRunLossCountTests). Counted only; the word anchors the timeline as after any jump.
+                if let previous = doubtAnchor, let last = lastRawTimestamp {
+                    let modulus = UInt64(1) << UInt64(timebase.bits)
+                    let step = (UInt64(raw) &+ modulus &- UInt64(last)) & (modulus - 1)
+                    let unwrapped = Double(lastUnwrappedTicks + step)
+                    let ahead = unwrapped - (Double(previous) + Double(slots) * periodTicks)
+                    let timebase = self.timebase
+                    let possible = plausibleWindow.map { $0.contains(timebase.nanoseconds(ticks: unwrapped)) } ?? true
+                    if step <= modulus / 2, possible, ahead > 2 * periodTicks {
+                        lostSlots += Int((ahead / periodTicks).rounded())
+                    }
+                }
                 anchor(raw)
                 // Not `.map(Double.init)`: on a UInt64 that picks Double(bitPattern:), a
                 // denormal near 0, and the held samples were stamped at the timeline's origin.
