@@ -15,17 +15,25 @@ import PlumbSimulation
 
     /// `gyroscope`: false when the FIFO batches the accelerometer alone (angular rate 0).
     static func check(_ samples: [IMUSample], origin: UInt64, label: String, after: UInt64 = 0, gyroscope: Bool = true) {
+        for wrong in wrongSamples(samples, origin: origin, after: after, gyroscope: gyroscope) { Issue.record("\(label): \(wrong)") }
+    }
+
+    /// What ``check(_:origin:label:after:gyroscope:)`` finds wrong in `samples` against ``ramp``, one
+    /// line each: time going backwards, a corrupted value, a value that says another time than its stamp.
+    static func wrongSamples(_ samples: [IMUSample], origin: UInt64, after: UInt64 = 0, gyroscope: Bool = true) -> [String] {
+        var wrong: [String] = []
         var last = after
         for s in samples {
-            #expect(s.timestampNanoseconds > last, "\(label): time went backwards")
+            if s.timestampNanoseconds <= last { wrong.append("time went backwards") }
             last = s.timestampNanoseconds
-            #expect(abs(s.angularRate.x - (gyroscope ? 0.2 : 0)) < 0.002 && abs(s.acceleration.z - g) < 0.01, "\(label): corrupted sample \(s)")
+            if !(abs(s.angularRate.x - (gyroscope ? 0.2 : 0)) < 0.002 && abs(s.acceleration.z - g) < 0.01) { wrong.append("corrupted sample \(s)") }
             let x = s.acceleration.x
             guard x > 0.05, x < 14.9 else { continue }
             let stamped = Double(s.timestampNanoseconds - origin) / 1e9
             let truth = (stamped / 15).rounded(.down) * 15 + x
-            #expect(abs(stamped - truth) < 0.0012, "\(label): sample stamped \(stamped) s holds \(truth) s")
+            if !(abs(stamped - truth) < 0.0012) { wrong.append("sample stamped \(stamped) s holds \(truth) s") }
         }
+        return wrong
     }
 
     /// The registers one identify → reset → apply → start → drain cycle touches, from the trace.

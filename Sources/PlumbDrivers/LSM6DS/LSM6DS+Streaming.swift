@@ -569,7 +569,8 @@ extension LSM6DS {
         return i
     }
 
-    /// DS3 generation: FIFO_STATUS1–4, then the complete instants from FIFO_DATA_OUT_L.
+    /// DS3 generation: FIFO_STATUS1–4, then the complete instants from FIFO_DATA_OUT_L; CTRL1_XL
+    /// after a burst whose last set may be cut short by a brown-out (``patternKeptThroughBurst()``).
     ///
     /// `catchingUp`: as for ``drainTagged(_:edges:catchingUp:into:)``, the words are read only
     /// when the status shows at least the threshold.
@@ -641,6 +642,10 @@ extension LSM6DS {
         // samples: they are lost, with the set before them, and the timeline re-anchors after
         // them. The stream's read-back finds the reset.
         // (Found with EmulatedI2CBus.timesEachByte: an LSM6DS3TR-C brown-out emitted 9 zero samples.)
+        // A reset inside the last set leaves no zero set after it, only the set's last word 0x0000:
+        // then, and only then, CTRL1_XL read after the burst tells a reset (``mayBeCutShort``,
+        // ``patternKeptThroughBurst()``); a set so cut short came out as (x, 0, 0) or (x, y, 0)
+        // before (PartialSetBrownOutTests: 64 of 304 reset times at each watermark-32 sweep).
         //
         // The sets are dropped in the FIFO's order, by decoding again only those before them:
         // `words` is not in that order (the timestamp word goes ahead of its instant's sensor
@@ -656,13 +661,20 @@ extension LSM6DS {
             zeroSets += 1
         }
         let lastSet = pattern.locate((position + wordsToRead - 3) % pattern.wordsPerPattern).map { pattern.instants[$0.instant][$0.set] }
+        var dropped = 0
         if zeroSets >= 2 || zeroSets == 1 && lastSet.map({ $0 != .gyroscope }) == true {
             // The set before the zeros may hold the reset's boundary (its first bytes read, the
             // rest zeros: an accelerometer of (x, 0, 0), a counter missing its low byte); it goes with them.
+            dropped = zeroSets + 1
+        } else if zeroSets == 0, let last = lastSet, Self.mayBeCutShort(last, fifoBytes, end: bytes), !patternKeptThroughBurst() {
+            // The reset came inside the last set itself: nothing follows it to show the zeros.
+            dropped = 1
+        }
+        if dropped > 0 {
             func accelerometers(_ w: [FIFOWord]) -> Int { w.reduce(0) { n, w in if case .accelerometer = w.entry { n + 1 } else { n } } }
             let decoded = accelerometers(words)
             words.removeAll(keepingCapacity: true)
-            let kept = max(0, sets - zeroSets - 1)
+            let kept = max(0, sets - dropped)
             do {
                 _ = try pattern.decode(fifoBytes, range: 0..<kept * set, position: position, slot: firstSlot, into: &words)
             } catch {
@@ -675,6 +687,49 @@ extension LSM6DS {
         }
         a.lostSlots += a.consume(words, into: &samples)
         return overflow
+    }
+
+    /// Whether the data set of kind `set` ending at `end` in `bytes` may be one a brown-out cut
+    /// short: read up to a word, then 0x00 for the rest (the emptied FIFO). The FIFO hands out
+    /// 16-bit words (FIFO_DATA_OUT_L/H, 0x3E/0x3F: reading the low byte pops the word, the high
+    /// byte comes from the word popped), so the cut falls between words and leaves the set's last
+    /// data word 0x0000: a sensor set's third axis (the z axis), a timestamp set's second word,
+    /// whose high byte is TIMESTAMP[7:0] (its low byte is not used; its third word is the step
+    /// counter, 0 without the pedometer). Datasheet: LSM6DS3 DocID026899, LSM6DSL DocID028475,
+    /// FIFO_DATA_OUT_L/H (3Eh/3Fh); the timestamp set's byte order is K-LSM's
+    /// (`st_lsm6dsx_read_fifo`, reference/drivers.md).
+    ///
+    /// A real set reads so only when its z axis is exactly 0 LSB (a chip lying flat never: its z
+    /// axis holds 1 g; on its side at rest, with the datasheet noise and no offset, after 8 of 521
+    /// drains at 833 Hz, ±2 g, watermark 32; PartialSetCheckCostTests) or its counter's low byte
+    /// is 0 (1 in 256 of the bursts that end in a timestamp set): only then does the drain ask the
+    /// chip (``patternKeptThroughBurst()``). A cut inside the z axis's word, on a chip that cleared
+    /// its output register at the reset (the emulator keeps it), would leave a z of 0–255 LSB: not
+    /// looked for, since a z axis near 0 reads that after about one drain in two (262 of those 521).
+    /// With the emulator changed so for a trial, 8 of the 152 reset times of the watermark-32 sweep
+    /// emitted such a sample; which the part does is not documented.
+    static func mayBeCutShort(_ set: PatternFIFO.DataSet, _ bytes: [UInt8], end: Int) -> Bool {
+        switch set {
+        case .gyroscope, .accelerometer: return bytes[end - 2] == 0 && bytes[end - 1] == 0
+        case .timestamp: return bytes[end - 3] == 0
+        }
+    }
+
+    /// Whether the chip kept its configuration through the burst just read, so its last set is
+    /// data: CTRL1_XL read after the burst still holds the accelerometer's rate, which a brown-out
+    /// returns to its reset value 0x00 (Datasheet: LSM6DS3 DocID026899, LSM6DSL DocID028475,
+    /// CTRL1_XL (10h) default 00000000; the register ``verifyConfiguration()`` reads first, as
+    /// ``acceptReadBack()`` took it). Changed: the chip was reset before this read, maybe inside
+    /// that set (a good set is dropped when the brown-out came after the burst; the stream's
+    /// read-back then finds the reset). A read that fails after its retries cannot tell, and
+    /// counts as lost: one set in the gap rather than a sample that may be part zeros.
+    ///
+    /// A configuration accepted as reading CTRL1_XL 0x00 (``acceptReadBack()``) cannot tell, and
+    /// is not read: the set is kept.
+    func patternKeptThroughBurst() -> Bool {
+        guard let expected = expectedControl.first, expected != 0 else { return true }
+        partialSetChecks += 1
+        do { return try readRegister(Register.control1XL) == expected } catch { return false }
     }
 
     /// Reads `count` FIFO bytes into `fifoBytes`: one transfer when the bus allows, else chunks of

@@ -105,6 +105,9 @@ public final class LSM6DS: IMU {
     /// Status reads a drain added because its burst may have left the threshold's words behind
     /// (``fifoMayHoldThreshold(lastSample:periodNanoseconds:)``); on the tagged FIFO counted in ``statusDrains`` too.
     public internal(set) var catchUpReads = 0
+    /// Pattern FIFO: CTRL1_XL reads after a burst whose last set may have been cut short by a
+    /// brown-out (``patternKeptThroughBurst()``).
+    public internal(set) var partialSetChecks = 0
     /// Whether a drain reads the status again when the FIFO may still hold its threshold after the
     /// burst (see ``drain(into:edges:)``). Default on; off only for a register file that is not a
     /// FIFO, such as the kernel's i2c-stub in the VM test, whose FIFO_STATUS never goes down.
