@@ -56,9 +56,10 @@ extension MPU6050 {
     ///
     /// 1. Read INT_PIN_CFG and USER_CTRL. With USER_CTRL.I2C_MST_EN set the bypass cannot join
     ///    the buses: undetermined.
-    /// 2. Bypass off (cleared first if it was on): read the die's identity register at its
-    ///    address. Anything answering there is on the host's bus: ``CompanionProbe/occupied``.
-    /// 3. Bypass on: read it again. The die's identity is ``CompanionProbe/found``; no answer,
+    /// 2. Bypass off (cleared first if it was on): read one byte at the die's address, with no
+    ///    register-pointer write (a chip of the user's own there is sent nothing). Anything
+    ///    answering there is on the host's bus: ``CompanionProbe/occupied``.
+    /// 3. Bypass on: read the die's identity register. The die's identity is ``CompanionProbe/found``; no answer,
     ///    or another value, is ``CompanionProbe/absent``.
     /// 4. Write INT_PIN_CFG back as it was read.
     ///
@@ -86,7 +87,7 @@ extension MPU6050 {
         var outcome: CompanionProbe
         do {
             if pinConfig != bypassOff { try registers.writeRegister(Register.intPinConfig, bypassOff) }
-            switch readIdentity(die, bus: registers.bus) {
+            switch acknowledges(die, bus: registers.bus) {
             case .answered:
                 outcome = .occupied
             case .failed(let reason):
@@ -111,6 +112,26 @@ extension MPU6050 {
     }
 
     private enum IdentityRead { case answered(UInt8), silent, failed(String) }
+
+    /// Whether anything answers at the die's address on the host's bus, by a one-byte read with no
+    /// register-pointer write: a chip of the user's own there (not behind this one) is sent nothing,
+    /// as `i2cdetect -r` probes (a one-byte write is a command to some chips). An adapter without
+    /// that transfer (EOPNOTSUPP: an SMBus adapter without "receive byte") gets the identity
+    /// register read instead, as before.
+    private static func acknowledges(_ die: CompanionDie, bus: any I2CBus) -> IdentityRead {
+        var operations: [I2COperation] = [.read(count: 1)]
+        let address = I2CAddress(die.address)
+        do {
+            try bus.transfer(&operations, address: address)
+            return .answered(operations[0].bytes.first ?? 0)
+        } catch {
+            switch error.kind {
+            case .noAcknowledge, .bus: return .silent
+            case .unsupported: return readIdentity(die, bus: bus)
+            default: return .failed("reading a byte at \(address), where the \(die.part) answers, failed: \(error)")
+            }
+        }
+    }
 
     private static func readIdentity(_ die: CompanionDie, bus: any I2CBus) -> IdentityRead {
         let address = I2CAddress(die.address)

@@ -147,6 +147,7 @@ public final class MPU6050: IMU {
             clock.sleep(nanoseconds: 10 * Nanoseconds.perMillisecond)
         }
         guard cleared else { throw .timeout(waitingFor: "PWR_MGMT_1.DEVICE_RESET to clear on \(v.part) at \(address) on \(bus.path)") }
+        lookAgainForCompanion()
         if v.signalPathResetAfterReset {
             try writeRegister(Register.signalPathReset, Bits.signalPathResetAll)
             clock.sleep(nanoseconds: 100 * Nanoseconds.perMillisecond)
@@ -154,6 +155,22 @@ public final class MPU6050: IMU {
         try writeRegister(Register.powerManagement1, Bits.clockPLL)
         clock.sleep(nanoseconds: 10 * Nanoseconds.perMillisecond)
         settings = nil
+    }
+
+    /// Makes the companion-die look again when the last one could not tell
+    /// (``CompanionProbe/undetermined(_:)``), now that DEVICE_RESET has put USER_CTRL and
+    /// INT_PIN_CFG at their power-on values (0x00, Register Map rev 4.2 §4.28): an auxiliary I2C
+    /// master left on by another program (RTIMULib drives the MPU-9150's AK8975 that way) is off,
+    /// and a bus that failed once has had its chance again. The answer replaces the variant and
+    /// identity (same WHO_AM_I, so the same register map; only the MPU-9150's INT_RD_CLEAR and
+    /// name differ), and is cached as identify caches it. A part named at init is never looked for.
+    private func lookAgainForCompanion() {
+        guard partOverride == nil, let last = companionProbe, case .undetermined = last.outcome, identity?.whoAmI == last.whoAmI,
+              let match = MPU6050.detect(whoAmI: last.whoAmI, registers: registers), let probe = match.probe else { return }
+        companionProbe = (last.whoAmI, probe)
+        variant = match.variant
+        identity = IMUIdentity(part: match.variant.part, partKey: match.variant.key, whoAmI: last.whoAmI, address: address,
+                               bus: bus.path, warnings: match.warnings)
     }
 
     // MARK: Configuration
