@@ -106,3 +106,48 @@ import PlumbSimulation
         #expect(other.writes.isEmpty)
     }
 }
+
+/// `plumb probe` used to read identity registers only; the MPU-9150 look writes INT_PIN_CFG. A
+/// user runs it to see what is on the bus, possibly while plumbd streams from the chip: a chip
+/// in use (INT_ENABLE set or USER_CTRL.FIFO_EN on) is then only read, and named with a warning.
+@Suite struct ProbeLeavesAStreamingChipAloneTests {
+    let mpu: I2CAddress = I2CAddress(0x68)
+
+    /// Transfers that wrote a register of the chip at 0x68 (a write with data after the pointer).
+    static func writes(_ trace: [I2CEvent]?, to address: I2CAddress) -> [[UInt8]] {
+        (trace ?? []).filter { $0.address == address && $0.operations.count == 1 && $0.operations[0].direction == .write
+                                && $0.operations[0].bytes.count > 1 }.map { $0.operations[0].bytes }
+    }
+
+    @Test func aStreamingMPU9150IsOnlyRead() throws {
+        let rig = MPURig("mpu9150")
+        _ = try rig.start(IMUConfiguration(outputDataRate: 100, interrupt: InterruptPinConfiguration(mode: .latched)))
+        let reads = rig.chip.magnetometer?.identityReads ?? -1
+        rig.bus.trace = []
+        let found = try IMUFamilies.probe(rig.bus, refiningWith: rig.clock)
+        let finding = try #require(found.first { $0.address == mpu })
+        #expect(Self.writes(rig.bus.trace, to: mpu) == [])
+        #expect(rig.chip.magnetometer?.identityReads == reads)
+        #expect(finding.partKey == "mpu6050")
+        #expect(finding.warnings.count == 1)
+        #expect(finding.warnings.first?.contains("the chip is in use") == true)
+    }
+
+    @Test func anIdleMPU9150IsStillNamed() throws {
+        let rig = MPURig("mpu9150")
+        _ = try rig.start(IMUConfiguration(outputDataRate: 100))
+        try rig.driver.stopStreaming()
+        let found = try IMUFamilies.probe(rig.bus, refiningWith: rig.clock)
+        #expect(found.first { $0.address == mpu }?.partKey == "mpu9150")
+        #expect(found.first { $0.address == mpu }?.warnings == [])
+    }
+
+    @Test func theDriverItselfStillLooksOnAChipLeftStreaming() throws {
+        // A previous run that crashed left the FIFO and interrupts on: the driver's own identify
+        // is not held back (it resets the chip next anyway).
+        let rig = MPURig("mpu9150")
+        _ = try rig.start(IMUConfiguration(outputDataRate: 100))
+        let again = try MPU6050(bus: rig.bus, address: mpu, clock: rig.clock)
+        #expect(try again.identify().partKey == "mpu9150")
+    }
+}

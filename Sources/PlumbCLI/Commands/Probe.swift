@@ -13,7 +13,9 @@ enum Probe {
         Reads the identity register of each supported family at each of its addresses (WHO_AM_I 0x75 at
         0x68/0x69 for the MPU-6050 family) and names the part found, with a warning for clone IDs.
         A chip answering 0x68 is an MPU-9150 when its AK8975 magnetometer answers at 0x0C through the
-        I2C bypass (INT_PIN_CFG is set for the look and written back as found).
+        I2C bypass (INT_PIN_CFG is set for the look and written back as found). A chip that another
+        program is streaming from (INT_ENABLE or USER_CTRL.FIFO_EN set) is only read: it is named by
+        WHO_AM_I alone, with a warning. The registers of other chips are only read.
         Each bus's clock is read from the device tree (/sys/bus/i2c/devices/i2c-N/of_node/clock-frequency):
         "unknown" on adapters without one (x86, i2c-stub). With --simulate it probes the emulated bus instead.
         """,

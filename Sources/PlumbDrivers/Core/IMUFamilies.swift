@@ -41,7 +41,8 @@ extension MPU6050 {
         match: { who in variant(whoAmI: who).map { ($0.variant.part, $0.variant.key, $0.warnings) } },
         open: { bus, address, clock, part throws(IMUError) in try MPU6050(bus: bus, address: address, clock: clock, part: part) },
         refine: { bus, address, who, clock in
-            detect(whoAmI: who, registers: RegisterAccess(bus: bus, address: address, clock: clock)).map { ($0.variant.part, $0.variant.key, $0.warnings) }
+            detect(whoAmI: who, registers: RegisterAccess(bus: bus, address: address, clock: clock), leavingBusyChipsAlone: true)
+                .map { ($0.variant.part, $0.variant.key, $0.warnings) }
         })
 }
 
@@ -78,7 +79,9 @@ public enum IMUFamilies {
     /// value is reported with `family == nil`, so the user learns what is there.
     /// - Parameter clock: when given, a family's ``IMUFamily/refine`` step runs on each chip it
     ///   matched (it writes to the chip and puts back what it changed; `plumb probe` names an
-    ///   MPU-9150 this way). Without it only identity registers are read.
+    ///   MPU-9150 this way), except on a chip another program is streaming from (the MPU
+    ///   family: INT_ENABLE or USER_CTRL.FIFO_EN set), which is only read and gets a warning.
+    ///   Without it only identity registers are read.
     /// - Throws: ``IMUError/bus(_:)`` for a bus failure other than "nothing answers".
     public static func probe(_ bus: any I2CBus, refiningWith clock: (any MonotonicClock)? = nil) throws(IMUError) -> [ProbeFinding] {
         var findings: [ProbeFinding] = []

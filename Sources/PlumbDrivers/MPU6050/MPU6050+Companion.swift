@@ -152,15 +152,32 @@ extension MPU6050 {
     /// clone IDs). An undetermined probe keeps the first row and says so in a warning, naming
     /// `--part`; an occupied address keeps it silently (another chip on the bus is no fault).
     /// - Parameter cached: an earlier outcome to reuse instead of probing again.
-    public static func detect(whoAmI: UInt8, registers: RegisterAccess,
-                              cached: CompanionProbe? = nil) -> (variant: Variant, warnings: [String], probe: CompanionProbe?)? {
+    /// - Parameter leavingBusyChipsAlone: for `plumb probe` (``IMUFamilies/probe(_:refiningWith:)``),
+    ///   which may run while another program streams from the chip: a chip with INT_ENABLE set or
+    ///   USER_CTRL.FIFO_EN on (what ``MPU6050/startStreaming()`` sets and
+    ///   ``MPU6050/stopStreaming()`` clears) is not looked behind, so nothing is written to it;
+    ///   the outcome is undetermined, with a warning that says why.
+    public static func detect(whoAmI: UInt8, registers: RegisterAccess, cached: CompanionProbe? = nil,
+                              leavingBusyChipsAlone: Bool = false) -> (variant: Variant, warnings: [String], probe: CompanionProbe?)? {
         guard let match = variant(whoAmI: whoAmI) else { return nil }
         guard match.warnings.isEmpty, match.variant.whoAmI == whoAmI,
               let twin = variants.first(where: { $0.whoAmI == whoAmI && $0.key != match.variant.key && $0.companion != nil }),
               let die = twin.companion else {
             return (match.variant, match.warnings, nil)
         }
-        let probe = cached ?? detectCompanion(die, registers: registers)
+        var busy: CompanionProbe?
+        if cached == nil, leavingBusyChipsAlone {
+            do {
+                let interrupts = try registers.readRegister(Register.intEnable)
+                let user = try registers.readRegister(Register.userControl)
+                if interrupts != 0 || user & Bits.userFIFOEnable != 0 {
+                    busy = .undetermined("the chip is in use (INT_ENABLE 0x\(hex(interrupts)), USER_CTRL 0x\(hex(user)): another program streams from it), so nothing is written to it; stop that program and probe again")
+                }
+            } catch {
+                busy = .undetermined("reading INT_ENABLE and USER_CTRL failed: \(error)")
+            }
+        }
+        let probe = cached ?? busy ?? detectCompanion(die, registers: registers)
         switch probe {
         case .found:
             return (twin, [], probe)
