@@ -151,3 +151,23 @@ import PlumbSimulation
         #expect(try again.identify().partKey == "mpu9150")
     }
 }
+
+/// The stream says when the part was named again at the reset, so a warning printed from the
+/// identity before the start ("driving it as MPU-6050") is corrected where the user reads notices.
+@Suite struct IdentityChangedAtResetNoticeTests {
+    @Test func theStreamNoticesTheMPU9150FoundAfterTheReset() throws {
+        let rig = MPURig("mpu9150")
+        try rig.bus.writeRegister(0x6A, 0x20, address: I2CAddress(0x68)) // I2C_MST_EN left on
+        #expect(try rig.driver.identify().warnings.count == 1)
+        let stream = IMUStream(imu: rig.driver, line: rig.line, clock: rig.clock)
+        try stream.start(IMUConfiguration(outputDataRate: 100))
+        #expect(stream.notices.contains { $0.message.contains("named MPU-6050 before its reset, MPU-9150 after it") })
+    }
+
+    @Test func noNoticeWhenNothingChanged() throws {
+        let rig = MPURig("mpu9150")
+        let stream = IMUStream(imu: rig.driver, line: rig.line, clock: rig.clock)
+        try stream.start(IMUConfiguration(outputDataRate: 100))
+        #expect(!stream.notices.contains { $0.message.contains("before its reset") })
+    }
+}

@@ -47,4 +47,32 @@ import PlumbDrivers
         #expect(chip.magnetometer == nil)
         #expect(throws: I2CError.self) { try bus.readRegister(0x00, address: ak) }
     }
+
+    /// An address neither attached nor bridged still fails as before the bridge: ENXIO, one failure,
+    /// one address byte and the same bus time, with the MPU-9150's bypass on (0x0D: the AK8975 is
+    /// at 0x0C only), and a fault rule on a bridged address still applies.
+    @Test func anAddressNobodyHoldsIsUnchangedByTheBridge() throws {
+        func nack(_ key: String, bypass: Bool) throws -> (errno: Int32?, counters: EmulatedI2CBus.Counters, nanoseconds: UInt64) {
+            let clock = VirtualClock(startNanoseconds: 1_000_000_000)
+            let bus = EmulatedI2CBus(clock: clock)
+            bus.attach(MPU6050Emulator(part: key)!, at: mpu)
+            if bypass { try bus.writeRegister(0x37, 0x02, address: mpu) }
+            bus.resetCounters()
+            let t = clock.nowNanoseconds
+            var errno: Int32?
+            do { _ = try bus.readRegister(0x00, address: I2CAddress(0x0D)) } catch { errno = error.errno }
+            return (errno, bus.counters, clock.nowNanoseconds - t)
+        }
+        let plain = try nack("mpu6050", bypass: false)
+        #expect(plain.errno == Errno.ENXIO)
+        #expect(plain.counters.failures == 1)
+        #expect(try nack("mpu9150", bypass: true) == plain)
+        #expect(try nack("mpu9150", bypass: false) == plain)
+
+        let (bus, _) = rig("mpu9150")
+        try bus.writeRegister(0x37, 0x02, address: mpu)
+        bus.faults = [FaultRule(.address(ak), effect: .errno(Errno.EIO), count: 1)]
+        #expect(throws: I2CError.self) { try bus.readRegister(0x00, address: ak) }
+        #expect(try bus.readRegister(0x00, address: ak) == 0x48)
+    }
 }

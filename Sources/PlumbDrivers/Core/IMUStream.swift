@@ -202,7 +202,9 @@ public final class IMUStream {
     public func start(_ configuration: IMUConfiguration) throws(IMUError) -> IMUConfiguration {
         requested = configuration
         if imu.identity == nil { _ = try imu.identify() }
+        let identified = imu.identity
         try imu.reset()
+        noticeIdentityChangedByReset(from: identified)
         self.configuration = try imu.apply(configuration)
         checkBusBudget()
         try imu.startStreaming()
@@ -642,6 +644,14 @@ public final class IMUStream {
         return String((hertz * 10).rounded(.down) / 10)
     }
 
+    /// A driver may name the part again at its reset (the MPU family makes its MPU-9150 look once
+    /// more when the first could not tell: ``MPU6050/reset()``); a warning printed from the
+    /// identity before the reset then no longer holds, and this says so.
+    private func noticeIdentityChangedByReset(from before: IMUIdentity?) {
+        guard let before, let now = imu.identity, now.partKey != before.partKey else { return }
+        notice("\(now.part) at \(now.address) on \(now.bus): named \(before.part) before its reset, \(now.part) after it (WHO_AM_I 0x\(hex(now.whoAmI)) is both; the look that tells them apart worked only after the reset); driving it as \(now.part)")
+    }
+
     private func notice(_ message: String) {
         if notices.count >= Self.maximumPendingNotices {
             notices.removeFirst()
@@ -682,6 +692,7 @@ public final class IMUStream {
                 notice("WHO_AM_I at \(found.address) on \(found.bus) changed from 0x\(hex(before.whoAmI)) (\(before.part)) to 0x\(hex(found.whoAmI)) (\(found.part)): another chip answers; driving it as \(found.part)")
             }
             try imu.reset()
+            noticeIdentityChangedByReset(from: found)
             configuration = try imu.apply(requested)
             try imu.startStreaming()
             // Read back before streaming from it: a second brown-out in the middle of the writes
