@@ -122,8 +122,14 @@ public final class MPU6050: IMU {
             chosen = match.variant
             warnings = match.warnings
         }
+        return adopt(chosen, whoAmI: who, warnings: warnings)
+    }
+
+    /// Drives the chip as `chosen` from now on, and names it so (``identity``).
+    @discardableResult
+    private func adopt(_ chosen: Variant, whoAmI: UInt8, warnings: [String]) -> IMUIdentity {
         variant = chosen
-        let id = IMUIdentity(part: chosen.part, partKey: chosen.key, whoAmI: who, address: address, bus: bus.path, warnings: warnings)
+        let id = IMUIdentity(part: chosen.part, partKey: chosen.key, whoAmI: whoAmI, address: address, bus: bus.path, warnings: warnings)
         identity = id
         return id
     }
@@ -168,9 +174,7 @@ public final class MPU6050: IMU {
         guard partOverride == nil, let last = companionProbe, case .undetermined = last.outcome, identity?.whoAmI == last.whoAmI,
               let match = MPU6050.detect(whoAmI: last.whoAmI, registers: registers), let probe = match.probe else { return }
         companionProbe = (last.whoAmI, probe)
-        variant = match.variant
-        identity = IMUIdentity(part: match.variant.part, partKey: match.variant.key, whoAmI: last.whoAmI, address: address,
-                               bus: bus.path, warnings: match.warnings)
+        adopt(match.variant, whoAmI: last.whoAmI, warnings: match.warnings)
     }
 
     // MARK: Configuration
