@@ -43,7 +43,7 @@ import PlumbSimulation
     @Test func readWithThePartOverrideDrivesTheLSM6DSO32() {
         let r = run(["read", "--simulate", "--chip", "lsm6dso32", "--part", "lsm6dso32", "--count", "5", "--format", "jsonl"])
         #expect(r.status == 0)
-        #expect(r.err == "")
+        #expect(r.err == "plumb read: LSM6DSO32 (WHO_AM_I 0x6c) at 0x6a on simulated bus\n")
         #expect(r.out.split(separator: "\n").count == 5)
     }
 

@@ -1,4 +1,7 @@
 import Testing
+import PlumbHAL
+import PlumbDrivers
+import PlumbSimulation
 @testable import PlumbCLI
 
 private func run(_ arguments: [String]) -> (status: Int32, out: String, err: String) {
@@ -140,5 +143,56 @@ private let dsoWarning = "warning: WHO_AM_I 0x6c is also LSM6DSO32 (--part lsm6d
               -h, --help              Show help information.
 
             """)
+    }
+}
+
+/// `plumb regs` reads a chip it does not own, possibly while plumbd or another program streams
+/// from it. Finding the chip must not write to it: the MPU-9150 look (INT_PIN_CFG.I2C_BYPASS_EN
+/// set and put back) is left out on a chip with INT_ENABLE or USER_CTRL.FIFO_EN set, as
+/// `plumb probe` leaves it out (the same check, ``MPU6050/detect(whoAmI:registers:cached:leavingBusyChipsAlone:)``).
+@Suite struct RegsLeavesAStreamingChipAloneTests {
+    let mpu: I2CAddress = I2CAddress(0x68)
+
+    /// Transfers that wrote a register of the chip at `address` (a write with data after the pointer).
+    static func writes(_ trace: [I2CEvent]?, to address: I2CAddress) -> [[UInt8]] {
+        (trace ?? []).filter { $0.address == address && $0.operations.count == 1 && $0.operations[0].direction == .write
+                                && $0.operations[0].bytes.count > 1 }.map { $0.operations[0].bytes }
+    }
+
+    /// An emulated MPU-9150 that another driver streams from.
+    static func streamingMPU9150() throws -> SimulatedSensor {
+        let sensor = SimulatedSensor(model: try #require(SimulatedChips.model("mpu9150")))
+        let other = try MPU6050(bus: sensor.bus, address: I2CAddress(0x68), clock: sensor.clock)
+        _ = try other.identify()
+        try other.reset()
+        try other.apply(IMUConfiguration(outputDataRate: 100))
+        try other.startStreaming()
+        return sensor
+    }
+
+    @Test func dumpOnAStreamingMPU9150WritesNothing() throws {
+        let sensor = try Self.streamingMPU9150()
+        let chip = try #require(sensor.chip as? MPU6050Emulator)
+        let reads = chip.magnetometer?.identityReads ?? -1
+        let before = try sensor.bus.readRegister(0x37, address: mpu)
+        sensor.bus.trace = []
+        let context = CommandContext.capturing()
+        let target = try Regs.target(bus: sensor.bus, address: nil, part: nil, clock: sensor.clock, simulation: sensor, context: context)
+        let readings = try target.editor.dump()
+        #expect(Self.writes(sensor.bus.trace, to: mpu) == [])
+        #expect(sensor.bus.trace?.contains { $0.address == I2CAddress(0x0C) } == false)
+        #expect(chip.magnetometer?.identityReads == reads)
+        #expect(try sensor.bus.readRegister(0x37, address: mpu) == before)
+        #expect(target.identity.partKey == "mpu6050")
+        #expect(context.err.captured.hasPrefix("warning: WHO_AM_I 0x68 is an MPU-6050 or an MPU-9150, and the MPU-9150's AK8975 could not be looked for: the chip is in use (INT_ENABLE 0x01, USER_CTRL 0x40: another program streams from it), so nothing is written to it"))
+        #expect(readings.contains { $0.name == "INT_ENABLE" && $0.value == 0x01 })
+    }
+
+    /// Idle (nothing streams from it), the chip is looked behind and named.
+    @Test func anIdleMPU9150IsNamed() {
+        let r = run(["regs", "dump", "--simulate", "--chip", "mpu9150"])
+        #expect(r.status == 0)
+        #expect(r.err == "")
+        #expect(r.out.hasPrefix("MPU-9150 at 0x68 on simulated bus (WHO_AM_I 0x68)\n"))
     }
 }

@@ -41,7 +41,7 @@ private func run(_ arguments: [String]) -> (status: Int32, out: String, err: Str
     @Test func csvHasTheHeaderAndOneLinePerSample() throws {
         let r = run(["read", "--simulate", "--count", "5", "--rate", "200"])
         #expect(r.status == 0)
-        #expect(r.err == "")
+        #expect(r.err == "plumb read: MPU-6050 (WHO_AM_I 0x68) at 0x68 on simulated bus\n")
         let lines = r.out.split(separator: "\n").map(String.init)
         #expect(lines.first == "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c")
         #expect(lines.count == 6)
@@ -65,6 +65,32 @@ private func run(_ arguments: [String]) -> (status: Int32, out: String, err: Str
         #expect(lines[0].hasSuffix(#","temp_c":27.50}"#))
     }
 
+    /// The part found is named once, before the samples, on standard error (where the gaps and
+    /// warnings go), so CSV and JSON Lines on standard output stay data: an MPU-9150 found by its
+    /// AK8975 is named there as 'plumb probe' names it.
+    @Test(arguments: ["csv", "jsonl"])
+    func namesThePartFoundOnStandardError(format: String) {
+        let r = run(["read", "--simulate", "--chip", "mpu9150", "--count", "3", "--format", format])
+        #expect(r.status == 0)
+        #expect(r.err == "plumb read: MPU-9150 (WHO_AM_I 0x68) at 0x68 on simulated bus\n")
+        let lines = r.out.split(separator: "\n").map(String.init)
+        if format == "csv" {
+            #expect(lines.first == Read.header)
+            #expect(lines.count == 4)
+        } else {
+            #expect(lines.count == 3)
+            #expect(lines.allSatisfy { $0.hasPrefix(#"{"t_s":"#) && $0.hasSuffix("}") })
+        }
+    }
+
+    /// Its warnings follow the name.
+    @Test func theNameComesBeforeTheWarnings() {
+        let r = run(["read", "--simulate", "--chip", "icm20689", "--count", "1"])
+        #expect(r.status == 0)
+        #expect(r.err == "plumb read: ICM-20689 (WHO_AM_I 0x98) at 0x68 on simulated bus\n"
+                + "plumb read: warning: WHO_AM_I 0x98 is an ICM-20689-compatible chip (often sold as MPU-6050); driving it as ICM-20689\n")
+    }
+
     @Test func chipResetIsReportedOnStandardError() {
         let r = run(["read", "--simulate", "--count", "3000", "--rate", "1000", "--faults", "reset@1s"])
         #expect(r.status == 0)
@@ -73,9 +99,10 @@ private func run(_ arguments: [String]) -> (status: Int32, out: String, err: Str
         // records the emptied FIFO cut short are a gap of their own before the reset is found.
         // Where in the burst it falls depends on the start's bus time (the MPU-9150 look at 0x0C
         // moved it: 0.815476 s and 10 samples before).
-        #expect(err.count == 3, "\(err)")
-        #expect(err.first == "plumb read: gap after t=0.813492 s: busError, 12 samples lost")
-        #expect(err.dropFirst().first == "plumb read: the MPU-6050 at 0x68 on simulated bus lost its configuration (a reset or brown-out); re-initialising (if this repeats, check the sensor's supply)")
+        #expect(err.count == 4, "\(err)")
+        #expect(err.first == "plumb read: MPU-6050 (WHO_AM_I 0x68) at 0x68 on simulated bus")
+        #expect(err.dropFirst().first == "plumb read: gap after t=0.813492 s: busError, 12 samples lost")
+        #expect(err.dropFirst(2).first == "plumb read: the MPU-6050 at 0x68 on simulated bus lost its configuration (a reset or brown-out); re-initialising (if this repeats, check the sensor's supply)")
         #expect(err.last?.hasPrefix("plumb read: gap after t=") == true)
         #expect(err.last?.contains(": chipReset, ") == true)
         #expect(r.out.split(separator: "\n").count == 3001)

@@ -13,8 +13,10 @@ enum Read {
         abstract: "Stream IMU samples as CSV or JSON Lines.",
         discussion: """
         Columns: t_s (seconds since the first sample), angular rate in rad/s, specific force in m/s²
-        (+9.81 on the axis pointing up at rest), die temperature in °C. Gaps (FIFO overflow, bus
-        errors, a chip reset) are reported: on standard error for CSV, as {"gap": …} lines for JSON Lines.
+        (+9.81 on the axis pointing up at rest), die temperature in °C. The part found is named on
+        standard error first ("plumb read: MPU-9150 (WHO_AM_I 0x68) at 0x68 on /dev/i2c-1"). Gaps
+        (FIFO overflow, bus errors, a chip reset) are reported: on standard error for CSV, as
+        {"gap": …} lines for JSON Lines.
         The samples are the chip's as the driver delivers them. Without --config no plumb.json is
         read: the chip is found by probing, or --bus, --address, --part. --config FILE takes the IMU
         from that file instead: imu.bus, address, part, the interrupt line, fifoCompression, rate,
@@ -49,7 +51,10 @@ enum Read {
             do { calibration.mounting = try Mounting(alignment: m) } catch { throw CLIError.usage("The value '\(m)' is invalid for '--mount': \(error).") }
         }
         let sensor = try SensorOptions.open(args, context: context)
-        for w in sensor.identity.warnings { context.err.line("plumb read: warning: \(w)") }
+        // The part on standard error, where the gaps and warnings go: standard output stays CSV or JSON Lines.
+        let id = sensor.identity
+        context.err.line("plumb read: \(id.part) (WHO_AM_I 0x\(hex(id.whoAmI))) at \(id.address) on \(id.bus)")
+        for w in id.warnings { context.err.line("plumb read: warning: \(w)") }
 
         let stream = IMUStream(imu: sensor.imu, line: sensor.line, clock: sensor.clock)
         sensor.useBusClock(on: stream, rateSetting: "--rate") { context.err.line("plumb read: warning: \($0)") }

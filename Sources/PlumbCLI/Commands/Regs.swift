@@ -10,7 +10,9 @@ enum Regs {
                            discussion: """
                            The register maps are the drivers' own tables: names, fields, value meanings, access and
                            reset values. Works on a real bus (--bus, --address, --part) or on the emulator
-                           (--simulate --chip NAME), which starts from the chip's power-on state.
+                           (--simulate --chip NAME), which starts from the chip's power-on state. A chip another
+                           program is streaming from (INT_ENABLE or USER_CTRL.FIFO_EN set) is identified by reading
+                           alone, as 'plumb probe' does: no MPU-9150 look through the I2C bypass.
                            """),
         subcommands: [RegsDump.command, RegsGet.command, RegsSet.command])
 
@@ -71,9 +73,13 @@ enum Regs {
         throw lastError ?? .failure("no IMU found", fix: "Run 'plumb probe' to see what answers on each bus.")
     }
 
-    private static func target(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
-                               simulation: SimulatedSensor?, context: CommandContext) throws(CLIError) -> Target {
-        let (_, identity) = try SensorOptions.identify(bus: bus, address: address, part: part, clock: clock)
+    /// The chip at `address` (or the first IMU found) on `bus`, identified without writing to it
+    /// when another program streams from it (`leavingBusyChipsAlone`, as `plumb probe`): reading
+    /// registers must not change the chip under that program. `dump` reads no register whose read
+    /// has a side effect; only `get` of such a register and `set` touch the chip, as asked.
+    static func target(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
+                       simulation: SimulatedSensor?, context: CommandContext) throws(CLIError) -> Target {
+        let (_, identity) = try SensorOptions.identify(bus: bus, address: address, part: part, clock: clock, leavingBusyChipsAlone: true)
         guard let map = IMUFamilies.registerMap(forPart: identity.partKey) else {
             throw .failure("no register map for \(identity.part)", fix: nil)
         }

@@ -158,8 +158,13 @@ enum SensorOptions {
         return candidates
     }
 
+    /// Finds the chip (`address` and `part`, each probed for when `nil`), opens its driver and
+    /// identifies it.
+    /// - Parameter leavingBusyChipsAlone: for a command that only reads the chip (`plumb regs`): a
+    ///   chip another program is streaming from is only read while it is identified
+    ///   (``MPU6050/leavesBusyChipsAlone``), as `plumb probe` leaves it.
     static func identify(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
-                         fifoCompression: Bool = true) throws(CLIError) -> (any IMU, IMUIdentity) {
+                         fifoCompression: Bool = true, leavingBusyChipsAlone: Bool = false) throws(CLIError) -> (any IMU, IMUIdentity) {
         var family: IMUFamily?
         var at = address
         if let part { family = IMUFamilies.family(forPart: part) }
@@ -186,6 +191,7 @@ enum SensorOptions {
         do {
             let imu = try family.open(bus, at, clock, part)
             if let lsm = imu as? LSM6DS { lsm.fifoCompression = fifoCompression }
+            if let mpu = imu as? MPU6050 { mpu.leavesBusyChipsAlone = leavingBusyChipsAlone }
             let identity = try imu.identify()
             return (imu, identity)
         } catch {

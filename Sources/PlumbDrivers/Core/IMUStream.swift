@@ -681,15 +681,20 @@ public final class IMUStream {
     ///
     /// WHO_AM_I is read again first: a chip that lost its configuration may be another chip (a
     /// board swapped while running), and driving it with the old variant's row would decode its
-    /// data with the wrong layout or formula. A WHO_AM_I that matches no part (all 0x00 or 0xFF
+    /// data with the wrong layout or formula. Parts that share a WHO_AM_I are told apart again by
+    /// the driver's identify (an MPU-9150 swapped in for an MPU-6050 is looked for behind 0x68
+    /// again, ``MPU6050/identify()``). A WHO_AM_I that matches no part (all 0x00 or 0xFF
     /// from a bus stuck low or high) fails the attempt with an error naming it.
     private func reinitialise(reason: StreamGap.Reason) -> StreamGap? {
         let detected = clock.nowNanoseconds
         do {
             let before = imu.identity
             let found = try imu.identify()
-            if let before, before.whoAmI != found.whoAmI || before.partKey != found.partKey {
+            if let before, before.whoAmI != found.whoAmI {
                 notice("WHO_AM_I at \(found.address) on \(found.bus) changed from 0x\(hex(before.whoAmI)) (\(before.part)) to 0x\(hex(found.whoAmI)) (\(found.part)): another chip answers; driving it as \(found.part)")
+            } else if let before, before.partKey != found.partKey {
+                // The same WHO_AM_I, another part: the MPU-9150 and MPU-6050 (0x68), told apart by the MPU-9150's magnetometer.
+                notice("the chip at \(found.address) on \(found.bus) was named \(before.part) and is named \(found.part) now (both answer WHO_AM_I 0x\(hex(found.whoAmI))): another chip answers; driving it as \(found.part)")
             }
             try imu.reset()
             noticeIdentityChangedByReset(from: found)

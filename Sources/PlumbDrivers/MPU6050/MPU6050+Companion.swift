@@ -50,6 +50,12 @@ extension MPU6050 {
         case occupied
         /// The probe could not tell (a bus error, the auxiliary I2C master on): the reason.
         case undetermined(String)
+
+        /// Whether the probe told (every case but ``undetermined(_:)``).
+        public var told: Bool {
+            if case .undetermined = self { return false }
+            return true
+        }
     }
 
     /// Looks for `die` behind the chip at `registers.address`, leaving INT_PIN_CFG as it found it.
@@ -152,8 +158,9 @@ extension MPU6050 {
     /// clone IDs). An undetermined probe keeps the first row and says so in a warning, naming
     /// `--part`; an occupied address keeps it silently (another chip on the bus is no fault).
     /// - Parameter cached: an earlier outcome to reuse instead of probing again.
-    /// - Parameter leavingBusyChipsAlone: for `plumb probe` (``IMUFamilies/probe(_:refiningWith:)``),
-    ///   which may run while another program streams from the chip: a chip with INT_ENABLE set or
+    /// - Parameter leavingBusyChipsAlone: for `plumb probe` (``IMUFamilies/probe(_:refiningWith:)``)
+    ///   and `plumb regs` (``MPU6050/leavesBusyChipsAlone``), which may run while another program
+    ///   streams from the chip: a chip with INT_ENABLE set or
     ///   USER_CTRL.FIFO_EN on (what ``MPU6050/startStreaming()`` sets and
     ///   ``MPU6050/stopStreaming()`` clears) is not looked behind, so nothing is written to it;
     ///   the outcome is undetermined, with a warning that says why.
@@ -171,7 +178,7 @@ extension MPU6050 {
                 let interrupts = try registers.readRegister(Register.intEnable)
                 let user = try registers.readRegister(Register.userControl)
                 if interrupts != 0 || user & Bits.userFIFOEnable != 0 {
-                    busy = .undetermined("the chip is in use (INT_ENABLE 0x\(hex(interrupts)), USER_CTRL 0x\(hex(user)): another program streams from it), so nothing is written to it; stop that program and probe again")
+                    busy = .undetermined("the chip is in use (INT_ENABLE 0x\(hex(interrupts)), USER_CTRL 0x\(hex(user)): another program streams from it), so nothing is written to it; stop that program and run this again")
                 }
             } catch {
                 busy = .undetermined("reading INT_ENABLE and USER_CTRL failed: \(error)")

@@ -91,18 +91,32 @@ public final class MPU6050: IMU {
 
     // MARK: Identity and reset
 
-    /// The companion-die probe of the first ``identify()`` that needed one, and the WHO_AM_I it
-    /// was made for: a later identify (re-initialising after a brown-out) reuses it instead of
-    /// toggling the bypass again.
+    /// The last companion-die look that told (or, when none has, the last one), and the
+    /// WHO_AM_I it was made for: a later look that cannot tell keeps its answer, and the look
+    /// after a reset (``lookAgainForCompanion()``) is made only when it could not tell.
     private var companionProbe: (whoAmI: UInt8, outcome: CompanionProbe)?
+
+    /// Whether ``identify()`` leaves alone a chip another program is streaming from (INT_ENABLE
+    /// set or USER_CTRL.FIFO_EN on, what ``startStreaming()`` sets): it is then only read and named
+    /// by WHO_AM_I, with a warning, instead of looked behind (which writes INT_PIN_CFG). For
+    /// `plumb regs`, which reads a chip it does not own, as `plumb probe` does through
+    /// ``MPU6050/detect(whoAmI:registers:cached:leavingBusyChipsAlone:)``. Default `false`: a
+    /// driver that is about to reset the chip looks regardless. A reset's own look again is not
+    /// held back by it (after DEVICE_RESET the chip streams for no one).
+    public var leavesBusyChipsAlone = false
 
     /// Reads WHO_AM_I and picks the variant row, or takes the `part` given at init.
     ///
-    /// WHO_AM_I 0x68 is the MPU-6050, MPU-6000 and MPU-9150 alike. Without a `part`, the first
+    /// WHO_AM_I 0x68 is the MPU-6050, MPU-6000 and MPU-9150 alike. Without a `part`, every
     /// identify looks for the MPU-9150's AK8975 through the I2C bypass
     /// (``detectCompanion(_:registers:)``: INT_PIN_CFG is toggled and written back as found) and
-    /// names the MPU-9150 when it answers; later calls reuse that answer. A probe that cannot
-    /// tell drives the chip as an MPU-6050 with a warning, and never fails the call.
+    /// names the MPU-9150 when it answers. Every call, not only the first: the identify of a
+    /// re-initialisation may face another board swapped in at the address, and a board swapped
+    /// for the other part shows the same WHO_AM_I (a brown-out and a swap look alike to the driver;
+    /// the look costs six transfers or so, once per re-initialisation). A look that cannot tell
+    /// keeps the answer of an earlier one that could (a bus that fails during a recovery does not
+    /// rename the chip); with none, the chip is driven as an MPU-6050 with a warning. Never fails
+    /// the call.
     public func identify() throws(IMUError) -> IMUIdentity {
         let who = try readRegister(Register.whoAmI)
         let chosen: Variant
@@ -114,9 +128,12 @@ public final class MPU6050: IMU {
                 warnings.append("WHO_AM_I 0x\(hex(who)) (\(found)) but driving it as \(forced.part) as requested")
             }
         } else {
-            let cached = companionProbe.flatMap { $0.whoAmI == who ? $0.outcome : nil }
-            guard let match = MPU6050.detect(whoAmI: who, registers: registers, cached: cached) else {
+            guard var match = MPU6050.detect(whoAmI: who, registers: registers, leavingBusyChipsAlone: leavesBusyChipsAlone) else {
                 throw .unexpectedIdentity(whoAmI: who, address: address, bus: bus.path, expected: MPU6050.acceptedIdentities)
+            }
+            if case .undetermined? = match.probe, let earlier = companionProbe, earlier.whoAmI == who, earlier.outcome.told,
+               let kept = MPU6050.detect(whoAmI: who, registers: registers, cached: earlier.outcome) {
+                match = kept
             }
             if let probe = match.probe { companionProbe = (who, probe) }
             chosen = match.variant
