@@ -43,6 +43,19 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
         self.detail = detail
     }
 
+    /// True when the error may mean that nothing acknowledged the address: ENXIO or ENODEV
+    /// (``Kind/noAcknowledge``), and EREMOTEIO, which is how the Raspberry Pi's adapters report
+    /// an address nobody acknowledged. Linux's `i2c-bcm2835` (Pi Zero to Pi 4) ends a transfer whose
+    /// status shows BCM2835_I2C_S_ERR (no acknowledge) with -EREMOTEIO, and `i2c-designware` (the
+    /// Pi 5's RP1) returns -EREMOTEIO for an abort with DW_IC_TX_ABRT_NOACK; Python's
+    /// "[Errno 121] Remote I/O error" on a Pi with nothing at the address is that. EREMOTEIO is
+    /// also a NACK in the middle of a transfer, so on a chip that answered before it stays a
+    /// bus error; where no chip has answered yet (probing an address) it means "nothing here",
+    /// as `i2cdetect` counts any failed read.
+    public var mayMeanNothingAnswers: Bool {
+        kind == .noAcknowledge || errno == Errno.EREMOTEIO
+    }
+
     /// True when retrying the same transfer may succeed (EIO, EREMOTEIO, ETIMEDOUT, EAGAIN).
     public var isTransient: Bool {
         [Errno.EIO, Errno.EREMOTEIO, Errno.ETIMEDOUT, Errno.EAGAIN, Errno.EPROTO].contains(errno)

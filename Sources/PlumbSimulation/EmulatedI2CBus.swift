@@ -5,7 +5,7 @@ import PlumbHAL
 /// It routes each transfer by address to an attached ``I2CTarget``, or else to a chip that an
 /// attached ``I2CBypassBridge`` joins to the bus at that moment (the MPU-9150's AK8975 at 0x0C
 /// while I2C_BYPASS_EN is set); nothing there gives ENXIO, as the kernel reports an
-/// unacknowledged address. It brings every target up to the current virtual
+/// unacknowledged address (or EREMOTEIO, as a Raspberry Pi does: ``nothingAnswersErrno``). It brings every target up to the current virtual
 /// time first, charges the transfer's duration on the bus to the ``VirtualClock`` (9 bit-times a
 /// byte plus START/STOP at `bitsPerSecond`), applies ``FaultRule``s, and counts transactions
 /// and bytes so a benchmark can compare what drivers put on the wire. With ``timesEachByte`` a
@@ -54,6 +54,12 @@ public final class EmulatedI2CBus: I2CBus {
     /// How long a stuck bus holds a transfer before the adapter gives up, in nanoseconds.
     /// Default 25 ms.
     public var stuckTimeoutNanoseconds: UInt64 = 25 * Nanoseconds.perMillisecond
+    /// The errno of a transfer to an address nothing acknowledges (no target there, or a
+    /// `.noAcknowledge` fault). Default ENXIO, as the kernel's `Documentation/i2c/fault-codes.rst`
+    /// asks and i2c-stub (ENODEV) and most PC adapters do; EREMOTEIO is what a Raspberry Pi's
+    /// adapter gives (`i2c-bcm2835`, and `i2c-designware` on the Pi 5's RP1:
+    /// ``I2CError/mayMeanNothingAnswers``).
+    public var nothingAnswersErrno: Int32 = Errno.ENXIO
     /// Fault rules, tried in order; the first that matches decides.
     public var faults: [FaultRule] = []
     public private(set) var counters = Counters()
@@ -153,7 +159,7 @@ public final class EmulatedI2CBus: I2CBus {
                     }
                 }
                 throw I2CError(errno: e, bus: path, address: address)
-            case .noAcknowledge: throw I2CError(errno: Errno.ENXIO, bus: path, address: address)
+            case .noAcknowledge: throw I2CError(errno: nothingAnswersErrno, bus: path, address: address)
             case .stuck:
                 clock.advance(by: stuckTimeoutNanoseconds)
                 throw I2CError(errno: Errno.ETIMEDOUT, bus: path, address: address)
@@ -169,7 +175,7 @@ public final class EmulatedI2CBus: I2CBus {
             counters.failures += 1
             counters.addressBytes += 1
             chargeBits(9 + 2)
-            throw I2CError(errno: Errno.ENXIO, bus: path, address: address)
+            throw I2CError(errno: nothingAnswersErrno, bus: path, address: address)
         }
         do {
             // Byte by byte in time when transfers take time: a chip sampling during a long FIFO

@@ -136,12 +136,16 @@ enum LiveSensor {
     static func failure(_ error: MotionSourceError, found: Found,
                         probe: (() -> [ProbeFinding])? = nil) -> CLIError {
         let bus = error.busError
-        if let bus, bus.kind == .noAcknowledge {
+        if let bus, bus.mayMeanNothingAnswers {
+            // EREMOTEIO is how a Raspberry Pi reports an empty address (and a transfer cut short):
+            // said as what it is, with the same search for the IMU elsewhere and the wiring fix.
+            let nothing = bus.kind == .noAcknowledge ? "nothing answers at \(found.address) on \(found.busPath)"
+                : "\(found.address) on \(found.busPath) does not answer: remote I/O error (Errno 121), which on a Raspberry Pi means nothing acknowledged the address, or a transfer broke off"
             if let elsewhere = (probe ?? { probeBus(found.busPath) })().first(where: { $0.family != nil && $0.address != found.address }) {
-                return .failure("nothing answers at \(found.address) on \(found.busPath), but \(elsewhere.part ?? "an IMU") answers at \(elsewhere.address)",
+                return .failure("\(nothing), but \(elsewhere.part ?? "an IMU") answers at \(elsewhere.address)",
                                 fix: "Give --address \(elsewhere.address), or set imu.address to \"\(elsewhere.address)\" in \(found.setup.path).")
             }
-            return .failure("nothing answers at \(found.address) on \(found.busPath)",
+            return .failure(nothing,
                             fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")
         }
         if let bus, bus.kind == .cannotOpen { return I2CHelp.openFailure(bus) }

@@ -262,10 +262,10 @@ final class SensorPipeline: DaemonPipeline {
     }
 
     /// The fix for a sensor that did not stop (`plumb run`, whose session has no command's
-    /// explanation): the wiring when nothing acknowledged its address (ENXIO), else a check with
-    /// the sensor tools.
+    /// explanation): the wiring when nothing acknowledged its address (ENXIO, or EREMOTEIO as a
+    /// Raspberry Pi reports it: ``I2CError/mayMeanNothingAnswers``), else a check with the sensor tools.
     static func stopFix(_ error: MotionSourceError) -> String {
-        if error.busError?.kind == .noAcknowledge {
+        if error.busError?.mayMeanNothingAnswers == true {
             return I2CHelp.wiringFix + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb)."
         }
         return "Check the IMU with 'plumb probe' and 'plumb read'; then restart plumb (systemctl restart plumb)."

@@ -76,7 +76,12 @@ public enum IMUFamilies {
     /// Reads each family's identity register at each of its addresses.
     ///
     /// An address that does not acknowledge is skipped; one that acknowledges with an unknown
-    /// value is reported with `family == nil`, so the user learns what is there.
+    /// value is reported with `family == nil`, so the user learns what is there. On a Raspberry
+    /// Pi an address nobody acknowledges fails with EREMOTEIO, not ENXIO
+    /// (``I2CError/mayMeanNothingAnswers``): such a read is tried ``probeAttempts`` times, and an
+    /// address that fails every time is skipped too (a chip that is there but whose every read
+    /// fails is then missing from the list, which `plumb probe` and the "no IMU answers" errors
+    /// explain with the wiring).
     /// - Parameter clock: when given, a family's ``IMUFamily/refine`` step runs on each chip it
     ///   matched (it writes to the chip and puts back what it changed; `plumb probe` names an
     ///   MPU-9150 this way), except on a chip another program is streaming from (the MPU
@@ -87,11 +92,7 @@ public enum IMUFamilies {
         var findings: [ProbeFinding] = []
         for family in all {
             for address in family.addresses where !findings.contains(where: { $0.address == address && $0.family != nil }) {
-                let value: UInt8
-                do { value = try bus.readRegister(family.identityRegister, address: address) } catch {
-                    if error.kind == .noAcknowledge { continue }
-                    throw .bus(error)
-                }
+                guard let value = try readIdentity(bus, register: family.identityRegister, address: address) else { continue }
                 if var m = family.match(value) {
                     if let clock, let refine = family.refine, let refined = refine(bus, address, value, clock) { m = refined }
                     findings.removeAll { $0.address == address }
@@ -105,5 +106,23 @@ public enum IMUFamilies {
             }
         }
         return findings.sorted { $0.address < $1.address }
+    }
+
+    /// Reads to try an identity register when it fails with EREMOTEIO, which on a Raspberry Pi is
+    /// an empty address and elsewhere a passing bus fault (the bus's own retries come on top).
+    public static let probeAttempts = 3
+
+    /// One identity register for ``probe(_:refiningWith:)``, or `nil` when nothing answers at
+    /// `address`: ENXIO or ENODEV at once, EREMOTEIO on every one of ``probeAttempts`` reads.
+    static func readIdentity(_ bus: any I2CBus, register: UInt8, address: I2CAddress) throws(IMUError) -> UInt8? {
+        var attempt = 1
+        while true {
+            do { return try bus.readRegister(register, address: address) } catch {
+                if error.kind == .noAcknowledge { return nil }
+                guard error.mayMeanNothingAnswers else { throw .bus(error) }
+                if attempt >= probeAttempts { return nil }
+                attempt += 1
+            }
+        }
     }
 }
