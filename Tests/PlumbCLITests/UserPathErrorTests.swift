@@ -86,3 +86,43 @@ import Foundation
             """)
     }
 }
+
+/// A file that is not a regular file (`/dev/null`, a pipe such as bash's `<(…)` or /dev/stdin)
+/// is read as a stream. It was refused as "You don't have permission", even to root.
+@Suite struct NonRegularInputFileTests {
+    @Test func anEmptyDeviceIsAnEmptyFileNotAPermissionProblem() {
+        let r = runPlumb(["config", "check", "/dev/null"])
+        #expect(r.status == 1)
+        #expect(r.err == """
+            Error: /dev/null:1:1: syntax error: the file is empty; expected a JSON object
+            Fix: Run 'plumb config example --keys' for every key and its allowed values.
+
+            """)
+    }
+
+    @Test func aConfigurationIsReadFromAPipe() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("plumb.json").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // The writer opens its end once the reader opens the other (open(2) on a FIFO waits for both).
+        let written = DispatchSemaphore(value: 0)
+        let writer = Thread {
+            if let handle = FileHandle(forWritingAtPath: fifo) {
+                handle.write(Data(#"{"imu": {"rate": 50}}"#.utf8))
+                try? handle.close()
+            }
+            written.signal()
+        }
+        writer.start()
+        let r = runPlumb(["config", "check", fifo])
+        // Had the command not opened the pipe, the writer would wait for a reader for ever.
+        let release = open(fifo, O_RDONLY | O_NONBLOCK)
+        written.wait()
+        if release >= 0 { close(release) }
+        #expect(r.status == 0)
+        #expect(r.err == "")
+        #expect(r.out.hasPrefix("\(fifo): OK\n  board: auto\n  imu: the board's bus at the board's address, part auto, 50 Hz,"))
+    }
+}
