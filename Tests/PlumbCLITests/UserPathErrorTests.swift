@@ -26,7 +26,7 @@ import Foundation
     func aRangeTheTableNamesIsTaken(_ option: [String]) {
         let r = runPlumb(["read", "--simulate", "--count", "1"] + option)
         #expect(r.status == 0)
-        #expect(r.err == "")
+        #expect(r.err == "plumb read: MPU-6050 (WHO_AM_I 0x68) at 0x68 on simulated bus\n")
         #expect(r.out.hasPrefix("t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c\n"))
     }
 
@@ -36,6 +36,7 @@ import Foundation
         #expect(r.status == 1)
         #expect(r.out == "")
         #expect(r.err == """
+            plumb read: MPU-6050 (WHO_AM_I 0x68) at 0x68 on simulated bus
             Error: output data rate 5000.0 Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz
             Fix: Give --rate and --watermark within the chip's limits named above (with --config: imu.rate).
 
