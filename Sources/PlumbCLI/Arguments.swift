@@ -87,6 +87,16 @@ public struct ParsedArguments: Sendable {
         return value
     }
 
+    /// The value of `name`, a number that must be one of `allowed` (in `unit`).
+    public func double(_ name: String, oneOf allowed: [Double], unit: String) throws(CLIError) -> Double? {
+        guard let value = try double(name) else { return nil }
+        guard allowed.contains(value) else {
+            let list = allowed.map { $0 == $0.rounded() ? String(Int($0)) : String($0) }.joined(separator: ", ")
+            throw .usage("The value '\(string(name) ?? "")' is invalid for '--\(name)': expected one of \(list) (\(unit)).")
+        }
+        return value
+    }
+
     /// The value of `name`, which must be one of `choices`.
     public func choice(_ name: String, _ choices: [String]) throws(CLIError) -> String? {
         guard let text = string(name) else { return nil }

@@ -19,13 +19,29 @@ public enum InputFile {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw InputFileError(reason: "permission denied")
         }
-        do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-            if let underlying, underlying.domain == NSPOSIXErrorDomain, let message = strerror(Int32(underlying.code)) {
-                throw InputFileError(reason: String(cString: message))
-            }
-            throw InputFileError(reason: error.localizedDescription)
+        // Read as a stream to its end, so that a file that is not a regular one (/dev/null, a
+        // pipe such as bash's <(…) or /dev/stdin) reads as what it holds: Data(contentsOf:)
+        // refused those with "You don't have permission", even to root.
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)) } catch { throw reason(error) }
+        let data: Data
+        do { data = try handle.readToEnd() ?? Data() } catch {
+            let failure = reason(error)
+            do { try handle.close() } catch { throw failure }  // the read's failure is the one to tell
+            throw failure
         }
+        do { try handle.close() } catch { throw reason(error) }
+        return data
+    }
+
+    /// `error` in words: the system's for an errno, else Foundation's.
+    private static func reason(_ error: any Error) -> InputFileError {
+        let nsError = error as NSError
+        let posix = nsError.domain == NSPOSIXErrorDomain ? nsError : nsError.userInfo[NSUnderlyingErrorKey] as? NSError
+        if let posix, posix.domain == NSPOSIXErrorDomain, let message = strerror(Int32(posix.code)) {
+            return InputFileError(reason: String(cString: message))
+        }
+        return InputFileError(reason: error.localizedDescription)
     }
 }
 

@@ -29,6 +29,25 @@ struct FuseTests {
 
     """
 
+    /// `--output` writes where the path leads, as a shell's `>` does. It used to write a new file
+    /// and rename it over the path, so a symlink (run as root, `--output /dev/stdout`: the
+    /// system's /dev/stdout) was replaced by a regular file and its target left as it was.
+    @Test("--output writes through a symlink and leaves the link in place")
+    func outputThroughASymlink() throws {
+        let scratch = try Scratch()
+        let input = try scratch.file("in.csv", Self.input)
+        let target = try scratch.file("target.csv", "old contents, longer than nothing\n")
+        let link = scratch.directory.appendingPathComponent("link.csv").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let result = runPlumb(["fuse", "--input", input, "--output", link])
+        #expect(result.status == 0)
+        #expect(result.err == "")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        let written = try String(contentsOfFile: target, encoding: .utf8)
+        #expect(written.hasPrefix("t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z\n0.00,"))
+        #expect(written.split(separator: "\n").count == 4)
+    }
+
     @Test("writes the header and one row per sample; columns are found by name")
     func rows() throws {
         let scratch = try Scratch()

@@ -25,6 +25,25 @@ private func temporaryPath(_ name: String) -> String {
         #expect(written[0, 0] == RGBA(0x10, 0x20, 0x30))
     }
 
+    /// `--png` through a symlink writes the file the link names and leaves the link. The atomic
+    /// write renamed a new file over the path: the link was replaced (run as root, `--png
+    /// /dev/stdout` replaced the system's /dev/stdout with a regular file).
+    @Test func pngThroughASymlinkWritesItsTarget() throws {
+        let target = temporaryPath("target.png"), link = temporaryPath("link.png")
+        defer {
+            try? FileManager.default.removeItem(atPath: link)
+            try? FileManager.default.removeItem(atPath: target)
+        }
+        try Data("old".utf8).write(to: URL(fileURLWithPath: target))
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let result = runPlumb(["level", "--angle", "30", "--png", link, "--size", "64x40"])
+        #expect(result.status == 0)
+        #expect(result.err == "")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        let written = try ImageFile.load(target)
+        #expect(written.width == 64 && written.height == 40)
+    }
+
     @Test func aTerminalPreviewTooLargeToPrintIsRefused() {
         let result = runPlumb(["level", "--terminal", "--size", "16384x16384", "--angle", "0"])
         #expect(result.status == 64)

@@ -26,7 +26,13 @@ enum Calibrate {
             .option("timeout", value: "SECONDS", help: "Give up after this long. Default 180."),
             .option("rate", value: "HZ", help: "Output data rate while calibrating. Default 100."),
             SensorOptions.configOption,
-        ] + SensorOptions.specs)
+        ] + SensorOptions.specs.map { option in
+            // The emulated chip tours the six faces by itself; it rests for --gyro-only.
+            guard option.name == "profile" else { return option }
+            var profile = option
+            profile.help = "The emulated motion: \(MotionProfile.builtInNames.joined(separator: ", ")). Default tour (rest with --gyro-only)."
+            return profile
+        })
 
     static let command = Command(spec) { given, context in
         // --config FILE: the file's chip location in place of the flags left out.

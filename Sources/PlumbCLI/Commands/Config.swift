@@ -17,7 +17,11 @@ enum Config {
         let catalog = try BoardSupport.catalog(args, context: context)
         let c: Configuration
         do throws(ConfigurationError) { c = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
-            throw CLIError.failure(error.description, fix: "Run 'plumb config example --keys' for every key and its allowed values.")
+            // A file that is not there has no key to look up: say where one comes from instead.
+            let fix = FileManager.default.fileExists(atPath: path)
+                ? "Run 'plumb config example --keys' for every key and its allowed values."
+                : "Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at \(Configuration.defaultPath))."
+            throw CLIError.failure(error.description, fix: fix)
         }
         context.out.line("\(path): OK")
         for line in summary(c) { context.out.line("  " + line) }
@@ -39,7 +43,7 @@ enum Config {
 
     static let example = Command(CommandSpec(
         name: "example",
-        abstract: "Print a configuration file with every key.",
+        abstract: "Print an example configuration file (--keys: every key, its allowed values and default).",
         options: [.flag("keys", help: "Print the key reference (allowed values and defaults) instead.")])
     ) { args, context in
         context.out.write(args.has("keys") ? Configuration.keyReference : Configuration.exampleText)

@@ -139,8 +139,15 @@ struct RowSink {
         self.context = context
         bytes.reserveCapacity(1 << 17)
         guard let path else { handle = nil; return }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        // Opened where the path leads and emptied, as a shell's > does (a plain, not atomic, write
+        // of nothing). FileManager.createFile writes a new file and renames it over the path,
+        // which replaced a symlink with a regular file: run as root, --output /dev/stdout
+        // replaced the system's /dev/stdout.
+        do { try Data().write(to: URL(fileURLWithPath: path)) } catch {
             throw .failure("\(path): cannot be created for writing.", fix: "Check that the directory exists and is writable.")
+        }
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw .failure("\(path): cannot be opened for writing.", fix: "Check that the directory exists and is writable.")
         }
         self.handle = handle
     }

@@ -29,8 +29,8 @@ enum Read {
             .option("count", short: "n", value: "N", help: "Stop after N samples. Default: run until interrupted."),
             .option("format", value: "FORMAT", help: "csv or jsonl. Default csv."),
             .option("watermark", value: "N", help: "Samples per FIFO read. Default 16 (1 below 20 Hz)."),
-            .option("accel-range", value: "G", help: "Accelerometer range in g (2, 4, 8, 16). Default 4 (with --config: imu.accelerometerRange)."),
-            .option("gyro-range", value: "DPS", help: "Gyroscope range in °/s (250, 500, 1000, 2000). Default 2000 (with --config: imu.gyroscopeRange)."),
+            .option("accel-range", value: "G", help: "Accelerometer range in g (2, 4, 8, 16; 32 on the LSM6DSO32). Default 4 (with --config: imu.accelerometerRange)."),
+            .option("gyro-range", value: "DPS", help: "Gyroscope range in °/s (250, 500, 1000, 2000; 125 on the LSM6DS family, 4000 on the LSM6DSR and ISM330DHCX). Default 2000 (with --config: imu.gyroscopeRange)."),
             .option("calibration", value: "FILE", help: "Apply a calibration saved by 'plumb calibrate'."),
             .option("mount", value: "AXES", help: "Axis alignment of the sensor in the device, such as -y,x,z (default: none; with --config: mounting)."),
             SensorOptions.configOption,
@@ -44,8 +44,10 @@ enum Read {
         let rate = try args.double("rate", in: 0.1...10_000) ?? 100
         var config = IMUConfiguration(outputDataRate: rate)
         config.fifoWatermark = try args.int("watermark", in: 1...1024) ?? (rate < 20 ? 1 : 16)
-        if let g = try args.double("accel-range", in: 1...32) { config.accelerometerRange = g }
-        if let d = try args.double("gyro-range", in: 100...4000) { config.gyroscopeRange = d }
+        // The values plumb.json's imu.accelerometerRange and imu.gyroscopeRange take: a value between
+        // them would be rounded up by the driver without a word.
+        if let g = try args.double("accel-range", oneOf: IMUSettings.accelerometerRanges, unit: "g") { config.accelerometerRange = g }
+        if let d = try args.double("gyro-range", oneOf: IMUSettings.gyroscopeRanges, unit: "°/s") { config.gyroscopeRange = d }
         var calibration = try loadCalibration(args)
         if let m = args.string("mount") {
             do { calibration.mounting = try Mounting(alignment: m) } catch { throw CLIError.usage("The value '\(m)' is invalid for '--mount': \(error).") }
@@ -58,7 +60,14 @@ enum Read {
 
         let stream = IMUStream(imu: sensor.imu, line: sensor.line, clock: sensor.clock)
         sensor.useBusClock(on: stream, rateSetting: "--rate") { context.err.line("plumb read: warning: \($0)") }
-        do { try stream.start(config) } catch { throw CLIError.failure("\(error)", fix: nil) }
+        do { try stream.start(config) } catch {
+            // A setting the chip cannot run (a rate outside its range, a watermark past its FIFO):
+            // the message names the limits; the fix names the options that set them.
+            let fix: String? = if case IMUError.invalidConfiguration = error {
+                "Give --rate and --watermark within the chip's limits named above (with --config: imu.rate)."
+            } else { nil }
+            throw CLIError.failure("\(error)", fix: fix)
+        }
         if format == "csv" { context.out.line(header) }
         var samples: [IMUSample] = []
         samples.reserveCapacity(1024)

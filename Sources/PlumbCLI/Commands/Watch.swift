@@ -151,7 +151,7 @@ enum Watch {
         var output = MQTTOutput()
         if let path = args.string("mqtt-config") {
             do throws(ConfigurationError) { output = try MQTTOutput.load(path: path) } catch {
-                throw CLIError.failure(error.description, fix: "See 'plumb config example' for the keys of outputs.mqtt.")
+                throw CLIError.failure(error.description, fix: "Run 'plumb config example --keys' for the keys of outputs.mqtt and their allowed values.")
             }
         }
         let settings = try MQTTSupport.settings(output, url: url, hostname: MQTTSupport.hostname)

@@ -133,15 +133,26 @@ public enum ImageFile {
         return Data(bytes: out, count: size)
     }
 
-    /// Writes `image` to `path` as a PNG, replacing the file atomically.
+    /// Writes `image` to `path` as a PNG: a new or regular file is replaced atomically (a new
+    /// file renamed over it, so a viewer never reads half a PNG); anything else (a symlink, a
+    /// pipe, a device) is written where it leads, as a shell's `>` does, since the rename would
+    /// replace the link itself (as root, `/dev/stdout` for everyone).
     public static func savePNG(_ image: RGBAImage, to path: String) throws(ImageError) {
         let data = try encodePNG(image, path: path)
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists, isDirectory.boolValue {
             throw ImageError(.writeFailed, path: path, detail: "it is a directory; give a file name such as \(path.hasSuffix("/") ? path : path + "/")level.png")
         }
+        // attributesOfItem does not follow a symlink (lstat): its type is the path's own.
+        var regular = true
         do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            if exists { regular = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType == .typeRegular }
+        } catch {
+            throw ImageError(.writeFailed, path: path, detail: reason(error))
+        }
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: regular ? .atomic : [])
         } catch {
             throw ImageError(.writeFailed, path: path, detail: reason(error))
         }
