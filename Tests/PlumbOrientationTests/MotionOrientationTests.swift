@@ -85,10 +85,14 @@ struct MotionOrientationTests {
 
     @Test func eachSubscriberGetsEveryChangeAndKeepsTheSensorRunning() async {
         let log = SourceLog()
-        let motion = MotionOrientation(source: { ProfileSource(portraitThenLandscapeLeft(), log: log, end: 5) })
+        // The reader starts with the first subscriber: the source waits for the second, which
+        // under load subscribed after portrait was published and missed it.
+        let gate = DispatchSemaphore(value: 0)
+        let motion = MotionOrientation(source: { ProfileSource(portraitThenLandscapeLeft(), log: log, end: 5, startGate: gate) })
         let first = motion.orientationChanges
         let second = motion.orientationChanges
         #expect(motion.subscriberCount == 2)
+        gate.signal()
         // No start(): the subscribers alone run the sensor; the streams end with the source.
         async let a = first.reduce(into: [DeviceOrientation]()) { $0.append($1.deviceOrientation) }
         async let b = second.reduce(into: [DeviceOrientation]()) { $0.append($1.deviceOrientation) }

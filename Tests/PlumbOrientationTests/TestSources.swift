@@ -30,12 +30,18 @@ final class ProfileSource: MotionSampleSource {
     var next: UInt64 = 0
     var gyroscope = true
 
-    init(_ profile: MotionProfile, log: SourceLog, end: Double? = nil, realPause: Double = 0.0002) {
-        self.profile = profile; self.log = log; self.end = end; self.realPause = realPause
+    /// When set, the first start waits until the test signals it (after every subscriber it
+    /// means to make exists: the reader starts with the first one and could publish a change
+    /// before the second subscribes).
+    let startGate: DispatchSemaphore?
+
+    init(_ profile: MotionProfile, log: SourceLog, end: Double? = nil, realPause: Double = 0.0002, startGate: DispatchSemaphore? = nil) {
+        self.profile = profile; self.log = log; self.end = end; self.realPause = realPause; self.startGate = startGate
         log.entries.withLock { $0.made += 1 }
     }
 
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+        if let startGate { startGate.wait(); startGate.signal() }
         log.entries.withLock { $0.starts.append(configuration) }
         period = UInt64((1e9 / configuration.outputDataRate).rounded())
         batch = max(1, configuration.fifoWatermark)
