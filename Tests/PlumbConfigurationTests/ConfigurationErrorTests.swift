@@ -84,6 +84,16 @@ func errorMessage(_ name: String) -> String? {
         #expect(c.mounting.matrix == [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
     }
 
+    /// The file scripts/install puts at /etc/plumb/plumb.json picks the most accurate real-time
+    /// filter, the default (it named Madgwick's, 1.446° on BROAD against PlumbFilter's 0.582°).
+    @Test func theInstalledFileUsesTheDefaultFilter() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../packaging/plumb.json").standardized.path
+        let c = try Configuration.load(path: path, knownBoards: knownBoards)
+        #expect(c.filter.kind == Configuration().filter.kind)
+        #expect(c.filter.kind == .plumb)
+    }
+
     @Test func theExampleDecodesToWhatItSays() throws {
         let c = try Configuration.decode(Configuration.exampleText, file: "example", knownBoards: knownBoards)
         #expect(c.imu.bus == "/dev/i2c-1")
