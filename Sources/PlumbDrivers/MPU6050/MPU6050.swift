@@ -92,9 +92,13 @@ public final class MPU6050: IMU {
     // MARK: Identity and reset
 
     /// The last companion-die look that told (or, when none has, the last one), and the
-    /// WHO_AM_I it was made for: a later look that cannot tell keeps its answer, and the look
-    /// after a reset (``lookAgainForCompanion()``) is made only when it could not tell.
+    /// WHO_AM_I it was made for: a later look that cannot tell keeps its answer, and one that
+    /// tells otherwise is believed only when a second look agrees (``lookForCompanion(whoAmI:leavingBusyChipsAlone:)``).
     private var companionProbe: (whoAmI: UInt8, outcome: CompanionProbe)?
+
+    /// The WHO_AM_I of the last identify when its look could not tell (its answer kept from an
+    /// earlier look, or none): the look after a reset (``lookAgainForCompanion()``) is made then.
+    private var companionLookPending: UInt8?
 
     /// Whether ``identify()`` leaves alone a chip another program is streaming from (INT_ENABLE
     /// set or USER_CTRL.FIFO_EN on, what ``startStreaming()`` sets): it is then only read and named
@@ -114,9 +118,10 @@ public final class MPU6050: IMU {
     /// re-initialisation may face another board swapped in at the address, and a board swapped
     /// for the other part shows the same WHO_AM_I (a brown-out and a swap look alike to the driver;
     /// the look costs six transfers or so, once per re-initialisation). A look that cannot tell
-    /// keeps the answer of an earlier one that could (a bus that fails during a recovery does not
-    /// rename the chip); with none, the chip is driven as an MPU-6050 with a warning. Never fails
-    /// the call.
+    /// keeps the answer of an earlier one that could, and one that tells otherwise is believed
+    /// only when a second look agrees (a bus that fails during a recovery does not rename the
+    /// chip: ``lookForCompanion(whoAmI:leavingBusyChipsAlone:)``); with no earlier answer, a look
+    /// that cannot tell drives the chip as an MPU-6050 with a warning. Never fails the call.
     public func identify() throws(IMUError) -> IMUIdentity {
         let who = try readRegister(Register.whoAmI)
         let chosen: Variant
@@ -128,14 +133,9 @@ public final class MPU6050: IMU {
                 warnings.append("WHO_AM_I 0x\(hex(who)) (\(found)) but driving it as \(forced.part) as requested")
             }
         } else {
-            guard var match = MPU6050.detect(whoAmI: who, registers: registers, leavingBusyChipsAlone: leavesBusyChipsAlone) else {
+            guard let match = lookForCompanion(whoAmI: who, leavingBusyChipsAlone: leavesBusyChipsAlone) else {
                 throw .unexpectedIdentity(whoAmI: who, address: address, bus: bus.path, expected: MPU6050.acceptedIdentities)
             }
-            if case .undetermined? = match.probe, let earlier = companionProbe, earlier.whoAmI == who, earlier.outcome.told,
-               let kept = MPU6050.detect(whoAmI: who, registers: registers, cached: earlier.outcome) {
-                match = kept
-            }
-            if let probe = match.probe { companionProbe = (who, probe) }
             chosen = match.variant
             warnings = match.warnings
         }
@@ -184,14 +184,49 @@ public final class MPU6050: IMU {
     /// (``CompanionProbe/undetermined(_:)``), now that DEVICE_RESET has put USER_CTRL and
     /// INT_PIN_CFG at their power-on values (0x00, Register Map rev 4.2 §4.28): an auxiliary I2C
     /// master left on by another program (RTIMULib drives the MPU-9150's AK8975 that way) is off,
-    /// and a bus that failed once has had its chance again. The answer replaces the variant and
-    /// identity (same WHO_AM_I, so the same register map; only the MPU-9150's INT_RD_CLEAR and
-    /// name differ), and is cached as identify caches it. A part named at init is never looked for.
+    /// and a bus that failed once has had its chance again. Also when that identify kept an
+    /// earlier answer: the board may have been swapped for the other part. The answer replaces
+    /// the variant and identity (same WHO_AM_I, so the same register map; only the MPU-9150's
+    /// INT_RD_CLEAR and name differ), settled as identify settles it. A part named at init is
+    /// never looked for.
     private func lookAgainForCompanion() {
-        guard partOverride == nil, let last = companionProbe, case .undetermined = last.outcome, identity?.whoAmI == last.whoAmI,
-              let match = MPU6050.detect(whoAmI: last.whoAmI, registers: registers), let probe = match.probe else { return }
-        companionProbe = (last.whoAmI, probe)
-        adopt(match.variant, whoAmI: last.whoAmI, warnings: match.warnings)
+        guard partOverride == nil, let who = companionLookPending, identity?.whoAmI == who,
+              let match = lookForCompanion(whoAmI: who, leavingBusyChipsAlone: false), match.probe != nil else { return }
+        adopt(match.variant, whoAmI: who, warnings: match.warnings)
+    }
+
+    /// Looks for the companion die behind `whoAmI` (``MPU6050/detect(whoAmI:registers:cached:leavingBusyChipsAlone:)``)
+    /// and settles the answer with the earlier one for the same WHO_AM_I:
+    /// - a look that cannot tell keeps an earlier answer that could (and marks the look to be made
+    ///   again after a reset, ``companionLookPending``);
+    /// - a look that tells otherwise than an earlier one is made once more, and believed only
+    ///   when the second agrees; else the earlier answer is kept. A failing bus can tell wrong: a
+    ///   read at the die's address that fails with EIO or EREMOTEIO counts as "nothing there"
+    ///   (``detectCompanion(_:registers:)``; the Raspberry Pi reports an address NACK that way),
+    ///   which names an MPU-9150 an MPU-6050 or, with the bypass off, hides a stand-alone AK8975
+    ///   on the host's bus so that the read through the bypass finds it. A re-initialisation
+    ///   after bus errors is where the look meets such a bus; a board really swapped for the
+    ///   other part tells the same twice (one look more, once).
+    /// - Returns: `nil` for a WHO_AM_I no row has.
+    private func lookForCompanion(whoAmI who: UInt8, leavingBusyChipsAlone: Bool) -> (variant: Variant, warnings: [String], probe: CompanionProbe?)? {
+        guard var match = MPU6050.detect(whoAmI: who, registers: registers, leavingBusyChipsAlone: leavingBusyChipsAlone) else { return nil }
+        guard let probe = match.probe else {
+            companionLookPending = nil
+            return match
+        }
+        var pending = !probe.told
+        if let earlier = companionProbe, earlier.whoAmI == who, earlier.outcome.told, probe != earlier.outcome {
+            var settled = !probe.told
+            if probe.told, let second = MPU6050.detect(whoAmI: who, registers: registers, leavingBusyChipsAlone: leavingBusyChipsAlone),
+               second.probe != probe {
+                settled = true
+                pending = second.probe != earlier.outcome
+            }
+            if settled, let kept = MPU6050.detect(whoAmI: who, registers: registers, cached: earlier.outcome) { match = kept }
+        }
+        if let told = match.probe { companionProbe = (who, told) }
+        companionLookPending = pending ? who : nil
+        return match
     }
 
     // MARK: Configuration
