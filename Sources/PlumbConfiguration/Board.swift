@@ -41,24 +41,42 @@ public enum GPIOChipSelector: Sendable, Equatable, CustomStringConvertible {
     case label(String)
     /// A character device ("/dev/gpiochip0").
     case path(String)
+    /// A character device by its name under /dev ("gpiochip0") or its number ("0"), as
+    /// `gpiodetect` lists chips; PlumbLinux's lookup tries /dev/NAME (for a number also
+    /// /dev/gpiochipN) before the chips' labels.
+    case device(String)
 
-    /// Parses the JSON form: a string starting with "/dev/" is a path, anything else a label.
+    /// Parses the JSON form: a string starting with "/dev/" is a path, "gpiochipN" or a number a
+    /// device, anything else a label.
     public init(_ text: String) {
-        self = text.hasPrefix("/dev/") ? .path(text) : .label(text)
+        if text.hasPrefix("/dev/") {
+            self = .path(text)
+        } else if GPIOChipSelector.isDeviceNumber(text) || (text.hasPrefix("gpiochip") && GPIOChipSelector.isDeviceNumber(String(text.dropFirst(8)))) {
+            self = .device(text)
+        } else {
+            self = .label(text)
+        }
     }
 
+    private static func isDeviceNumber(_ text: String) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// The chip as the user gave it; a label says so ("label pinctrl-rp1"), a bare number is "chip 0".
     public var description: String {
         switch self {
         case .label(let label): "label \(label)"
         case .path(let path): path
+        case .device(let name): name.first?.isNumber == true ? "chip \(name)" : name
         }
     }
 
-    /// The label or path as libgpiod's chip lookup takes it.
+    /// The label, path or device name as libgpiod's chip lookup takes it.
     public var text: String {
         switch self {
         case .label(let label): label
         case .path(let path): path
+        case .device(let name): name
         }
     }
 }

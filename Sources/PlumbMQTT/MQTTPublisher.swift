@@ -253,7 +253,7 @@ public final class MQTTPublisher: @unchecked Sendable {
                     connected()
                 } else {
                     emit(.error, "the broker \(settings.endpoint) refused the connection: \(String(cString: mosquitto_connack_string(code)))"
-                         + (code == 4 || code == 5 ? " (check username and password in the configuration file)" : ""))
+                         + (code == 4 || code == 5 ? " (check username and password in \(settings.credentialsPlace))" : ""))
                     refusedOrLost(&socketUp)
                     backOff(&failures)
                     continue

@@ -33,6 +33,9 @@ public struct MQTTSettings: Sendable, Equatable, CustomStringConvertible {
     /// Reconnect delays: the first wait, doubled after every failure up to the maximum (seconds).
     public var reconnectMinimum: Double = 1
     public var reconnectMaximum: Double = 60
+    /// Where the user gives ``username`` and ``password``, for the report of a broker that refuses
+    /// them: "--mqtt-config FILE" for `plumb watch`, outputs.mqtt of the configuration file for `plumb run`.
+    public var credentialsPlace: String = "the MQTT configuration"
 
     public init(endpoint: MQTTEndpoint, node: String) {
         self.endpoint = endpoint
@@ -77,7 +80,7 @@ public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
         else { throw .invalidURL("\(url.prefix(40)): expected mqtt://host[:port] or mqtts://host[:port]") }
         let authority = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         if authority.contains("@") {
-            throw .invalidURL("credentials in the URL are refused; put username and password in the configuration file")
+            throw .credentialsInURL
         }
         var host = String(authority)
         var port: Int32 = tls ? 8883 : 1883
@@ -110,12 +113,16 @@ public struct MQTTEndpoint: Sendable, Equatable, CustomStringConvertible {
 /// Why the publisher could not be set up.
 public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidURL(String)
+    /// `user:password@` in the URL: refused, as it would end up in `ps`, shell history and logs.
+    /// The caller names where the credentials go instead (it knows which file the user has).
+    case credentialsInURL
     /// libmosquitto refused a setting (a TLS file it cannot read, an option out of range).
     case setup(String)
 
     public var description: String {
         switch self {
         case .invalidURL(let message): "invalid MQTT broker URL: \(message)"
+        case .credentialsInURL: "invalid MQTT broker URL: credentials in the URL are refused (they would show in ps, shell history and logs)"
         case .setup(let message): message
         }
     }

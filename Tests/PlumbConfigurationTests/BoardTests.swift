@@ -78,3 +78,21 @@ let boardsDirectory = URL(fileURLWithPath: #filePath)
         }
     }
 }
+
+@Suite struct GPIOChipSelectorTests {
+    /// "gpiochip0" and "0" name a device, as gpiodetect lists it; they were taken for labels and
+    /// shown as "label gpiochip0".
+    @Test func aDeviceNameOrNumberIsNoLabel() {
+        #expect(GPIOChipSelector("gpiochip0") == .device("gpiochip0"))
+        #expect(GPIOChipSelector("12") == .device("12"))
+        #expect(GPIOChipSelector("/dev/gpiochip4") == .path("/dev/gpiochip4"))
+        #expect(GPIOChipSelector("pinctrl-rp1") == .label("pinctrl-rp1"))
+        #expect(GPIOChipSelector("gpiochip") == .label("gpiochip"))
+        #expect(GPIOChipSelector("gpiochip0a") == .label("gpiochip0a"))
+        #expect(InterruptLocation(chip: GPIOChipSelector("gpiochip0"), line: .offset(17)).description == "line 17 on gpiochip0")
+        #expect(InterruptLocation(chip: GPIOChipSelector("0"), line: .name("GPIO17")).description == "GPIO17 on chip 0")
+        #expect(InterruptLocation(chip: GPIOChipSelector("pinctrl-rp1"), line: .name("GPIO17")).description == "GPIO17 on label pinctrl-rp1")
+        // libgpiod's lookup gets the text as written.
+        for text in ["gpiochip0", "0", "/dev/gpiochip4", "pinctrl-rp1"] { #expect(GPIOChipSelector(text).text == text) }
+    }
+}

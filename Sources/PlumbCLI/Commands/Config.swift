@@ -1,5 +1,6 @@
 import Foundation
 import PlumbConfiguration
+import PlumbDrivers
 import PlumbOrientation
 
 /// `plumb config`: check a configuration file, or print a complete example.
@@ -23,10 +24,23 @@ enum Config {
                 : "Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at \(Configuration.defaultPath))."
             throw CLIError.failure(error.description, fix: fix)
         }
+        try checkPartSettings(c, path: path)
         context.out.line("\(path): OK")
         for line in summary(c) { context.out.line("  " + line) }
         if c.outputs.mqtt != nil, let note = networkNote(systemdDirectory: context.environment["PLUMB_SYSTEMD_DIR"] ?? "/etc/systemd/system") {
             context.out.line("  note: " + note)
+        }
+    }
+
+    /// Refuses the settings the part named by `imu.part` would refuse at start, as its driver
+    /// works them out (``DaemonFactory/imuConfiguration(_:)``, then `MPU6050.settings(for:variant:)`):
+    /// a rate the file format allows (1...1000 Hz) below the MPU-6050 family's 3.9 Hz. With
+    /// `imu.part` "auto" the part is unknown until the chip answers, so nothing is refused here.
+    static func checkPartSettings(_ c: Configuration, path: String) throws(CLIError) {
+        guard let variant = MPU6050.variant(named: c.imu.part) else { return }
+        do throws(IMUError) { _ = try MPU6050.settings(for: DaemonFactory.imuConfiguration(c), variant: variant) } catch {
+            throw CLIError.failure("\(path): imu.rate: \(error) (imu.part \"\(c.imu.part)\")",
+                                   fix: "Set imu.rate within the range named above.")
         }
     }
 

@@ -149,6 +149,9 @@ enum LiveSensor {
                             fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")
         }
         if let bus, bus.kind == .cannotOpen { return I2CHelp.openFailure(bus) }
+        if let fix = DaemonFactory.settingsFix(error, path: found.setup.path) {
+            return .failure("the IMU at \(found.address) on \(found.busPath): \(error)", fix: fix)
+        }
         return .failure("the IMU at \(found.address) on \(found.busPath): \(error)", fix: "Check it with 'plumb probe' and 'plumb read'.")
     }
 

@@ -1,3 +1,4 @@
+import PlumbConfiguration
 import PlumbHAL
 import PlumbDrivers
 import PlumbLinux
@@ -95,9 +96,24 @@ enum Regs {
         .failure(error.description, fix: nil)
     }
 
-    /// The CLI form of a refusal: malformed requests exit 64, refusals 1.
-    static func cliError(_ error: RegisterEditError) -> CLIError {
-        error.isUsage ? .usage(error.description) : .failure(error.description, fix: error.fix)
+    /// The CLI form of a refusal: malformed requests exit 64, refusals 1. A misspelt register
+    /// name gets the nearest name of `map` ("Did you mean 'PWR_MGMT_1'?").
+    static func cliError(_ error: RegisterEditError, map: RegisterMap) -> CLIError {
+        if case .unknownRegister(let text, _) = error, RegisterEditor.number(text) == nil, let near = nearestRegister(text, in: map) {
+            return .usage(error.description + " Did you mean '\(near)'?")
+        }
+        return error.isUsage ? .usage(error.description) : .failure(error.description, fix: error.fix)
+    }
+
+    /// The register name of `map` nearest to `text`: within two edits ignoring case, and ignoring
+    /// underscores too ("pwrmgmt1" is PWR_MGMT_1), through the configuration's ``nearest(_:in:)``.
+    static func nearestRegister(_ text: String, in map: RegisterMap) -> String? {
+        let names = map.registers.map(\.name)
+        if let near = nearest(text, in: names) { return near }
+        func bare(_ s: String) -> String { s.filter { $0 != "_" } }
+        let bareNames = names.map(bare)
+        guard let near = nearest(bare(text), in: bareNames), let i = bareNames.firstIndex(of: near) else { return nil }
+        return names[i]
     }
 }
 
@@ -142,7 +158,7 @@ enum RegsGet {
         let format = try Regs.format(args)
         let target = try Regs.open(args, context: context)
         let register: UInt8
-        do throws(RegisterEditError) { register = try target.editor.resolve(args.positionals[0]) } catch { throw Regs.cliError(error) }
+        do throws(RegisterEditError) { register = try target.editor.resolve(args.positionals[0]) } catch { throw Regs.cliError(error, map: target.editor.map) }
         let reading: RegisterEditor.Reading
         do throws(I2CError) { reading = try target.editor.read(register) } catch { throw Regs.busFailure(error) }
         context.out.line(format == "json" ? reading.json : reading.text)
@@ -174,7 +190,7 @@ enum RegsSet {
             plan = try editor.plan(register, Array(args.positionals.dropFirst()), force: args.has("force")) { () throws(I2CError) -> UInt8 in
                 try editor.bus.readRegister(register, address: editor.address)
             }
-        } catch { throw Regs.cliError(error) }
+        } catch { throw Regs.cliError(error, map: target.editor.map) }
         let after: RegisterEditor.Reading
         do throws(I2CError) {
             try editor.write(plan)
@@ -184,7 +200,8 @@ enum RegsSet {
             context.out.line(after.json)
         } else {
             let name = plan.name ?? "(unknown)"
-            context.out.line("\(name) 0x\(registerHex(plan.address)): \(plan.before.map { "0x" + registerHex($0) } ?? "?") -> 0x\(registerHex(plan.value))")
+            let before = plan.before.map { "0x" + registerHex($0) } ?? "(not read: \(plan.beforeUnread ?? "skipped"))"
+            context.out.line("\(name) 0x\(registerHex(plan.address)): \(before) -> 0x\(registerHex(plan.value))")
             context.out.line(after.text)
         }
         if let readBack = after.value, readBack != plan.value, !plan.triggersReset {

@@ -154,7 +154,8 @@ enum Watch {
                 throw CLIError.failure(error.description, fix: "Run 'plumb config example --keys' for the keys of outputs.mqtt and their allowed values.")
             }
         }
-        let settings = try MQTTSupport.settings(output, url: url, hostname: MQTTSupport.hostname)
+        let settings = try MQTTSupport.settings(output, url: url, hostname: MQTTSupport.hostname,
+                                                credentialsPlace: MQTTSupport.watchCredentials(args.string("mqtt-config")))
         try MQTTSupport.checkNetwork(settings.endpoint, what: "--mqtt")
         let err = context.err
         let publisher: MQTTPublisher

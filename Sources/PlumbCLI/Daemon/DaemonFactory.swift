@@ -107,7 +107,7 @@ struct DaemonFactory {
         if !outputs.isEmpty, outputs.allSatisfy({ $0 is DBusDaemonOutput }) { outputNames += " (the sensor runs only while a client holds a claim)" }
         do {
             return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: try Self.calibration(c),
-                                    pacing: pacing, powerMonitor: powerMonitor, describe: { effective in
+                                    pacing: pacing, powerMonitor: powerMonitor, configurationPath: setup.path, describe: { effective in
                 "\(sampleSource.name) at \(Int(effective.outputDataRate.rounded())) Hz, \(c.filter.kind.rawValue) filter, \(outputNames)"
             })
         } catch {
@@ -129,12 +129,22 @@ struct DaemonFactory {
     static func session(_ c: Configuration, source: any MotionSampleSource, normal: IMUConfiguration,
                         outputs: [any DaemonOutput], correct: ((inout IMUSample) -> Void)?, pacing: (any MonotonicClock)?,
                         powerMonitor: any PowerStateMonitor, explain: ((MotionSourceError) -> CLIError)? = nil,
-                        describe: (IMUConfiguration) -> String) throws -> SensorPipeline {
+                        configurationPath: String? = nil, describe: (IMUConfiguration) -> String) throws -> SensorPipeline {
         try SensorPipeline(
             source: source, configuration: normal, orientation: orientationPipeline(c), outputs: outputs,
             allowedInterfaces: allowedInterfaces(c.orientation), listedInterfaces: interfaceOrientations(c.orientation),
             correct: correct, pacing: pacing,
-            energy: energyMode(c, normal: normal, monitor: powerMonitor), explain: explain, describe: describe)
+            energy: energyMode(c, normal: normal, monitor: powerMonitor), explain: explain,
+            configurationPath: configurationPath, describe: describe)
+    }
+
+    /// The fix for a sensor start the driver refused as a setting it cannot run
+    /// (``IMUError/invalidConfiguration(_:)``: a rate outside the chip's range, such as the
+    /// MPU-6050 FIFO's 3.9...1000 Hz, or a FIFO watermark past its depth, which `imu.rate` sets
+    /// through ``imuConfiguration(_:)``); `nil` for any other failure.
+    static func settingsFix(_ error: MotionSourceError, path: String) -> String? {
+        guard case .imu(.invalidConfiguration) = error else { return nil }
+        return "Set imu.rate in \(path) within the chip's range named above (the FIFO watermark follows from the rate)."
     }
 
     /// The notifier reading `source` as `plumb run` reads the sensor, for `plumb watch` and `plumb

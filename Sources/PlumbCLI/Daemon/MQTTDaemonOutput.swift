@@ -28,7 +28,7 @@ final class MQTTDaemonOutput: DaemonOutput {
     init(_ output: MQTTOutput, clock: any MonotonicClock, hostname: String = MQTTSupport.hostname,
          allowedInterfaces: [InterfaceOrientation] = InterfaceOrientation.allCases) throws(CLIError) {
         self.allowedInterfaces = allowedInterfaces
-        let settings = try MQTTSupport.settings(output, url: nil, hostname: hostname)
+        let settings = try MQTTSupport.settings(output, url: nil, hostname: hostname, credentialsPlace: MQTTSupport.configurationCredentials)
         try MQTTSupport.checkNetwork(settings.endpoint, what: "outputs.mqtt")
         let reports = self.reports
         do throws(MQTTError) {
@@ -73,16 +73,34 @@ enum MQTTSupport {
     /// The short hostname (topics and Home Assistant ids use it).
     static var hostname: String { ProcessInfo.processInfo.hostName }
 
-    /// - Parameter url: the command line's broker URL, which wins over the file's.
-    static func settings(_ o: MQTTOutput, url: String?, hostname: String) throws(CLIError) -> MQTTSettings {
+    /// Where `plumb run` takes the broker's username and password from.
+    static let configurationCredentials = "outputs.mqtt (keys username and password) in the configuration file (plumb.json)"
+
+    /// Where `plumb watch --mqtt` takes them from: the file `--mqtt-config` names (`path`, when given).
+    static func watchCredentials(_ path: String?) -> String {
+        "--mqtt-config \(path ?? "FILE") (keys username and password, as in outputs.mqtt)"
+    }
+
+    /// - Parameters:
+    ///   - url: the command line's broker URL, which wins over the file's.
+    ///   - credentialsPlace: where this command takes username and password from
+    ///     (``configurationCredentials``, ``watchCredentials(_:)``), named when a URL holds them
+    ///     and when the broker refuses them.
+    static func settings(_ o: MQTTOutput, url: String?, hostname: String, credentialsPlace: String) throws(CLIError) -> MQTTSettings {
+        let fromCommandLine = url != nil
         guard let url = url ?? o.url else {
             throw CLIError.failure("no MQTT broker URL", fix: "Give --mqtt mqtt://HOST:PORT, or url in the MQTT configuration.")
         }
         let endpoint: MQTTEndpoint
         do throws(MQTTError) { endpoint = try MQTTEndpoint.parse(url) } catch {
+            if error == .credentialsInURL {
+                if fromCommandLine { throw CLIError.usage("\(error.description); give username and password in \(credentialsPlace).") }
+                throw CLIError.failure(error.description, fix: "Take them out of the URL and give username and password in \(credentialsPlace).")
+            }
             throw CLIError.usage(error.description)
         }
         var s = MQTTSettings(endpoint: endpoint, node: hostname)
+        s.credentialsPlace = credentialsPlace
         s.caFile = o.caFile; s.certFile = o.certFile; s.keyFile = o.keyFile
         s.username = o.username; s.password = o.password
         if let id = o.clientID { s.clientID = id }

@@ -76,6 +76,9 @@ final class SensorPipeline: DaemonPipeline {
     /// Turns a failure of the source into the message (a live command's, naming the bus and
     /// address and the fix); `nil` names the source and the error.
     let explain: ((MotionSourceError) -> CLIError)?
+    /// The configuration file the settings came from, for the fix of a start the chip refuses
+    /// (``DaemonFactory/settingsFix(_:path:)``) when there is no ``explain``; `nil` for none.
+    let configurationPath: String?
 
     private var orientation: OrientationPipeline
     private var samples: [IMUSample] = []
@@ -98,7 +101,8 @@ final class SensorPipeline: DaemonPipeline {
          outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, listedInterfaces: [InterfaceOrientation]? = nil,
          correct: ((inout IMUSample) -> Void)? = nil,
          pacing: (any MonotonicClock)? = nil, stallLimit: UInt64 = 10 * Nanoseconds.perSecond, energy: EnergyMode? = nil,
-         explain: ((MotionSourceError) -> CLIError)? = nil, describe: (IMUConfiguration) -> String) throws {
+         explain: ((MotionSourceError) -> CLIError)? = nil, configurationPath: String? = nil,
+         describe: (IMUConfiguration) -> String) throws {
         let energy = energy ?? EnergyMode(policy: .never, normal: configuration)
         self.energy = energy
         lowEnergy = energy.startsLow
@@ -109,6 +113,7 @@ final class SensorPipeline: DaemonPipeline {
         self.pacing = pacing
         self.stallLimit = stallLimit
         self.explain = explain
+        self.configurationPath = configurationPath
         samples.reserveCapacity(1024)
         let effective: IMUConfiguration
         var orientation = orientation
@@ -118,7 +123,8 @@ final class SensorPipeline: DaemonPipeline {
         // A monitor with a poller thread starts reading now, before the sensor runs.
         if case .auto(let monitor) = energy.policy { monitor.prepare() }
         do { effective = try source.start(activeConfiguration) } catch {
-            throw explain?(error) ?? CLIError.failure("cannot start \(source.name): \(error.description)", fix: nil)
+            throw explain?(error) ?? CLIError.failure("cannot start \(source.name): \(error.description)",
+                                                        fix: configurationPath.flatMap { DaemonFactory.settingsFix(error, path: $0) })
         }
         summary = describe(effective)
         lastData = source.clock.nowNanoseconds
@@ -190,7 +196,7 @@ final class SensorPipeline: DaemonPipeline {
         for output in outputs { events += output.takeEvents() }
         if wanted {
             do { _ = try source.start(activeConfiguration) } catch {
-                throw explain?(error) ?? CLIError.failure("cannot restart \(source.name): \(error.description)", fix: nil)
+                throw explain?(error) ?? CLIError.failure("cannot restart \(source.name): \(error.description)", fix: startFix(error))
             }
             sensorActive = true
             orientation.restartEstimation()
@@ -234,7 +240,7 @@ final class SensorPipeline: DaemonPipeline {
         activeConfiguration = next
         let effective: IMUConfiguration
         do { effective = try source.start(next) } catch {
-            throw explain?(error) ?? CLIError.failure("cannot switch \(source.name) to \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)", fix: nil)
+            throw explain?(error) ?? CLIError.failure("cannot switch \(source.name) to \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)", fix: startFix(error))
         }
         orientation.useGyroscope(effective.gyroscopeEnabled)
         let rate = Config.format(effective.outputDataRate)
@@ -251,6 +257,12 @@ final class SensorPipeline: DaemonPipeline {
         let virtualElapsed = source.clock.nowNanoseconds &- start.virtual
         let realElapsed = real.nowNanoseconds &- start.real
         if virtualElapsed > realElapsed { real.sleep(nanoseconds: min(virtualElapsed - realElapsed, Nanoseconds.perSecond)) }
+    }
+
+    /// The fix for a start that failed, without a command's explanation: the settings to change
+    /// when the chip refuses them (``DaemonFactory/settingsFix(_:path:)``), else none.
+    private func startFix(_ error: MotionSourceError) -> String? {
+        configurationPath.flatMap { DaemonFactory.settingsFix(error, path: $0) }
     }
 
     /// A failed stop of the sensor, told as a failure to start or read is: the command's

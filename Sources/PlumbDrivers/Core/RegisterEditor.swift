@@ -97,11 +97,14 @@ public struct RegisterEditor {
     public struct WritePlan: Sendable, Equatable {
         public var address: UInt8
         public var name: String?
-        /// The value read before, when it was read (field assignments and hazard checks read it).
+        /// The value read before the write: always, but for a whole-value write to a register
+        /// whose read has a side effect or that is write-only (``beforeUnread`` says why).
         public var before: UInt8?
         public var value: UInt8
         /// Whether the write sets a self-clearing bit (the read-back will differ).
         public var triggersReset: Bool
+        /// Why ``before`` was not read ("reading pops the FIFO", "write-only"); `nil` when it was.
+        public var beforeUnread: String?
     }
 
     /// Works out the byte to write to `register` for `assignments`: either one number (the whole
@@ -120,7 +123,10 @@ public struct RegisterEditor {
                 throw .badValue(assignments.joined(separator: " "), register: "0x\(registerHex(register))")
             }
             guard (0...0xFF).contains(n) else { throw .valueOutOfRange(field: nil, register: "0x\(registerHex(register))", value: assignments[0], maximum: 0xFF, meanings: [:]) }
-            return WritePlan(address: register, name: nil, before: nil, value: UInt8(n), triggersReset: false)
+            // Read as `dump` reads an undescribed address, so the plan shows what the write replaces.
+            let before: UInt8
+            do { before = try current() } catch { throw .bus(error) }
+            return WritePlan(address: register, name: nil, before: before, value: UInt8(n), triggersReset: false)
         }
         guard row.isWritable else { throw .readOnly(row.name, address: register, part: map.name, access: row.access) }
 
@@ -136,6 +142,9 @@ public struct RegisterEditor {
                 throw .valueOutOfRange(field: nil, register: row.name, value: assignments[0], maximum: 0xFF, meanings: [:])
             }
             value = UInt8(n)
+            // The value it replaces, for the "before -> after" line; a register whose read has a
+            // side effect (a FIFO port, a read-to-clear status) or that cannot be read is left alone.
+            if row.effectOfReading == nil, row.access != .writeOnly { _ = try readCurrent() }
         } else {
             value = try readCurrent()
             for assignment in assignments {
@@ -176,7 +185,8 @@ public struct RegisterEditor {
             throw .needsForce(register: row.name, fields: hazards.map { "\($0.0) (\($0.1.rawValue))" })
         }
         let resets = row.fields.contains { $0.hazard == .reset && $0.extract(from: value) != 0 }
-        return WritePlan(address: register, name: row.name, before: before, value: value, triggersReset: resets)
+        let unread = before != nil ? nil : row.effectOfReading ?? (row.access == .writeOnly ? "write-only" : nil)
+        return WritePlan(address: register, name: row.name, before: before, value: value, triggersReset: resets, beforeUnread: unread)
     }
 
     /// Writes a planned value.
