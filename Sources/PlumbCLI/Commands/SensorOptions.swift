@@ -186,6 +186,16 @@ enum SensorOptions {
             }
             at = first.address
             if family == nil { family = IMUFamilies.all.first { $0.name == first.family } }
+        } else if let family, let at {
+            // Address and part given, so no probe: the identity register is still read first as
+            // the probe reads it, so that an empty address (ENXIO, or EREMOTEIO on a Raspberry Pi)
+            // is silence with the wiring fix, counted with the other silent buses, and not a
+            // driver's "remote I/O error" from its first read.
+            let answer: UInt8?
+            do { answer = try IMUFamilies.readIdentity(bus, register: family.identityRegister, address: at) } catch {
+                throw .failure(error.description, fix: nil)
+            }
+            if answer == nil { throw silence(bus.path, at: at) }
         }
         guard let family, let at else { throw .failure("no IMU found on \(bus.path)", fix: nil) }
         do {
