@@ -1,7 +1,9 @@
 import Testing
 @testable import PlumbCLI
 import PlumbDrivers
+import PlumbConfiguration
 import PlumbHAL
+import PlumbOrientation
 import PlumbSimulation
 
 /// `--address` with `--part` skips the probe. On a Raspberry Pi's adapter (EREMOTEIO for an
@@ -40,5 +42,26 @@ import PlumbSimulation
         let (_, identity) = try SensorOptions.identify(bus: bus, address: I2CAddress(0x68), part: "mpu6050", clock: bus.clock)
         #expect(identity.partKey == "mpu6050")
         #expect(identity.address == I2CAddress(0x68))
+    }
+}
+
+/// `plumb run` on a miswired Raspberry Pi: its session has no command's explanation, so the
+/// start failure was "cannot start …: remote I/O error … (errno 121)" with no fix in the journal.
+@Suite struct PiAdapterDaemonStartTests {
+    @Test(arguments: [Errno.EREMOTEIO, Errno.ENXIO])
+    func aStartWhereNothingAnswersGetsTheWiringFix(errno: Int32) throws {
+        // The emulated MPU-6050 answers at 0x68; the configuration says 0x69.
+        let e = try Emulated(profile: "rest", address: 0x69)
+        e.sensor.bus.nothingAnswersErrno = errno
+        var fix: String?
+        do {
+            _ = try DaemonFactory.session(Configuration(), source: e.source, normal: e.found.imu, outputs: [], correct: nil, pacing: nil,
+                                          powerMonitor: FixedPowerMonitor(PowerState()), describe: { _ in "" })
+            Issue.record("the session started with nothing at 0x69")
+        } catch let CLIError.failure(message, f) {
+            #expect(message.hasPrefix("cannot start emulated MPU-6050: "))
+            fix = f
+        }
+        #expect(fix == I2CHelp.wiringFix + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb).")
     }
 }

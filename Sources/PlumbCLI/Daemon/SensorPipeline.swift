@@ -118,7 +118,7 @@ final class SensorPipeline: DaemonPipeline {
         // A monitor with a poller thread starts reading now, before the sensor runs.
         if case .auto(let monitor) = energy.policy { monitor.prepare() }
         do { effective = try source.start(activeConfiguration) } catch {
-            throw explain?(error) ?? CLIError.failure("cannot start \(source.name): \(error.description)", fix: nil)
+            throw explain?(error) ?? CLIError.failure("cannot start \(source.name): \(error.description)", fix: Self.failureFix(error))
         }
         summary = describe(effective)
         lastData = source.clock.nowNanoseconds
@@ -131,7 +131,7 @@ final class SensorPipeline: DaemonPipeline {
         if let hint = orientation.wakeHint { source.wake(bySampleAt: hint) }
         let result: MotionSourceRead
         do { result = try source.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds) } catch {
-            throw explain?(error) ?? CLIError.failure("\(source.name): \(error.description)", fix: nil)
+            throw explain?(error) ?? CLIError.failure("\(source.name): \(error.description)", fix: Self.failureFix(error))
         }
         var events = startEvents + ((source as? DaemonEventSource)?.takeEvents() ?? [])
         startEvents.removeAll()
@@ -190,7 +190,7 @@ final class SensorPipeline: DaemonPipeline {
         for output in outputs { events += output.takeEvents() }
         if wanted {
             do { _ = try source.start(activeConfiguration) } catch {
-                throw explain?(error) ?? CLIError.failure("cannot restart \(source.name): \(error.description)", fix: nil)
+                throw explain?(error) ?? CLIError.failure("cannot restart \(source.name): \(error.description)", fix: Self.failureFix(error))
             }
             sensorActive = true
             orientation.restartEstimation()
@@ -234,7 +234,7 @@ final class SensorPipeline: DaemonPipeline {
         activeConfiguration = next
         let effective: IMUConfiguration
         do { effective = try source.start(next) } catch {
-            throw explain?(error) ?? CLIError.failure("cannot switch \(source.name) to \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)", fix: nil)
+            throw explain?(error) ?? CLIError.failure("cannot switch \(source.name) to \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)", fix: Self.failureFix(error))
         }
         orientation.useGyroscope(effective.gyroscopeEnabled)
         let rate = Config.format(effective.outputDataRate)
@@ -259,6 +259,15 @@ final class SensorPipeline: DaemonPipeline {
     private func stopFailure(_ error: MotionSourceError, for purpose: String) -> (message: String, fix: String?) {
         if case .failure(let message, let fix)? = explain?(error) { return (message, fix) }
         return ("cannot stop \(source.name) (\(purpose)): \(error.description)", Self.stopFix(error))
+    }
+
+    /// The fix for a sensor that did not start or read (`plumb run`, whose session has no
+    /// command's explanation): the wiring when nothing acknowledged its address (ENXIO, or
+    /// EREMOTEIO as a Raspberry Pi reports it), as ``stopFix(_:)`` gives it; `nil` for another
+    /// failure, whose message says what it is. Without it, a miswired board's journal said
+    /// "cannot start IMU at 0x68 on /dev/i2c-1: remote I/O error … (errno 121)" and no fix.
+    static func failureFix(_ error: MotionSourceError) -> String? {
+        error.busError?.mayMeanNothingAnswers == true ? stopFix(error) : nil
     }
 
     /// The fix for a sensor that did not stop (`plumb run`, whose session has no command's
