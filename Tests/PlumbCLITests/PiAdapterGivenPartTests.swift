@@ -65,3 +65,54 @@ import PlumbSimulation
         #expect(fix == I2CHelp.wiringFix + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb).")
     }
 }
+
+/// `plumb regs` over every bus, on a Raspberry Pi with /dev/i2c-1 and the HDMI DDC buses
+/// /dev/i2c-20 and -21 (nothing answers there): it kept the last bus's error, so a chip with an
+/// unknown WHO_AM_I on /dev/i2c-1 was reported as "no IMU answers on /dev/i2c-21", and a
+/// miswired board named /dev/i2c-21 alone. `plumb read` already searched so.
+@Suite struct PiAdapterRegsSearchTests {
+    static let paths = ["/dev/i2c-1", "/dev/i2c-20", "/dev/i2c-21"]
+
+    static func buses(chipOnBus1: Bool) -> [String: EmulatedI2CBus] {
+        var buses: [String: EmulatedI2CBus] = [:]
+        for path in paths {
+            let bus = EmulatedI2CBus(path: path, clock: VirtualClock())
+            bus.nothingAnswersErrno = Errno.EREMOTEIO
+            buses[path] = bus
+        }
+        if chipOnBus1, let bus = buses["/dev/i2c-1"] {
+            bus.attach(MPU6050Emulator(variant: MPU6050.variant(named: "mpu6050")!), at: I2CAddress(0x68))
+            // A clone whose WHO_AM_I is no known part.
+            bus.faults = [FaultRule(.address(I2CAddress(0x68)), effect: .reads(0x00))]
+        }
+        return buses
+    }
+
+    static func search(_ buses: [String: EmulatedI2CBus]) throws(CLIError) -> Regs.Target {
+        try Regs.search(paths, address: nil, part: nil, clock: VirtualClock(), context: CommandContext.capturing()) { path throws(I2CError) in
+            guard let bus = buses[path] else { throw I2CError(errno: Errno.ENOENT, bus: path, address: nil) }
+            return bus
+        }
+    }
+
+    @Test func anUnknownChipOnTheFirstBusIsToldNotALaterSilentBus() {
+        let buses = Self.buses(chipOnBus1: true)
+        #expect(throws: CLIError.failure("0x68 on /dev/i2c-1 answers WHO_AM_I 0x00, which is no known IMU",
+                                         fix: "if it is a clone of a supported part, pass --part NAME (\(IMUFamilies.partKeys.joined(separator: ", ")))")) {
+            _ = try Self.search(buses)
+        }
+    }
+
+    @Test func everySilentBusIsNamed() {
+        let buses = Self.buses(chipOnBus1: false)
+        #expect(throws: SensorOptions.silence("/dev/i2c-1, /dev/i2c-20, /dev/i2c-21", at: nil)) {
+            _ = try Self.search(buses)
+        }
+    }
+
+    @Test func theChipIsFoundOnTheBusThatHasIt() throws {
+        let buses = Self.buses(chipOnBus1: false)
+        buses["/dev/i2c-1"]?.attach(MPU6050Emulator(variant: MPU6050.variant(named: "mpu6050")!), at: I2CAddress(0x68))
+        #expect(try Self.search(buses).identity.bus == "/dev/i2c-1")
+    }
+}
