@@ -8,7 +8,7 @@ import PlumbSimulation
 
 /// `--address` with `--part` skips the probe. On a Raspberry Pi's adapter (EREMOTEIO for an
 /// address nobody acknowledges) an empty address then failed with the driver's first read:
-/// "remote I/O error (NACK or bus fault during the transfer) at 0x68 on /dev/i2c-1 (errno 121)",
+/// "remote I/O error (NACK or bus fault during the transfer) at 0x68 on /dev/i2c-1 (errno 121)" (as it read then),
 /// no fix, and `plumb read`/`calibrate` over several buses named only the last one.
 @Suite struct PiAdapterGivenPartTests {
     static func piBus() -> EmulatedI2CBus {
