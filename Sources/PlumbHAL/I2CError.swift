@@ -80,7 +80,10 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
         case Errno.ENXIO: return "no acknowledge for the address"
         case Errno.ENODEV: return "no acknowledge (no device at the address)"
         case Errno.EIO: return "bus error"
-        case Errno.EREMOTEIO: return "remote I/O error (NACK or bus fault during the transfer)"
+        case Errno.EREMOTEIO:
+            // A Raspberry Pi's adapter says so for an empty address too (``mayMeanNothingAnswers``):
+            // the wiring is the first thing to check when it is the first read of a chip.
+            return "remote I/O error (no acknowledge: nothing at the address, or a NACK or bus fault during the transfer)"
         case Errno.EPROTO: return "protocol error"
         case Errno.EAGAIN: return "arbitration lost"
         case Errno.ETIMEDOUT: return "bus timeout"

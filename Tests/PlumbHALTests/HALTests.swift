@@ -45,6 +45,9 @@ import Testing
         #expect(e.kind == .bus)
         #expect(e.isTransient)
         #expect(e.description.contains("errno 121"))
+        // On a Raspberry Pi it is also an address nobody acknowledged (i2c-bcm2835, i2c-designware):
+        // the description says so, as a `plumb dbus` claim's failure notice shows it.
+        #expect(e.description == "remote I/O error (no acknowledge: nothing at the address, or a NACK or bus fault during the transfer) at 0x68 on /dev/i2c-1 (errno 121)")
     }
 
     @Test(arguments: [(Errno.EAGAIN, I2CError.Kind.arbitrationLost), (Errno.ETIMEDOUT, .timeout),

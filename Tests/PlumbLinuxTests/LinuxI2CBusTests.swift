@@ -187,7 +187,7 @@ private let fd = FakeKernel.fd
             do throws(I2CError) { _ = try bus.readRegister(0x75, address: imu); return (nil, bus.statistics) } catch { return (error, bus.statistics) }
         }
         #expect(error?.errno == Errno.EREMOTEIO)
-        #expect(error?.description == "remote I/O error (NACK or bus fault during the transfer) at 0x68 on /dev/i2c-1 (errno 121), after 4 tries")
+        #expect(error?.description == "remote I/O error (no acknowledge: nothing at the address, or a NACK or bus fault during the transfer) at 0x68 on /dev/i2c-1 (errno 121), after 4 tries")
         #expect(stats == LinuxI2CBus.Statistics(transfers: 1, retries: 3, recovered: 0, failures: 1))
         #expect(clock.nowNanoseconds == 500_000 + 1_500_000 + 4_500_000)
         #expect(kernel.dataCalls.count == 4)

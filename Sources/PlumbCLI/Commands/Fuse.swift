@@ -33,6 +33,11 @@ enum Fuse {
         guard let input = args.string("input") else { throw CLIError.usage("Missing '--input <FILE>'.") }
         let name = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue) + [offlineName])
         var reader = try IMUCSVReader(path: input)
+        if let output = args.string("output"), RowSink.isSameFile(input, output) {
+            // Emptied for writing, the input would be read as it is overwritten: the recording lost.
+            throw CLIError.failure("--output \(output) is the input file \(input): writing it would destroy the recording while it is read",
+                                   fix: "Give --output another path.")
+        }
         var sink = try RowSink(path: args.string("output"), context: context)
         let result: (samples: Int, skipped: Int)
         switch name.flatMap(FusionAlgorithm.init) {
@@ -134,21 +139,32 @@ struct RowSink {
     private let path: String?
     private let context: CommandContext
 
+    /// True when `a` and `b` lead to the same regular file (device and inode, through symlinks);
+    /// false when either does not exist or is no regular file (a terminal is both /dev/stdin
+    /// and /dev/stdout, and reads and writes apart).
+    static func isSameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0, sa.st_mode & S_IFMT == S_IFREG else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+
     init(path: String?, context: CommandContext) throws(CLIError) {
         self.path = path
         self.context = context
         bytes.reserveCapacity(1 << 17)
         guard let path else { handle = nil; return }
-        // Opened where the path leads and emptied, as a shell's > does (a plain, not atomic, write
-        // of nothing). FileManager.createFile writes a new file and renames it over the path,
-        // which replaced a symlink with a regular file: run as root, --output /dev/stdout
-        // replaced the system's /dev/stdout.
-        do { try Data().write(to: URL(fileURLWithPath: path)) } catch {
-            throw .failure("\(path): cannot be created for writing.", fix: "Check that the directory exists and is writable.")
+        // Opened where the path leads and emptied, as a shell's > does: open(2) with O_CREAT and
+        // O_TRUNC, once (mode 0666 less the umask). FileManager.createFile writes a new file and
+        // renames it over the path, which replaced a symlink with a regular file: run as root,
+        // --output /dev/stdout replaced the system's /dev/stdout. Opening twice (an empty write,
+        // then a handle) closed a FIFO's only writer in between: its reader took that for the
+        // end, and the second open waited for a reader for ever.
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw .failure("\(path): cannot be opened for writing (\(reason)).", fix: "Check that the directory exists and is writable, and that the path names a file.")
         }
-        guard let handle = FileHandle(forWritingAtPath: path) else {
-            throw .failure("\(path): cannot be opened for writing.", fix: "Check that the directory exists and is writable.")
-        }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         self.handle = handle
     }
 

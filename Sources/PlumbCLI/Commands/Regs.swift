@@ -57,21 +57,21 @@ enum Regs {
             return try target(bus: sensor.bus, address: address, part: part, clock: sensor.clock, simulation: sensor, context: context)
         }
         let clock = SystemClock()
-        let candidates = try SensorOptions.candidateBuses(args)
-        var lastError: CLIError?
-        for path in candidates {
-            do {
-                let bus = try LinuxI2CBus(path: path, clock: clock)
-                return try target(bus: bus, address: address, part: part, clock: clock, simulation: nil, context: context)
-            } catch let error as I2CError {
-                lastError = I2CHelp.openFailure(error)
-            } catch let error as CLIError {
-                lastError = error
-            } catch {
-                lastError = .failure("\(error)", fix: nil)
-            }
+        return try search(SensorOptions.candidateBuses(args), address: address, part: part, clock: clock, context: context) { path throws(I2CError) in
+            try LinuxI2CBus(path: path, clock: clock)
         }
-        throw lastError ?? .failure("no IMU found", fix: "Run 'plumb probe' to see what answers on each bus.")
+    }
+
+    /// The chip on the first bus in `paths` that has it, as ``SensorOptions/search(_:at:_:)``
+    /// searches: an unknown chip on /dev/i2c-1 is told, not hidden behind a later silent bus
+    /// (a Raspberry Pi's HDMI DDC /dev/i2c-20 and -21).
+    static func search(_ paths: [String], address: I2CAddress?, part: String?, clock: any MonotonicClock, context: CommandContext,
+                       open: (String) throws(I2CError) -> any I2CBus) throws(CLIError) -> Target {
+        try SensorOptions.search(paths, at: address) { path throws(CLIError) -> Target in
+            let bus: any I2CBus
+            do throws(I2CError) { bus = try open(path) } catch { throw I2CHelp.openFailure(error) }
+            return try target(bus: bus, address: address, part: part, clock: clock, simulation: nil, context: context)
+        }
     }
 
     /// The chip at `address` (or the first IMU found) on `bus`, identified without writing to it

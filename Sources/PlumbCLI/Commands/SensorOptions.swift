@@ -104,32 +104,33 @@ enum SensorOptions {
         }
 
         let clock = SystemClock()
-        let candidates = try candidateBuses(args)
+        return try search(candidateBuses(args), at: address) { path throws(CLIError) -> Opened in
+            let bus: LinuxI2CBus
+            do throws(I2CError) { bus = try LinuxI2CBus(path: path, clock: clock) } catch { throw I2CHelp.openFailure(error) }
+            let (imu, identity) = try identify(bus: bus, address: address, part: part, clock: clock,
+                                               fifoCompression: !args.has("no-fifo-compression"))
+            var line: (any InterruptLine)?
+            if let spec = args.string("interrupt") { line = try interruptLine(spec) }
+            return Opened(imu: imu, identity: identity, line: line, clock: clock, simulation: nil,
+                          busClock: BusClockSupport.read(busPath: path), maximumReadLength: bus.maximumReadLength)
+        }
+    }
+
+    /// The first bus in `paths` where `attempt` finds the chip (`address`, or any IMU address).
+    /// A bus that could not be opened, or a chip that answered wrongly, says more than a silent
+    /// bus, so such an error is the one thrown; else the silent buses are named together (a
+    /// Raspberry Pi has /dev/i2c-1 and the HDMI DDC buses, where nothing answers at 0x68–0x6b).
+    static func search<T>(_ paths: [String], at address: I2CAddress?,
+                          _ attempt: (String) throws(CLIError) -> T) throws(CLIError) -> T {
         var lastError: CLIError?
         var silent: [String] = []
-        for path in candidates {
-            let bus: LinuxI2CBus
-            do { bus = try LinuxI2CBus(path: path, clock: clock) } catch {
-                lastError = I2CHelp.openFailure(error)
-                continue
-            }
-            do {
-                let (imu, identity) = try identify(bus: bus, address: address, part: part, clock: clock,
-                                                   fifoCompression: !args.has("no-fifo-compression"))
-                var line: (any InterruptLine)?
-                if let spec = args.string("interrupt") { line = try interruptLine(spec) }
-                return Opened(imu: imu, identity: identity, line: line, clock: clock, simulation: nil,
-                              busClock: BusClockSupport.read(busPath: path), maximumReadLength: bus.maximumReadLength)
-            } catch {
+        for path in paths {
+            do { return try attempt(path) } catch {
                 if error == silence(path, at: address) { silent.append(path) } else { lastError = error }
             }
         }
-        // A bus that could not be opened, or a chip that answered wrongly, says more than silence.
         if let lastError { throw lastError }
-        if silent.count == 1 { throw silence(silent[0], at: address) }
-        if silent.count > 1 {
-            throw silence(silent.joined(separator: ", "), at: address)
-        }
+        if !silent.isEmpty { throw silence(silent.joined(separator: ", "), at: address) }
         throw .failure("no IMU found", fix: "Run 'plumb probe' to see what answers on each bus.")
     }
 
@@ -186,6 +187,16 @@ enum SensorOptions {
             }
             at = first.address
             if family == nil { family = IMUFamilies.all.first { $0.name == first.family } }
+        } else if let family, let at {
+            // Address and part given, so no probe: the identity register is still read first as
+            // the probe reads it, so that an empty address (ENXIO, or EREMOTEIO on a Raspberry Pi)
+            // is silence with the wiring fix, counted with the other silent buses, and not a
+            // driver's "remote I/O error" from its first read.
+            let answer: UInt8?
+            do { answer = try IMUFamilies.readIdentity(bus, register: family.identityRegister, address: at) } catch {
+                throw .failure(error.description, fix: nil)
+            }
+            if answer == nil { throw silence(bus.path, at: at) }
         }
         guard let family, let at else { throw .failure("no IMU found on \(bus.path)", fix: nil) }
         do {

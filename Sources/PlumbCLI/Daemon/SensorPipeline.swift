@@ -123,8 +123,7 @@ final class SensorPipeline: DaemonPipeline {
         // A monitor with a poller thread starts reading now, before the sensor runs.
         if case .auto(let monitor) = energy.policy { monitor.prepare() }
         do { effective = try source.start(activeConfiguration) } catch {
-            throw explain?(error) ?? CLIError.failure("cannot start \(source.name): \(error.description)",
-                                                        fix: configurationPath.flatMap { DaemonFactory.settingsFix(error, path: $0) })
+            throw explain?(error) ?? CLIError.failure("cannot start \(source.name): \(error.description)", fix: startFix(error))
         }
         summary = describe(effective)
         lastData = source.clock.nowNanoseconds
@@ -137,7 +136,7 @@ final class SensorPipeline: DaemonPipeline {
         if let hint = orientation.wakeHint { source.wake(bySampleAt: hint) }
         let result: MotionSourceRead
         do { result = try source.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds) } catch {
-            throw explain?(error) ?? CLIError.failure("\(source.name): \(error.description)", fix: nil)
+            throw explain?(error) ?? CLIError.failure("\(source.name): \(error.description)", fix: Self.failureFix(error))
         }
         var events = startEvents + ((source as? DaemonEventSource)?.takeEvents() ?? [])
         startEvents.removeAll()
@@ -261,8 +260,11 @@ final class SensorPipeline: DaemonPipeline {
 
     /// The fix for a start that failed, without a command's explanation: the settings to change
     /// when the chip refuses them (``DaemonFactory/settingsFix(_:path:)``), else none.
+    /// The fix for a failed start, restart or mode switch: the configuration's rate for a setting
+    /// the chip refuses (``DaemonFactory/settingsFix(_:path:)``), else the wiring when nothing
+    /// acknowledged the address (``failureFix(_:)``).
     private func startFix(_ error: MotionSourceError) -> String? {
-        configurationPath.flatMap { DaemonFactory.settingsFix(error, path: $0) }
+        configurationPath.flatMap { DaemonFactory.settingsFix(error, path: $0) } ?? Self.failureFix(error)
     }
 
     /// A failed stop of the sensor, told as a failure to start or read is: the command's
@@ -271,6 +273,15 @@ final class SensorPipeline: DaemonPipeline {
     private func stopFailure(_ error: MotionSourceError, for purpose: String) -> (message: String, fix: String?) {
         if case .failure(let message, let fix)? = explain?(error) { return (message, fix) }
         return ("cannot stop \(source.name) (\(purpose)): \(error.description)", Self.stopFix(error))
+    }
+
+    /// The fix for a sensor that did not start or read (`plumb run`, whose session has no
+    /// command's explanation): the wiring when nothing acknowledged its address (ENXIO, or
+    /// EREMOTEIO as a Raspberry Pi reports it), as ``stopFix(_:)`` gives it; `nil` for another
+    /// failure, whose message says what it is. Without it, a miswired board's journal said
+    /// "cannot start IMU at 0x68 on /dev/i2c-1: remote I/O error … (errno 121)" and no fix.
+    static func failureFix(_ error: MotionSourceError) -> String? {
+        error.busError?.mayMeanNothingAnswers == true ? stopFix(error) : nil
     }
 
     /// The fix for a sensor that did not stop (`plumb run`, whose session has no command's

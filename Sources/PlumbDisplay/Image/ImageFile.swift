@@ -151,10 +151,54 @@ public enum ImageFile {
         } catch {
             throw ImageError(.writeFailed, path: path, detail: reason(error))
         }
+        if exists, regular {
+            var original = stat()
+            guard stat(path, &original) == 0 else { throw ImageError(.writeFailed, path: path, detail: String(cString: strerror(errno))) }
+            try replace(path, with: data, keeping: original)
+            return
+        }
         do {
-            try data.write(to: URL(fileURLWithPath: path), options: regular ? .atomic : [])
+            try data.write(to: URL(fileURLWithPath: path), options: exists ? [] : .atomic)
         } catch {
             throw ImageError(.writeFailed, path: path, detail: reason(error))
+        }
+    }
+
+    /// Replaces the regular file at `path` atomically with `data`, keeping its permission bits
+    /// and, when run as root, its owner: a new file beside it (mkstemp(3), so 0600 until then)
+    /// takes them before any byte is written, then is renamed over it. Foundation's atomic write
+    /// made a file with the default mode and the writer as owner, so a snapshot kept at 0640 came
+    /// back 0644, and `sudo plumb level --png` gave root a user's file. The new file is removed
+    /// on any failure; the old one is left as it was.
+    private static func replace(_ path: String, with data: Data, keeping original: stat) throws(ImageError) {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        var template = Array((directory + "/." + url.lastPathComponent + ".XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw ImageError(.writeFailed, path: path, detail: String(cString: strerror(errno))) }
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        var problem: Int32 = 0
+        if fchmod(fd, original.st_mode & 0o7777) != 0 { problem = errno }
+        if problem == 0, geteuid() == 0, fchown(fd, original.st_uid, original.st_gid) != 0 { problem = errno }
+        if problem == 0 {
+            problem = data.withUnsafeBytes { raw -> Int32 in
+                var offset = 0
+                while offset < raw.count {
+                    let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return errno
+                    }
+                    offset += n
+                }
+                return 0
+            }
+        }
+        if close(fd) != 0, problem == 0 { problem = errno }
+        if problem == 0, rename(temporary, path) != 0 { problem = errno }
+        if problem != 0 {
+            unlink(temporary)
+            throw ImageError(.writeFailed, path: path, detail: String(cString: strerror(problem)))
         }
     }
 

@@ -114,7 +114,9 @@ public enum IMUFamilies {
 
     /// One identity register for ``probe(_:refiningWith:)``, or `nil` when nothing answers at
     /// `address`: ENXIO or ENODEV at once, EREMOTEIO on every one of ``probeAttempts`` reads.
-    static func readIdentity(_ bus: any I2CBus, register: UInt8, address: I2CAddress) throws(IMUError) -> UInt8? {
+    /// Also the first read of a chip whose address and part are given (`--address` with
+    /// `--part`), which skips the probe but must tell an empty address so too.
+    public static func readIdentity(_ bus: any I2CBus, register: UInt8, address: I2CAddress) throws(IMUError) -> UInt8? {
         var attempt = 1
         while true {
             do { return try bus.readRegister(register, address: address) } catch {
