@@ -123,7 +123,7 @@ final class SensorPipeline: DaemonPipeline {
         // A monitor with a poller thread starts reading now, before the sensor runs.
         if case .auto(let monitor) = energy.policy { monitor.prepare() }
         do { effective = try source.start(activeConfiguration) } catch {
-            throw explain?(error) ?? CLIError.failure("cannot start \(source.name): \(error.description)", fix: startFix(error))
+            throw explain?(error) ?? CLIError.failure("cannot start \(source.name): \(error.description)", fix: Self.startFix(error, configurationPath: configurationPath))
         }
         summary = describe(effective)
         lastData = source.clock.nowNanoseconds
@@ -195,7 +195,7 @@ final class SensorPipeline: DaemonPipeline {
         for output in outputs { events += output.takeEvents() }
         if wanted {
             do { _ = try source.start(activeConfiguration) } catch {
-                throw explain?(error) ?? CLIError.failure("cannot restart \(source.name): \(error.description)", fix: startFix(error))
+                throw explain?(error) ?? CLIError.failure("cannot restart \(source.name): \(error.description)", fix: Self.startFix(error, configurationPath: configurationPath))
             }
             sensorActive = true
             orientation.restartEstimation()
@@ -239,7 +239,7 @@ final class SensorPipeline: DaemonPipeline {
         activeConfiguration = next
         let effective: IMUConfiguration
         do { effective = try source.start(next) } catch {
-            throw explain?(error) ?? CLIError.failure("cannot switch \(source.name) to \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)", fix: startFix(error))
+            throw explain?(error) ?? CLIError.failure("cannot switch \(source.name) to \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)", fix: Self.startFix(error, configurationPath: configurationPath))
         }
         orientation.useGyroscope(effective.gyroscopeEnabled)
         let rate = Config.format(effective.outputDataRate)
@@ -263,8 +263,8 @@ final class SensorPipeline: DaemonPipeline {
     /// The fix for a failed start, restart or mode switch: the configuration's rate for a setting
     /// the chip refuses (``DaemonFactory/settingsFix(_:path:)``), else the wiring when nothing
     /// acknowledged the address (``failureFix(_:)``).
-    private func startFix(_ error: MotionSourceError) -> String? {
-        configurationPath.flatMap { DaemonFactory.settingsFix(error, path: $0) } ?? Self.failureFix(error)
+    static func startFix(_ error: MotionSourceError, configurationPath: String?) -> String? {
+        configurationPath.flatMap { DaemonFactory.settingsFix(error, path: $0) } ?? failureFix(error)
     }
 
     /// A failed stop of the sensor, told as a failure to start or read is: the command's
