@@ -40,6 +40,53 @@ import PlumbSimulation
         #expect(rig.driver.variant?.acknowledgesOnAnyRead == false)
     }
 
+    /// The first look has no earlier answer to keep: a passing EREMOTEIO at 0x0C (on a Pi, an
+    /// empty address says so too) is read again before it counts as "nothing there", so an
+    /// MPU-9150 is named at once, not driven as an MPU-6050 until a re-initialisation.
+    @Test(arguments: [Errno.EREMOTEIO, Errno.EIO])
+    func aPassingBusErrorAtTheFirstLookStillFindsTheMPU9150(errno: Int32) throws {
+        let rig = MPURig("mpu9150")
+        // One failure with the bypass on (the WIA read), after the bypass-off read got its answer.
+        rig.bus.faults = [FaultRule(.readOf(0x00), effect: .errno(errno), count: 1)]
+        let id = try rig.driver.identify()
+        #expect(rig.bus.faults.map(\.count) == [0])
+        #expect(id.partKey == "mpu9150")
+        #expect(id.warnings == [])
+        #expect(rig.driver.variant?.acknowledgesOnAnyRead == true)
+    }
+
+    /// Two failures at 0x0C, one each way: the bypass-off read fails once (it is read again and
+    /// the address is empty then), and the WIA read through the bypass fails once.
+    @Test func passingErrorsBothWaysAtTheFirstLookStillFindTheMPU9150() throws {
+        let rig = MPURig("mpu9150")
+        rig.bus.faults = [FaultRule(.address(magnetometer), effect: .errno(Errno.EREMOTEIO), count: 2)]
+        #expect(try rig.driver.identify().partKey == "mpu9150")
+        #expect(rig.bus.faults.map(\.count) == [0])
+    }
+
+    /// A first look beside a stand-alone AK8975 whose bypass-off read fails once: the read again
+    /// finds it on the host's bus, so the MPU-6050 is not named an MPU-9150.
+    @Test func aPassingBusErrorWithTheBypassOffAtTheFirstLookKeepsTheMPU6050() throws {
+        let rig = MPURig("mpu6050")
+        rig.bus.attach(AK8975Emulator(), at: magnetometer)
+        rig.bus.faults = [FaultRule(.address(magnetometer), effect: .errno(Errno.EREMOTEIO), count: 1)]
+        #expect(try rig.driver.identify().partKey == "mpu6050")
+        #expect(rig.bus.faults.map(\.count) == [0])
+    }
+
+    /// An MPU-6050 on a Raspberry Pi: 0x0C never answers and says EREMOTEIO each time. It is named
+    /// an MPU-6050 after ``IMUFamilies/probeAttempts`` reads each way, with no warning.
+    @Test func anEmptyAddressOnAPiIsReadThreeTimesEachWay() throws {
+        let rig = MPURig("mpu6050")
+        rig.bus.nothingAnswersErrno = Errno.EREMOTEIO
+        rig.bus.trace = []
+        let id = try rig.driver.identify()
+        #expect(id.partKey == "mpu6050")
+        #expect(id.warnings == [])
+        let atDie = (rig.bus.trace ?? []).filter { $0.address == magnetometer }
+        #expect(atDie.count == 2 * IMUFamilies.probeAttempts)
+    }
+
     /// A bus-error recovery of a streaming MPU-9150 whose look fails at 0x0C: still an MPU-9150,
     /// with INT_RD_CLEAR, and no notice of another chip.
     @Test func aRecoveryFromBusErrorsKeepsTheMPU9150() throws {

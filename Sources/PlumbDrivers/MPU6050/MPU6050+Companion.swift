@@ -75,9 +75,16 @@ extension MPU6050 {
     /// start never fails here. Four to six transfers to the chip and two to the die's address,
     /// once per ``MPU6050/identify()`` that needs it.
     ///
+    /// A read at the die's address that fails with EIO or EREMOTEIO is made again, up to
+    /// ``IMUFamilies/probeAttempts`` reads in all, before it counts as "nothing there": on a
+    /// Raspberry Pi such a failure is both an empty address and a passing fault, and one passing
+    /// fault would otherwise name an MPU-9150 an MPU-6050 (or, with the bypass off, make a
+    /// stand-alone AK8975 look like it sits behind the chip). The first look has no earlier
+    /// answer to fall back on (``MPU6050/identify()`` settles later ones). On an MPU-6050 on a
+    /// Pi this is three reads at 0x0C each way instead of one, per identify.
+    ///
     /// - Parameter registers: register access to the MPU; the die's reads go over the same bus
-    ///   to the die's address (``I2CBus`` takes an address per transfer) and are not retried
-    ///   here (the bus retries its own transient errors).
+    ///   to the die's address (``I2CBus`` takes an address per transfer).
     public static func detectCompanion(_ die: CompanionDie, registers: RegisterAccess) -> CompanionProbe {
         let pinConfig: UInt8, userControl: UInt8
         do {
@@ -125,28 +132,40 @@ extension MPU6050 {
     /// that transfer (EOPNOTSUPP: an SMBus adapter without "receive byte") gets the identity
     /// register read instead, as before.
     private static func acknowledges(_ die: CompanionDie, bus: any I2CBus) -> IdentityRead {
-        var operations: [I2COperation] = [.read(count: 1)]
         let address = I2CAddress(die.address)
-        do {
-            try bus.transfer(&operations, address: address)
-            return .answered(operations[0].bytes.first ?? 0)
-        } catch {
-            switch error.kind {
-            case .noAcknowledge, .bus: return .silent
-            case .unsupported: return readIdentity(die, bus: bus)
-            default: return .failed("reading a byte at \(address), where the \(die.part) answers, failed: \(error)")
+        var attempt = 1
+        while true {
+            var operations: [I2COperation] = [.read(count: 1)]
+            do {
+                try bus.transfer(&operations, address: address)
+                return .answered(operations[0].bytes.first ?? 0)
+            } catch {
+                switch error.kind {
+                case .noAcknowledge: return .silent
+                case .bus:
+                    if attempt >= IMUFamilies.probeAttempts { return .silent }
+                    attempt += 1
+                case .unsupported: return readIdentity(die, bus: bus)
+                default: return .failed("reading a byte at \(address), where the \(die.part) answers, failed: \(error)")
+                }
             }
         }
     }
 
     private static func readIdentity(_ die: CompanionDie, bus: any I2CBus) -> IdentityRead {
         let address = I2CAddress(die.address)
-        do {
-            return .answered(try bus.readRegister(die.identityRegister, address: address))
-        } catch {
-            switch error.kind {
-            case .noAcknowledge, .bus: return .silent
-            default: return .failed("reading \(die.part) register 0x\(hex(die.identityRegister)) at \(address) failed: \(error)")
+        var attempt = 1
+        while true {
+            do {
+                return .answered(try bus.readRegister(die.identityRegister, address: address))
+            } catch {
+                switch error.kind {
+                case .noAcknowledge: return .silent
+                case .bus:
+                    if attempt >= IMUFamilies.probeAttempts { return .silent }
+                    attempt += 1
+                default: return .failed("reading \(die.part) register 0x\(hex(die.identityRegister)) at \(address) failed: \(error)")
+                }
             }
         }
     }
