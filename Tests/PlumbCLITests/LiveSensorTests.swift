@@ -76,6 +76,7 @@ struct LiveSensorTests {
         let live = LiveGravity(source: e.source, found: e.found, clock: e.sensor.clock, duration: nil,
                                powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false })
         _ = try #require(try live.nextGravity())
+        e.sensor.bus.nothingAnswersErrno = Errno.ENXIO // a PC adapter (PiAdapterTests: a Raspberry Pi's EREMOTEIO)
         e.sensor.bus.faults.append(FaultRule(.always, effect: .noAcknowledge))
         #expect(throws: CLIError.failure("nothing answers at 0x68 on /dev/i2c-1",
                                          fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")) {
@@ -96,6 +97,7 @@ struct LiveSensorTests {
     @Test func nothingAtTheAddressIsOneLineWithTheFix() throws {
         // The emulated chip answers at 0x68 only.
         let e = try Emulated(profile: "rest", address: 0x69)
+        e.sensor.bus.nothingAnswersErrno = Errno.ENXIO // a PC adapter (PiAdapterTests: a Raspberry Pi's EREMOTEIO)
         let live = LiveGravity(source: e.source, found: e.found, clock: e.sensor.clock, duration: 1,
                                powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false })
         #expect(throws: CLIError.failure("nothing answers at 0x69 on /dev/i2c-1",

@@ -57,6 +57,7 @@ private let allKeys = MPU6050.variants.map(\.key)
 
     @Test func nothingAtTheAddressIsABusErrorNotAWiringGuess() {
         let rig = MPURig("mpu6050")
+        rig.bus.nothingAnswersErrno = Errno.ENXIO // a PC adapter or i2c-stub (PiAdapterTests: a Raspberry Pi's EREMOTEIO)
         rig.bus.detach(at: I2CAddress(0x68))
         #expect(throws: IMUError.bus(I2CError(errno: Errno.ENXIO, bus: "simulated bus", address: I2CAddress(0x68)))) {
             try rig.driver.identify()
