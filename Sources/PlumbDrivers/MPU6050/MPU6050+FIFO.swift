@@ -217,6 +217,15 @@ extension MPU6050 {
         // (Positions are clamped before they become indices: an edge on another clock is far off.)
         func recordIndex(_ position: Double) -> Int { Int(max(-1e15, min(1e15, position))) }
         let expected = latched ? sampleClock.position(of: previousStatusTime).map { recordIndex($0.rounded(.down)) + 1 } : nil
+        // The first record after the previous status read is at most the first one that count
+        // did not see (records are counted after the status read). A timeline that puts it later
+        // is a record or so early, and cannot mend itself: it sends every edge to a record not yet
+        // counted, so none is offered. With edges waking the reader, this only costs a restart
+        // after ``SampleClock/unmatchedEdgesBeforeRestart`` stray-looking edges; while it polls
+        // (after a storm, until edges are trusted again) the edges are not even tried, and an
+        // MPU-6050 at 50 Hz stayed 14 ms early for 12 s after a slow storm (StormWalkTests, at
+        // some start phases). It starts again, anchored by this drain's edge.
+        if let expected, expected > previousNewest + 1, sampleClock.hasEdgeAnchor { sampleClock.restart() }
         var nearest: (edge: UInt64, distance: Double, index: Int)?
         var anchoredHere = false
         for edge in pendingEdges {
