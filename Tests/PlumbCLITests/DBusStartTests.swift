@@ -10,45 +10,62 @@ import Testing
 @testable import PlumbCLI
 
 /// A board's I2C bus as `plumb dbus` opens it, emulated: /dev/i2c-1 with an MPU-6050 at 0x68
-/// standing upright in portrait, which can be unplugged and plugged in again. The bus is touched
-/// only inside ``open(address:)``, on the thread that opens the sensor (the test's for the check
-/// at start, the notifier's reader for a claim); the test flips ``plugged`` from its own.
-final class DBusBoard: Sendable {
-    private struct Parts: @unchecked Sendable {
-        let bus: EmulatedI2CBus
-    }
-    private let parts: Mutex<Parts>
+/// standing upright in portrait, which can be unplugged and plugged in again at any time. The
+/// emulated bus is touched only by the thread that transfers (the test's for the check at start,
+/// the notifier's reader for a claim); the test flips ``plugged`` from its own, and the next
+/// transfer applies it: unplugged, nothing acknowledges the chip's address, and the emulated bus
+/// fails as its adapter does (``EmulatedI2CBus/nothingAnswersErrno``).
+final class DBusBoard: I2CBus, @unchecked Sendable {
+    private let bus: EmulatedI2CBus
     private let pluggedIn = Mutex(true)
+    /// What the emulated bus's fault rules say now; changed only inside ``transfer(_:address:)``.
+    private var applied = true
 
     /// - Parameter nothingAnswersErrno: ENXIO (a PC's adapter, i2c-stub) or EREMOTEIO (a Raspberry Pi's).
     init(nothingAnswersErrno: Int32) {
         let clock = VirtualClock(startNanoseconds: Nanoseconds.perSecond)
-        let bus = EmulatedI2CBus(path: "/dev/i2c-1", clock: clock)
+        bus = EmulatedI2CBus(path: "/dev/i2c-1", clock: clock)
         bus.nothingAnswersErrno = nothingAnswersErrno
         let chip = MPU6050Emulator(variant: MPU6050.variant(named: "mpu6050")!, profile: Emulated.upright)
         chip.profileStart = clock.nowNanoseconds
         bus.attach(chip, at: I2CAddress(0x68))
-        parts = Mutex(Parts(bus: bus))
     }
 
-    /// Whether the chip is on the bus; unplugged, nothing acknowledges its address.
+    /// Whether the chip is on the bus.
     var plugged: Bool {
         get { pluggedIn.withLock { $0 } }
         set { pluggedIn.withLock { $0 = newValue } }
     }
 
+    var path: String { bus.path }
+
+    /// Transfers that succeeded.
+    var transfers: Int { succeeded.withLock { $0 } }
+    private let succeeded = Mutex(0)
+
+    func transfer(_ operations: inout [I2COperation], address: I2CAddress) throws(I2CError) {
+        let plugged = self.plugged
+        if plugged != applied {
+            bus.faults = plugged ? [] : [FaultRule(.always, effect: .noAcknowledge)]
+            applied = plugged
+        }
+        // The stream's back-off is instant on the virtual clock: keep an unplugged chip's retries
+        // from spinning.
+        if !plugged { Thread.sleep(forTimeInterval: 0.001) }
+        try bus.transfer(&operations, address: address)
+        succeeded.withLock { $0 += 1 }
+    }
+
     /// The IMU at `address` as `plumb dbus` opens it on a board without a data-ready line: the
     /// driver `imu.part: auto` picks, behind the streaming engine, polling. Unplugged, it waits a
     /// little first, so that the notifier's retries (instant on the virtual clock) do not spin.
-    func open(address: UInt8) throws -> any MotionSampleSource {
-        let plugged = self.plugged
+    func open(address: UInt8, eventSink: @escaping @Sendable (DaemonEvent) -> Void) throws -> any MotionSampleSource {
         if !plugged { Thread.sleep(forTimeInterval: 0.01) }
-        return try parts.withLock { parts in
-            parts.bus.faults = plugged ? [] : [FaultRule(.always, effect: .noAcknowledge)]
-            let at = I2CAddress(address)
-            let imu = try DaemonFactory.makeIMU(bus: parts.bus, address: at, clock: parts.bus.clock, part: nil)
-            return StreamSampleSource(name: "IMU at \(at) on /dev/i2c-1, polling", imu: imu, line: nil, clock: parts.bus.clock)
-        }
+        let at = I2CAddress(address)
+        let imu = try DaemonFactory.makeIMU(bus: self, address: at, clock: bus.clock, part: nil)
+        let source = StreamSampleSource(name: "IMU at \(at) on /dev/i2c-1, polling", imu: imu, line: nil, clock: bus.clock)
+        source.eventSink = eventSink
+        return source
     }
 
     /// The service's source for the configuration `json` on this board, as `plumb dbus` makes it.
@@ -56,7 +73,7 @@ final class DBusBoard: Sendable {
         let configuration = try Configuration.decode(json, file: "test.json")
         var normal = DaemonFactory.imuConfiguration(configuration)
         normal.gyroscopeEnabled = true
-        return try DBusLiveSensor.source(configuration, path: "test.json", normal: normal, open: { _ in try self.open(address: address) },
+        return try DBusLiveSensor.source(configuration, path: "test.json", normal: normal, open: { sink in try self.open(address: address, eventSink: sink) },
                                          context: context, powerMonitor: nil)
     }
 }
@@ -137,6 +154,37 @@ final class DBusBoard: Sendable {
             plumb dbus: IMU at 0x68 on /dev/i2c-1, polling: reading again after: \(Self.nothing(at: "0x68", errno: errno))
 
             """)
+    }
+
+    /// The chip unplugged while a claim runs it: the stream cannot set it up again and says so
+    /// with the wiring fix (without it the journal had the failed reads and no fix); the chip
+    /// plugged in again is set up again, the gap is said, and the sensor runs on.
+    @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
+    func aChipGoneWhileClaimedIsLoggedWithTheFixAndSetUpAgainWhenBack(errno: Int32) throws {
+        let board = DBusBoard(nothingAnswersErrno: errno)
+        let context = CommandContext.capturing()
+        let source = try board.dbusSource(address: 0x68, context: context)
+        let reports = Mutex<[AccelerometerOrientation]>([])
+        try source.start { value in reports.withLock { $0.append(value) } }
+        defer { source.stop() }
+        Self.waitUntil("the first orientation (have \(reports.withLock { $0 }))") { reports.withLock { $0.last } == .normal }
+        board.plugged = false
+        let fix = "plumb dbus: fix: \(I2CHelp.wiringFix) 'plumb probe' lists what answers; the chip is set up again once it answers.\n"
+        Self.waitUntil("the fix (have \(context.err.captured))") { context.err.captured.contains(fix) }
+        let unplugged = context.err.captured
+        #expect(unplugged.hasSuffix("""
+            plumb dbus: re-initialising failed: \(Self.nothing(at: "0x68", errno: errno)); trying again
+            \(fix)
+            """), "\(unplugged)")
+        #expect(source.motion.isEnabled)
+        board.plugged = true
+        Self.waitUntil("the gap once the chip is back (have \(context.err.captured))") {
+            context.err.captured.contains("plumb dbus: gap in the stream from IMU at 0x68 on /dev/i2c-1, polling: busError")
+        }
+        #expect(context.err.captured.components(separatedBy: "fix: ").count == 2, "the fix is said once: \(context.err.captured)")
+        let reads = board.transfers
+        Self.waitUntil("reads after the chip came back") { board.transfers > reads + 10 }
+        #expect(source.motion.isSensorRunning)
     }
 
     /// A failure whose cause is not an empty address has no wiring fix: its message says what it is.

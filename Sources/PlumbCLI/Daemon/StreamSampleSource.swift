@@ -52,7 +52,7 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
             for warning in identity.warnings { emit(DaemonEvent(level: .warning, message: warning)) }
         }
         // Notices from the start (the bus budget) now, after the chip's identity.
-        for notice in stream.takeNotices() { emit(DaemonEvent(level: .notice, message: notice.message)) }
+        for notice in stream.takeNotices() { emit(notice) }
         return effective
     }
 
@@ -66,7 +66,7 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
             }
             if let summary = gapLog.flush(source: name, now: now) { emit(DaemonEvent(level: .warning, message: summary)) }
         }
-        for notice in stream.takeNotices() { emit(DaemonEvent(level: .notice, message: notice.message)) }
+        for notice in stream.takeNotices() { emit(notice) }
         return samples.count > before ? .samples : .timedOut
     }
 
@@ -77,6 +77,19 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
             emit(DaemonEvent(level: .warning, message: summary))
         }
         do { try stream.stop() } catch { throw .imu(error) }
+    }
+
+    /// How the fix for a chip the stream cannot set up again ends: the stream keeps trying.
+    static let setUpAgain = "the chip is set up again once it answers."
+
+    /// A notice of the stream's, and for a chip it cannot set up again because nothing answers
+    /// at the address (unplugged while the sensor ran) `plumb run`'s wiring fix as its own line
+    /// "fix: …" (``SensorPipeline/failureFix(_:then:)``); the stream retries, so the session goes on.
+    private func emit(_ notice: IMUStream.Notice) {
+        emit(DaemonEvent(level: .notice, message: notice.message))
+        if let error = notice.error, let fix = SensorPipeline.failureFix(.imu(error), then: Self.setUpAgain) {
+            emit(DaemonEvent(level: .notice, message: "fix: \(fix)"))
+        }
     }
 
     private func emit(_ event: DaemonEvent) {
