@@ -121,6 +121,7 @@ final class DBusBoard: I2CBus, @unchecked Sendable {
         let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
         let context = CommandContext.capturing()
         let source = try board.dbusSource(address: 0x68, context: context)
+        #expect(board.transfers > 10, "the check set the chip up and stopped it")
         #expect(!source.motion.isEnabled)
         #expect(context.err.captured == "")
     }
