@@ -13,11 +13,17 @@ import Synchronization
 /// the property stays `undefined` until an allowed upright face is seen.
 ///
 /// Changes are taken from ``MotionOrientationChangedNotification`` (not from a stream, which
-/// would keep the sensor running), so stopping the source stops the sensor.
+/// would keep the sensor running), so stopping the source stops the sensor. The notifier's
+/// ``SensorNotice``s while it runs (a failure it retries every second, the samples again after
+/// it) go to `notices`, from ``MotionOrientationSensorNoticeNotification``: a failure after a
+/// claim changes no property, and the service's log is the only place that says it.
 public final class MotionOrientationSource: OrientationSource {
     public let motion: MotionOrientation
     /// The interface orientations reported; the others leave the property as it was. Default all four.
     public let allowedInterfaces: Set<InterfaceOrientation>
+    /// Takes the notifier's sensor notices between ``start(report:)`` and ``stop()``, on the
+    /// notifier's ``MotionOrientation/notificationQueue``; `nil` ignores them.
+    public let notices: (@Sendable (SensorNotice) -> Void)?
 
     private struct State {
         var running = false
@@ -25,14 +31,16 @@ public final class MotionOrientationSource: OrientationSource {
         var seenUpright = false
         /// The latest allowed interface orientation (reported once an allowed upright face is seen).
         var interface = InterfaceOrientation.portrait
-        var observer: ObserverToken?
+        var observers: [ObserverToken] = []
         var last: AccelerometerOrientation?
     }
     private let state = Mutex(State())
 
-    public init(motion: MotionOrientation, allowedInterfaces: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases)) {
+    public init(motion: MotionOrientation, allowedInterfaces: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases),
+                notices: (@Sendable (SensorNotice) -> Void)? = nil) {
         self.motion = motion
         self.allowedInterfaces = allowedInterfaces
+        self.notices = notices
     }
 
     public func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void) throws {
@@ -51,22 +59,30 @@ public final class MotionOrientationSource: OrientationSource {
             self?.deliver(device: change.deviceOrientation, interface: change.interfaceOrientation,
                           generation: generation, report: report)
         }
-        let token = ObserverToken(token: observer)
-        state.withLock { $0.observer = token }
+        var tokens = [ObserverToken(token: observer)]
+        if let notices {
+            tokens.append(ObserverToken(token: NotificationCenter.default.addObserver(
+                forName: MotionOrientationSensorNoticeNotification, object: motion, queue: nil
+            ) { notification in
+                guard let notice = notification.userInfo?[MotionOrientation.UserInfoKey.sensorNotice] as? SensorNotice else { return }
+                notices(notice)
+            }))
+        }
+        state.withLock { $0.observers = tokens }
         motion.start()
         deliver(device: motion.deviceOrientation, interface: motion.interfaceOrientation, generation: generation, report: report)
     }
 
     public func stop() {
-        let observer: ObserverToken? = state.withLock { s in
+        let observers: [ObserverToken]? = state.withLock { s in
             guard s.running else { return nil }
             s.running = false
             s.generation &+= 1
-            defer { s.observer = nil }
-            return s.observer
+            defer { s.observers = [] }
+            return s.observers
         }
-        guard let observer else { return }
-        NotificationCenter.default.removeObserver(observer.token)
+        guard let observers else { return }
+        for observer in observers { NotificationCenter.default.removeObserver(observer.token) }
         motion.stop()
     }
 

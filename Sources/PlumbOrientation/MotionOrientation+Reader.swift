@@ -112,7 +112,7 @@ extension MotionOrientation {
                         if failing != message {
                             failing = message
                             owner.publish(notices: [SensorNotice(kind: .failure, source: name, message: message,
-                                                                 timeNanoseconds: source?.clock.nowNanoseconds ?? 0)])
+                                                                 timeNanoseconds: source?.clock.nowNanoseconds ?? 0, error: error)])
                         }
                         let clock = source?.clock
                         shutDownSource()

@@ -31,12 +31,17 @@ public struct SensorNotice: Sendable, Equatable, CustomStringConvertible {
     /// When it was noticed, on the sensor's monotonic clock, in nanoseconds (0 for a source that
     /// could not even be made, which has no clock yet).
     public var timeNanoseconds: UInt64
+    /// The error of a ``Kind/failure`` notice, so that a program can word the fix for its own
+    /// users (``MotionSourceError/busError`` tells a chip that does not answer from a bus
+    /// fault); `nil` for the other kinds.
+    public var error: MotionSourceError?
 
-    public init(kind: Kind, source: String, message: String, timeNanoseconds: UInt64) {
+    public init(kind: Kind, source: String, message: String, timeNanoseconds: UInt64, error: MotionSourceError? = nil) {
         self.kind = kind
         self.source = source
         self.message = message
         self.timeNanoseconds = timeNanoseconds
+        self.error = error
     }
 
     /// A gap, worded as the daemon's journal words it.

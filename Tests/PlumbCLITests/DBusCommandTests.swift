@@ -115,7 +115,7 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             Claim/ReleaseAccelerometer. The sensor runs only while a client holds a claim. Light and
             proximity are reported absent. Stop iio-sensor-proxy first: only one service can own the name.
             Without --simulate or --script it reads the board's IMU as 'plumb run' does (--config), opening
-            it only while a client holds a claim.
+            it only while a client holds a claim; it fails at start if the IMU does not answer.
             Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
 
             USAGE: plumb dbus [--bus-address <ADDRESS>] [--config <FILE>] [--board <ID>] [--boards-dir <DIR>] [--simulate] [--profile <NAME>] [--chip <KEY>] [--script <STEPS>] [--repeat] [--speed <FACTOR>] [--filter <NAME>] [--format <FORMAT>]

@@ -1,7 +1,10 @@
 import Foundation
+import PlumbConfiguration
 import PlumbDrivers
 import PlumbHAL
+import PlumbOrientation
 import PlumbSimulation
+import Synchronization
 import Testing
 @testable import PlumbCLI
 
@@ -38,13 +41,25 @@ import Testing
 
     /// `plumb dbus` on the board's IMU: each claim session's source prints its notices and
     /// warnings as "plumb dbus: …" (the service's journal) and keeps none; information stays out.
+    /// The check at start prints nothing: a warning of the chip's is said when a claim runs it.
     @Test func theDBusSessionSourcePrintsItsEvents() throws {
         let context = CommandContext.capturing()
-        let factory = DBusLiveSensor.sessionFactory(context: context)
-        let sink = try #require(factory.eventSink)
-        sink(DaemonEvent(level: .warning, message: "gap in the stream of IMU at 0x68 on /dev/i2c-1: 12 samples lost (chip reset)"))
-        sink(DaemonEvent(level: .notice, message: "IMU at 0x68 on /dev/i2c-1: interrupts again"))
-        sink(DaemonEvent(level: .info, message: "found MPU-6050 (WHO_AM_I 0x68) at 0x68 on /dev/i2c-1"))
+        let sinks = Mutex<[@Sendable (DaemonEvent) -> Void]>([])
+        let source = try DBusLiveSensor.source(Configuration(), path: "test.json", normal: EnergySettings.defaultNormal, open: { sink in
+            sinks.withLock { $0.append(sink) }
+            return IdleSource()
+        }, context: context, powerMonitor: nil)
+        try source.start { _ in }
+        defer { source.stop() }
+        let deadline = Date().addingTimeInterval(10)
+        while sinks.withLock({ $0.count }) < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        let (check, session) = try sinks.withLock { s in (try #require(s.first), try #require(s.dropFirst().first)) }
+        let events = [DaemonEvent(level: .warning, message: "gap in the stream of IMU at 0x68 on /dev/i2c-1: 12 samples lost (chip reset)"),
+                      DaemonEvent(level: .notice, message: "IMU at 0x68 on /dev/i2c-1: interrupts again"),
+                      DaemonEvent(level: .info, message: "found MPU-6050 (WHO_AM_I 0x68) at 0x68 on /dev/i2c-1")]
+        for event in events { check(event) }
+        #expect(context.err.captured == "")
+        for event in events { session(event) }
         #expect(context.err.captured == """
             plumb dbus: gap in the stream of IMU at 0x68 on /dev/i2c-1: 12 samples lost (chip reset)
             plumb dbus: IMU at 0x68 on /dev/i2c-1: interrupts again

@@ -1,7 +1,9 @@
+import Foundation
 import PlumbDrivers
 import PlumbHAL
 import PlumbOrientation
 import PlumbSimulation
+import Synchronization
 import Testing
 @testable import PlumbDBus
 
@@ -95,6 +97,31 @@ final class ProfileSource: MotionSampleSource {
         // The notifier's interface orientation is its portrait default; the property must not claim it.
         #expect(motion.interfaceOrientation == .portrait)
         #expect(seen.values == [.undefined])
+    }
+
+    /// The notifier's sensor notices reach `notices` while the source runs: a sensor that fails
+    /// after a claim is said in the service's log (it changes no property), and so are the
+    /// samples again after it.
+    @Test func sensorNoticesReachTheHandlerWhileRunning() throws {
+        let broken = Mutex(true)
+        let motion = MotionOrientation(source: { () throws(MotionSourceError) -> any MotionSampleSource in
+            if broken.withLock({ $0 }) {
+                Thread.sleep(forTimeInterval: 0.01)
+                throw .bus(I2CError(errno: Errno.ENXIO, bus: "/dev/i2c-1", address: I2CAddress(0x68)))
+            }
+            return ProfileSource(.rest(), end: .infinity)
+        })
+        let notices = Mutex<[SensorNotice]>([])
+        let source = MotionOrientationSource(motion: motion, notices: { notice in notices.withLock { $0.append(notice) } })
+        try source.start { _ in }
+        try waitUntil("the failure notice") { notices.withLock { $0.count } == 1 }
+        broken.withLock { $0 = false }
+        try waitUntil("the restored notice") { notices.withLock { $0.count } == 2 }
+        source.stop()
+        let seen = notices.withLock { $0 }
+        #expect(seen.map(\.kind) == [.failure, .restored])
+        #expect(seen.first?.error == .bus(I2CError(errno: Errno.ENXIO, bus: "/dev/i2c-1", address: I2CAddress(0x68))))
+        #expect(seen.first?.message == "nothing answers at 0x68 on /dev/i2c-1")
     }
 
     @Test func stoppingStopsTheNotifier() throws {

@@ -121,6 +121,9 @@ import Testing
         let seen = collected.notices.withLock { $0 }
         #expect(seen.map(\.kind) == [.failure, .restored], "\(seen)")
         #expect(seen.first?.message.contains("check the wiring") == true)
+        // The error itself, for a program to word its own fix; the other kinds carry none.
+        #expect(seen.first?.error == .other("no answer at 0x68 on /dev/i2c-1: check the wiring"))
+        #expect(seen.last?.error == nil)
         #expect(seen.last?.message == "reading again after: no answer at 0x68 on /dev/i2c-1: check the wiring")
         #expect(motion.lastError?.contains("late sensor: no answer at 0x68") == true)
     }

@@ -18,7 +18,7 @@ enum DBus {
         Claim/ReleaseAccelerometer. The sensor runs only while a client holds a claim. Light and
         proximity are reported absent. Stop iio-sensor-proxy first: only one service can own the name.
         Without --simulate or --script it reads the board's IMU as 'plumb run' does (--config), opening
-        it only while a client holds a claim.
+        it only while a client holds a claim; it fails at start if the IMU does not answer.
         Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
         """,
         options: [

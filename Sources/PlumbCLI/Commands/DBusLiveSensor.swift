@@ -11,11 +11,11 @@ import PlumbOrientation
 /// claim goes, as iio-sensor-proxy polls its sensor only while claimed.
 enum DBusLiveSensor {
     /// Loads the configuration and board now (a bad file fails at start, with the same messages as
-    /// `plumb run`) and opens the IMU once to check it answers; returns the service's source: the
-    /// notifier that opens it again on every claim. The notifier applies the calibration file and
-    /// the mounting rotation, and uses the configured filter, rate and orientation settings as
-    /// `plumb run` does (``notifier(_:normal:source:powerMonitor:)``), and the source reports only
-    /// the configured interface orientations (``orientationSource(_:motion:)``).
+    /// `plumb run`) and starts the IMU once to check it answers (``check(_:normal:configurationPath:)``);
+    /// returns the service's source: the notifier that opens it again on every claim. The notifier
+    /// applies the calibration file and the mounting rotation, and uses the configured filter,
+    /// rate and orientation settings as `plumb run` does (``notifier(_:normal:source:powerMonitor:)``),
+    /// and the source reports only the configured interface orientations (``orientationSource(_:motion:)``).
     static func source(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> MotionOrientationSource {
         let path = args.string("config") ?? Configuration.defaultPath
         let catalog = try BoardSupport.catalog(args, context: context)
@@ -25,28 +25,40 @@ enum DBusLiveSensor {
         }
         let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
         let setup = DaemonSetup(path: path, configuration: configuration, board: board)
-        let factory = sessionFactory(context: context)
-        let imuConfiguration = DaemonFactory.imuConfiguration(configuration)
-        do {
-            _ = try DaemonFactory.calibration(configuration)
-            _ = try factory.makeSource(setup, imuConfiguration: imuConfiguration)
-        } catch let error as CLIError {
-            throw error
-        } catch {
-            throw .failure(String(describing: error), fix: nil)
-        }
-
         // The configured rate and ranges in normal mode (the gyroscope on), the notifier's own
         // low-energy mode beside it, as plumb watch does on the live IMU.
-        var configured = imuConfiguration
+        var configured = DaemonFactory.imuConfiguration(configuration)
         configured.gyroscopeEnabled = true
         let normal = configured
-        let source: MotionOrientation.SourceFactory = { () throws(MotionSourceError) -> any MotionSampleSource in
+        let open: Opener = { sink in
             // A factory per claim session: DaemonFactory holds non-Sendable parts (the kiosk runner).
-            let factory = sessionFactory(context: context)
+            var factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
+            factory.eventSink = sink
+            let (source, _) = try factory.makeSource(setup, imuConfiguration: normal)
+            return try LiveSensor.calibrated(source, configuration: configuration)
+        }
+        // Power saver, battery, heat and display blanking, as plumb run follows them: the sensor
+        // pauses while the screen is off, even while a desktop holds its claim.
+        return try source(configuration, path: path, normal: normal, open: open, context: context,
+                          powerMonitor: SystemPowerStateMonitor.polled(pollInterval: EnergySettings.default.pollInterval))
+    }
+
+    /// Opens the board's IMU (not started), its stream's events going to the sink given.
+    typealias Opener = @Sendable (_ eventSink: @escaping @Sendable (DaemonEvent) -> Void) throws -> any MotionSampleSource
+
+    /// The service's source on the IMU `open` opens: checked now (``check(_:normal:configurationPath:)``),
+    /// then opened afresh on every claim, `normal` as the normal mode's settings. The stream's
+    /// notices and warnings (gaps, an interrupt storm, a chip that lost its configuration, a bus
+    /// too slow for the rate) go to standard error as "plumb dbus: …" as they happen, so the
+    /// journal of plumb-sensor-proxy.service has them; without the sink nobody took them and
+    /// they piled up for as long as a desktop held its claim.
+    static func source(_ configuration: Configuration, path: String, normal: IMUConfiguration, open: @escaping Opener,
+                       context: CommandContext, powerMonitor: (any PowerStateMonitor)?) throws(CLIError) -> MotionOrientationSource {
+        try check({ try open { _ in } }, normal: normal, configurationPath: path)
+        let sink = LiveSensor.printingSink(command: "dbus", context: context)
+        let source: MotionOrientation.SourceFactory = { () throws(MotionSourceError) -> any MotionSampleSource in
             do {
-                let (source, _) = try factory.makeSource(setup, imuConfiguration: normal)
-                return try LiveSensor.calibrated(source, configuration: configuration)
+                return try open(sink)
             } catch let error as CLIError {
                 if case .failure(let message, let fix) = error { throw .other(message + (fix.map { " (\($0))" } ?? "")) }
                 throw .other(String(describing: error))
@@ -54,28 +66,72 @@ enum DBusLiveSensor {
                 throw .other(String(describing: error))
             }
         }
-        // Power saver, battery, heat and display blanking, as plumb run follows them: the sensor
-        // pauses while the screen is off, even while a desktop holds its claim.
-        let motion = notifier(configuration, normal: normal, source: source,
-                              powerMonitor: SystemPowerStateMonitor.polled(pollInterval: EnergySettings.default.pollInterval))
-        return orientationSource(configuration, motion: motion)
+        let motion = notifier(configuration, normal: normal, source: source, powerMonitor: powerMonitor)
+        return orientationSource(configuration, motion: motion, notices: noticePrinter(context: context))
+    }
+
+    /// How the fix for a sensor that fails at start ends: `plumb dbus` exits, and
+    /// plumb-sensor-proxy.service is restarted once the chip is fixed.
+    static let restartService = "then restart plumb-sensor-proxy (systemctl restart plumb-sensor-proxy)."
+
+    /// How the fix for a sensor that fails after a claim ends: the service keeps running, and the
+    /// notifier opens the sensor again every second while a client holds its claim
+    /// (``noticeLines(_:)``).
+    static let readAgain = "plumb dbus reads it again once it answers."
+
+    /// Opens the IMU, starts it with `normal` and stops it again, so that a board where nothing
+    /// answers at the address fails at start, as `plumb run` does, rather than when a desktop
+    /// first claims the accelerometer: "cannot start IMU at 0x68 on /dev/i2c-1, polling: nothing
+    /// answers at 0x68 on /dev/i2c-1" (or the remote I/O error a Raspberry Pi gives) and `plumb
+    /// run`'s wiring fix (``SensorPipeline/startFailure(_:source:configurationPath:then:)``); a rate
+    /// the chip refuses gets the fix naming imu.rate in `configurationPath`. Opening it only
+    /// built the driver, which touches no register.
+    static func check(_ open: () throws -> any MotionSampleSource, normal: IMUConfiguration,
+                      configurationPath: String) throws(CLIError) {
+        let source: any MotionSampleSource
+        do { source = try open() } catch let error as CLIError {
+            throw error
+        } catch {
+            throw .failure(String(describing: error), fix: nil)
+        }
+        do { _ = try source.start(normal) } catch {
+            throw SensorPipeline.startFailure(error, source: source.name, configurationPath: configurationPath, then: restartService)
+        }
+        do { try source.stop() } catch {
+            throw SensorPipeline.stopFailure(error, source: source.name, purpose: "after checking it at start", then: restartService)
+        }
     }
 
     /// `motion` as the service's source, reporting only the interface orientations
-    /// `orientation.interfaceOrientations` allows, as `plumb run`'s outputs take them.
-    static func orientationSource(_ configuration: Configuration, motion: MotionOrientation) -> MotionOrientationSource {
-        MotionOrientationSource(motion: motion, allowedInterfaces: DaemonFactory.allowedInterfaces(configuration.orientation))
+    /// `orientation.interfaceOrientations` allows, as `plumb run`'s outputs take them; its sensor
+    /// notices go to `notices` while a client holds a claim.
+    static func orientationSource(_ configuration: Configuration, motion: MotionOrientation,
+                                  notices: (@Sendable (SensorNotice) -> Void)? = nil) -> MotionOrientationSource {
+        MotionOrientationSource(motion: motion, allowedInterfaces: DaemonFactory.allowedInterfaces(configuration.orientation),
+                                notices: notices)
     }
 
-    /// The factory of one claim session's sensor. The stream's notices and warnings (gaps, an
-    /// interrupt storm, a chip that lost its configuration, a bus too slow for the rate) go to
-    /// standard error as "plumb dbus: …" as they happen, so the journal of plumb-sensor-proxy.service
-    /// has them; without the sink nobody took them and they piled up for as long as a desktop held
-    /// its claim.
-    static func sessionFactory(context: CommandContext) -> DaemonFactory {
-        var factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
-        factory.eventSink = LiveSensor.printingSink(command: "dbus", context: context)
-        return factory
+    /// Prints the notifier's sensor notices to standard error as "plumb dbus: …" (``noticeLines(_:)``),
+    /// for the journal of plumb-sensor-proxy.service.
+    static func noticePrinter(context: CommandContext) -> @Sendable (SensorNotice) -> Void {
+        let err = context.err
+        return { notice in
+            for line in noticeLines(notice) { err.line("plumb dbus: " + line) }
+            err.flush()
+        }
+    }
+
+    /// The log lines of a sensor notice, without the "plumb dbus: " prefix. A failure after a
+    /// claim (the chip unplugged since the start, a bus that went away), which the notifier
+    /// retries every second while the claim lasts, is "sensor failed (…): " and the notice, and
+    /// when nothing answers at the address (ENXIO, or EREMOTEIO from a Raspberry Pi's adapter)
+    /// `plumb run`'s wiring fix follows on a line of its own (``SensorPipeline/failureFix(_:then:)``),
+    /// as the daemon's journal has it; the first samples after it are "… reading again after: …".
+    /// Without them such a failure was said nowhere: the desktop's screen just stopped turning.
+    static func noticeLines(_ notice: SensorNotice) -> [String] {
+        guard notice.kind == .failure else { return [notice.description] }
+        let fix = notice.error.flatMap { SensorPipeline.failureFix($0, then: readAgain) }
+        return ["sensor failed (tried again every second while a client holds its claim): \(notice)"] + (fix.map { ["fix: \($0)"] } ?? [])
     }
 
     /// The notifier reading `source` as `plumb run` reads the sensor

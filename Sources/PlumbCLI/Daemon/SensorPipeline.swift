@@ -123,7 +123,7 @@ final class SensorPipeline: DaemonPipeline {
         // A monitor with a poller thread starts reading now, before the sensor runs.
         if case .auto(let monitor) = energy.policy { monitor.prepare() }
         do { effective = try source.start(activeConfiguration) } catch {
-            throw explain?(error) ?? CLIError.failure("cannot start \(source.name): \(error.description)", fix: Self.startFix(error, configurationPath: configurationPath))
+            throw explain?(error) ?? Self.startFailure(error, source: source.name, configurationPath: configurationPath)
         }
         summary = describe(effective)
         lastData = source.clock.nowNanoseconds
@@ -258,40 +258,59 @@ final class SensorPipeline: DaemonPipeline {
         if virtualElapsed > realElapsed { real.sleep(nanoseconds: min(virtualElapsed - realElapsed, Nanoseconds.perSecond)) }
     }
 
-    /// The fix for a start that failed, without a command's explanation: the settings to change
-    /// when the chip refuses them (``DaemonFactory/settingsFix(_:path:)``), else none.
+    /// How the journal's fix for a sensor failure ends in `plumb run`: the daemon exits, so it
+    /// is restarted once the chip is fixed.
+    static let restartPlumb = "then restart plumb (systemctl restart plumb)."
+
+    /// A sensor that did not start, told without a command's explanation (`plumb run`, and
+    /// `plumb dbus`'s check at start): "cannot start" and the source's name, which names the bus
+    /// and address ("IMU at 0x68 on /dev/i2c-1, polling"), the error, and ``startFix(_:configurationPath:then:)``.
+    static func startFailure(_ error: MotionSourceError, source name: String, configurationPath: String?,
+                             then: String = restartPlumb) -> CLIError {
+        .failure("cannot start \(name): \(error.description)", fix: startFix(error, configurationPath: configurationPath, then: then))
+    }
+
     /// The fix for a failed start, restart or mode switch: the configuration's rate for a setting
     /// the chip refuses (``DaemonFactory/settingsFix(_:path:)``), else the wiring when nothing
-    /// acknowledged the address (``failureFix(_:)``).
-    static func startFix(_ error: MotionSourceError, configurationPath: String?) -> String? {
-        configurationPath.flatMap { DaemonFactory.settingsFix(error, path: $0) } ?? failureFix(error)
+    /// acknowledged the address (``failureFix(_:then:)``), else none.
+    static func startFix(_ error: MotionSourceError, configurationPath: String?, then: String = restartPlumb) -> String? {
+        configurationPath.flatMap { DaemonFactory.settingsFix(error, path: $0) } ?? failureFix(error, then: then)
     }
 
     /// A failed stop of the sensor, told as a failure to start or read is: the command's
     /// explanation (a live command's: the address, the bus, the fix), else the source's name,
-    /// what the stop was for, and ``stopFix(_:)``.
+    /// what the stop was for, and ``stopFix(_:then:)``.
     private func stopFailure(_ error: MotionSourceError, for purpose: String) -> (message: String, fix: String?) {
-        if case .failure(let message, let fix)? = explain?(error) { return (message, fix) }
-        return ("cannot stop \(source.name) (\(purpose)): \(error.description)", Self.stopFix(error))
+        let failure = explain?(error) ?? Self.stopFailure(error, source: source.name, purpose: purpose)
+        if case .failure(let message, let fix) = failure { return (message, fix) }
+        return (describe(failure), nil)
+    }
+
+    /// A failed stop without a command's explanation: "cannot stop", the source's name, what the
+    /// stop was for ("at shutdown"), the error, and ``stopFix(_:then:)``.
+    static func stopFailure(_ error: MotionSourceError, source name: String, purpose: String, then: String = restartPlumb) -> CLIError {
+        .failure("cannot stop \(name) (\(purpose)): \(error.description)", fix: stopFix(error, then: then))
     }
 
     /// The fix for a sensor that did not start or read (`plumb run`, whose session has no
     /// command's explanation): the wiring when nothing acknowledged its address (ENXIO, or
-    /// EREMOTEIO as a Raspberry Pi reports it), as ``stopFix(_:)`` gives it; `nil` for another
+    /// EREMOTEIO as a Raspberry Pi reports it), as ``stopFix(_:then:)`` gives it; `nil` for another
     /// failure, whose message says what it is. Without it, a miswired board's journal said
     /// "cannot start IMU at 0x68 on /dev/i2c-1: remote I/O error … (errno 121)" and no fix.
-    static func failureFix(_ error: MotionSourceError) -> String? {
-        error.busError?.mayMeanNothingAnswers == true ? stopFix(error) : nil
+    /// `then` ends the fix: how the program gets its sensor back (``restartPlumb``).
+    static func failureFix(_ error: MotionSourceError, then: String = restartPlumb) -> String? {
+        error.busError?.mayMeanNothingAnswers == true ? stopFix(error, then: then) : nil
     }
 
     /// The fix for a sensor that did not stop (`plumb run`, whose session has no command's
     /// explanation): the wiring when nothing acknowledged its address (ENXIO, or EREMOTEIO as a
-    /// Raspberry Pi reports it: ``I2CError/mayMeanNothingAnswers``), else a check with the sensor tools.
-    static func stopFix(_ error: MotionSourceError) -> String {
+    /// Raspberry Pi reports it: ``I2CError/mayMeanNothingAnswers``), else a check with the sensor
+    /// tools; `then` ends it (``restartPlumb``).
+    static func stopFix(_ error: MotionSourceError, then: String = restartPlumb) -> String {
         if error.busError?.mayMeanNothingAnswers == true {
-            return I2CHelp.wiringFix + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb)."
+            return I2CHelp.wiringFix + " 'plumb probe' lists what answers; " + then
         }
-        return "Check the IMU with 'plumb probe' and 'plumb read'; then restart plumb (systemctl restart plumb)."
+        return "Check the IMU with 'plumb probe' and 'plumb read'; " + then
     }
 
     func handOver(to next: DaemonSetup) -> DaemonHandover {

@@ -26,6 +26,8 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     /// Receives each event as it happens instead of ``takeEvents()`` (the commands that run the
     /// notifier, such as `plumb watch`, print them); set before ``start(_:)``.
     var eventSink: (@Sendable (DaemonEvent) -> Void)?
+    /// The wiring fix for a chip the stream cannot set up again was said (``emit(_:)``).
+    private var wiringFixSaid = false
 
     init(name: String, imu: any IMU, line: (any InterruptLine)?, clock: any MonotonicClock) {
         self.name = name
@@ -52,7 +54,7 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
             for warning in identity.warnings { emit(DaemonEvent(level: .warning, message: warning)) }
         }
         // Notices from the start (the bus budget) now, after the chip's identity.
-        for notice in stream.takeNotices() { emit(DaemonEvent(level: .notice, message: notice.message)) }
+        for notice in stream.takeNotices() { emit(notice) }
         return effective
     }
 
@@ -66,7 +68,7 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
             }
             if let summary = gapLog.flush(source: name, now: now) { emit(DaemonEvent(level: .warning, message: summary)) }
         }
-        for notice in stream.takeNotices() { emit(DaemonEvent(level: .notice, message: notice.message)) }
+        for notice in stream.takeNotices() { emit(notice) }
         return samples.count > before ? .samples : .timedOut
     }
 
@@ -77,6 +79,22 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
             emit(DaemonEvent(level: .warning, message: summary))
         }
         do { try stream.stop() } catch { throw .imu(error) }
+    }
+
+    /// How the fix for a chip the stream cannot set up again ends: the stream keeps trying.
+    static let setUpAgain = "the chip is set up again once it answers."
+
+    /// A notice of the stream's, and for a chip it cannot set up again because nothing answers
+    /// at the address (unplugged while the sensor ran) `plumb run`'s wiring fix as its own line
+    /// "fix: …" (``SensorPipeline/failureFix(_:then:)``); the stream retries, so the session goes on.
+    /// The fix is said once per session: a flaky bus (EREMOTEIO on a Raspberry Pi is also a
+    /// transfer cut short) fails a re-initialisation again and again, and its notices say so.
+    private func emit(_ notice: IMUStream.Notice) {
+        emit(DaemonEvent(level: .notice, message: notice.message))
+        if !wiringFixSaid, let error = notice.error, let fix = SensorPipeline.failureFix(.imu(error), then: Self.setUpAgain) {
+            wiringFixSaid = true
+            emit(DaemonEvent(level: .notice, message: "fix: \(fix)"))
+        }
     }
 
     private func emit(_ event: DaemonEvent) {

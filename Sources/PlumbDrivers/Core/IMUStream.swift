@@ -52,6 +52,11 @@ public final class IMUStream {
     public struct Notice: Sendable, Equatable {
         public var timeNanoseconds: UInt64
         public var message: String
+        /// The failure the notice reports, when it reports one the reader keeps retrying (the
+        /// chip could not be set up again), so that its owner can word the fix for its users
+        /// (``IMUError/bus(_:)`` with ``I2CError/mayMeanNothingAnswers``: the chip does not
+        /// answer); `nil` for the others.
+        public var error: IMUError? = nil
     }
 
     /// Tuning, with defaults that suit 10 Hz–1 kHz.
@@ -652,12 +657,12 @@ public final class IMUStream {
         notice("\(now.part) at \(now.address) on \(now.bus): named \(before.part) before its reset, \(now.part) after it (WHO_AM_I 0x\(hex(now.whoAmI)) is both; the look that tells them apart worked only after the reset); driving it as \(now.part)")
     }
 
-    private func notice(_ message: String) {
+    private func notice(_ message: String, error: IMUError? = nil) {
         if notices.count >= Self.maximumPendingNotices {
             notices.removeFirst()
             droppedNotices += 1
         }
-        notices.append(Notice(timeNanoseconds: clock.nowNanoseconds, message: message))
+        notices.append(Notice(timeNanoseconds: clock.nowNanoseconds, message: message, error: error))
     }
 
     /// Reads the configuration just written back; if it differs, writes it once more (a
@@ -709,7 +714,7 @@ public final class IMUStream {
             try confirmConfiguration()
             discardQueuedEdges()
         } catch {
-            if needsReinitialise == nil { notice("re-initialising failed: \(error); trying again") }
+            if needsReinitialise == nil { notice("re-initialising failed: \(error); trying again", error: error) }
             needsReinitialise = reason
             let backoff = min(options.maximumBackoffNanoseconds, 10 * Nanoseconds.perMillisecond)
             clock.sleep(nanoseconds: backoff)
