@@ -144,7 +144,12 @@ struct PowerProfilesReaderTests {
         let bus = try PrivateBus(policy: false, extraPolicy: Self.daemonPolicy)
         let daemon = try FakePowerProfiles(address: bus.address, names: "hadess", profile: "power-saver")
         let clock = VirtualClock()
-        let reader = PowerProfilesReader(address: bus.address, services: [.hadess], clock: clock, quietNanoseconds: 30_000_000_000)
+        // A timeout of 0.5 s, not the 100 ms default (the fake hangs for 1 s): on a loaded machine
+        // the fake's answer after the quiet time can take over 100 ms, so that ask times out too
+        // and the reader goes quiet again (the likely cause of this test's one failure, at load 12
+        // in a helper's run).
+        let reader = PowerProfilesReader(address: bus.address, services: [.hadess], timeoutMicroseconds: 500_000, clock: clock,
+                                         quietNanoseconds: 30_000_000_000)
         try daemon.send("hang")
         #expect(throws: PowerProfilesError.self) { _ = try reader.activeProfile() }
         do { _ = try reader.activeProfile() } catch { Issue.record("asked again within the quiet time: \(error)") }
