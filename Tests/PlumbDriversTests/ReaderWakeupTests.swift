@@ -70,30 +70,15 @@ import PlumbSimulation
     /// half a period off the chip's edges, which then matched no record and left it there.
     @Test(arguments: [("mpu6050", InterruptPinConfiguration.Mode.latched), ("mpu6050", .pulsed), ("mpu6500", .latched), ("mpu6500", .pulsed)], [1, 16])
     func aSlowStormDoesNotWalkTheTimelineOff(chip: (key: String, mode: InterruptPinConfiguration.Mode), watermark: Int) throws {
-        let (key, mode) = chip
-        let rig = MPURig(key, profile: RampTiming.profile)
-        rig.line.storms = [SimulatedInterruptLine.Storm(window: 0...20_000_000_000, periodNanoseconds: 7_000_000)]
-        let stream = IMUStream(imu: rig.driver, line: rig.line, clock: rig.clock)
-        try stream.start(IMUConfiguration(outputDataRate: 50, accelerometerRange: 2, fifoWatermark: watermark, interrupt: .init(mode: mode)))
-        var samples: [IMUSample] = []
-        while rig.clock.nowNanoseconds < 40_000_000_000 { _ = stream.step(into: &samples) }
-        // The ramp's value says when a sample was taken (to within its 2 s wrap, so errors wrap too).
-        var worstDuring = 0.0, worstAfter = 0.0
-        for s in samples where s.timestampNanoseconds > 3_000_000_000 {
-            let phase = rig.sensor.profileTime(s.timestampNanoseconds).truncatingRemainder(dividingBy: 2)
-            let value = (s.acceleration.x + 10) / 10
-            guard value > 0.01, value < 1.99 else { continue }
-            var d = (value - phase).truncatingRemainder(dividingBy: 2)
-            if d > 1 { d -= 2 } else if d < -1 { d += 2 }
-            if s.timestampNanoseconds < 20_000_000_000 { worstDuring = max(worstDuring, abs(d)) } else if s.timestampNanoseconds > 25_000_000_000 { worstAfter = max(worstAfter, abs(d)) }
-        }
+        let run = try Self.slowStorm(chip.key, mode: chip.mode, watermark: watermark)
+        let samples = run.samples
         // Samples stay about a period apart: a timeline started again behind samples already
         // given out spread its correction; clamped to 1 ns after the previous sample, 54 of 1942
         // samples (latched pin, watermark 1) came 1 ns after the one before.
         let close = zip(samples, samples.dropFirst()).filter { 2 * ($1.timestampNanoseconds - $0.timestampNanoseconds) < 20_000_000 }
         #expect(close.isEmpty, "\(close.count) samples closer than half a period to the one before, first at \(close.first.map { $0.0.timestampNanoseconds } ?? 0) ns")
-        #expect(worstDuring < 0.03, "during the storm: \(worstDuring * 1e3) ms off")   // 1.5 periods
-        #expect(worstAfter < 0.002, "after the storm: \(worstAfter * 1e3) ms off")     // a tenth of a period
+        #expect(run.worstDuring < 0.03, "during the storm: \(run.worstDuring * 1e3) ms off")   // 1.5 periods
+        #expect(run.worstAfter < 0.002, "after the storm: \(run.worstAfter * 1e3) ms off")     // a tenth of a period
         #expect(samples.count > 38 * 50)
     }
 
@@ -106,24 +91,34 @@ import PlumbSimulation
     /// record after a status read past the first one that read's count did not see.
     @Test(arguments: [("mpu6050", 1), ("mpu6500", 1), ("mpu6500", 16)], [0, 50, 1000, 1500, 3000])
     func aSlowStormLeavesALatchedPinsTimelineRightAtAnyStartPhase(chip: (key: String, watermark: Int), offsetMicroseconds: Int) throws {
-        let rig = MPURig(chip.key, profile: RampTiming.profile)
-        rig.clock.sleep(nanoseconds: UInt64(offsetMicroseconds) * 1000)
+        let run = try Self.slowStorm(chip.key, mode: .latched, watermark: chip.watermark, startDelayMicroseconds: offsetMicroseconds)
+        #expect(run.worstAfter < 0.002, "after the storm: \(run.worstAfter * 1e3) ms off")
+        #expect(run.samples.count > 38 * 50)
+    }
+
+    /// 40 s of a 50 Hz MPU on the ramp with a 143 Hz storm for the first 20 s, started after
+    /// `startDelayMicroseconds`: the samples and the worst timing error during the storm (from 3 s)
+    /// and after it (from 25 s), seconds. The ramp's value says when a sample was taken (to within
+    /// its 2 s wrap, so errors wrap too).
+    static func slowStorm(_ key: String, mode: InterruptPinConfiguration.Mode, watermark: Int, startDelayMicroseconds: Int = 0) throws
+        -> (samples: [IMUSample], worstDuring: Double, worstAfter: Double) {
+        let rig = MPURig(key, profile: RampTiming.profile)
+        rig.clock.sleep(nanoseconds: UInt64(startDelayMicroseconds) * 1000)
         rig.line.storms = [SimulatedInterruptLine.Storm(window: 0...20_000_000_000, periodNanoseconds: 7_000_000)]
         let stream = IMUStream(imu: rig.driver, line: rig.line, clock: rig.clock)
-        try stream.start(IMUConfiguration(outputDataRate: 50, accelerometerRange: 2, fifoWatermark: chip.watermark, interrupt: .init(mode: .latched)))
+        try stream.start(IMUConfiguration(outputDataRate: 50, accelerometerRange: 2, fifoWatermark: watermark, interrupt: .init(mode: mode)))
         var samples: [IMUSample] = []
         while rig.clock.nowNanoseconds < 40_000_000_000 { _ = stream.step(into: &samples) }
-        var worstAfter = 0.0
-        for s in samples where s.timestampNanoseconds > 25_000_000_000 {
+        var worstDuring = 0.0, worstAfter = 0.0
+        for s in samples where s.timestampNanoseconds > 3_000_000_000 {
             let phase = rig.sensor.profileTime(s.timestampNanoseconds).truncatingRemainder(dividingBy: 2)
             let value = (s.acceleration.x + 10) / 10
             guard value > 0.01, value < 1.99 else { continue }
             var d = (value - phase).truncatingRemainder(dividingBy: 2)
             if d > 1 { d -= 2 } else if d < -1 { d += 2 }
-            worstAfter = max(worstAfter, abs(d))
+            if s.timestampNanoseconds < 20_000_000_000 { worstDuring = max(worstDuring, abs(d)) } else if s.timestampNanoseconds > 25_000_000_000 { worstAfter = max(worstAfter, abs(d)) }
         }
-        #expect(worstAfter < 0.002, "after the storm: \(worstAfter * 1e3) ms off")
-        #expect(samples.count > 38 * 50)
+        return (samples, worstDuring, worstAfter)
     }
 }
 

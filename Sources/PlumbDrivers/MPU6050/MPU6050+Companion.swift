@@ -133,38 +133,39 @@ extension MPU6050 {
     /// register read instead, as before.
     private static func acknowledges(_ die: CompanionDie, bus: any I2CBus) -> IdentityRead {
         let address = I2CAddress(die.address)
-        var attempt = 1
-        while true {
+        return read(orFail: { error in
+            error.kind == .unsupported ? readIdentity(die, bus: bus)
+                : .failed("reading a byte at \(address), where the \(die.part) answers, failed: \(error)")
+        }) { () throws(I2CError) -> UInt8 in
             var operations: [I2COperation] = [.read(count: 1)]
-            do {
-                try bus.transfer(&operations, address: address)
-                return .answered(operations[0].bytes.first ?? 0)
-            } catch {
-                switch error.kind {
-                case .noAcknowledge: return .silent
-                case .bus:
-                    if attempt >= IMUFamilies.probeAttempts { return .silent }
-                    attempt += 1
-                case .unsupported: return readIdentity(die, bus: bus)
-                default: return .failed("reading a byte at \(address), where the \(die.part) answers, failed: \(error)")
-                }
-            }
+            try bus.transfer(&operations, address: address)
+            return operations[0].bytes.first ?? 0
         }
     }
 
     private static func readIdentity(_ die: CompanionDie, bus: any I2CBus) -> IdentityRead {
         let address = I2CAddress(die.address)
+        return read(orFail: { error in
+            .failed("reading \(die.part) register 0x\(hex(die.identityRegister)) at \(address) failed: \(error)")
+        }) { () throws(I2CError) -> UInt8 in
+            try bus.readRegister(die.identityRegister, address: address)
+        }
+    }
+
+    /// One read at the die's address: silent when nothing acknowledges (ENXIO, ENODEV) or when it
+    /// fails with EIO or EREMOTEIO on each of ``IMUFamilies/probeAttempts`` tries (see
+    /// ``detectCompanion(_:registers:)``); any other failure is `orFail`'s.
+    private static func read(orFail: (I2CError) -> IdentityRead, _ body: () throws(I2CError) -> UInt8) -> IdentityRead {
         var attempt = 1
         while true {
             do {
-                return .answered(try bus.readRegister(die.identityRegister, address: address))
+                return .answered(try body())
             } catch {
                 switch error.kind {
                 case .noAcknowledge: return .silent
-                case .bus:
-                    if attempt >= IMUFamilies.probeAttempts { return .silent }
-                    attempt += 1
-                default: return .failed("reading \(die.part) register 0x\(hex(die.identityRegister)) at \(address) failed: \(error)")
+                case .bus where attempt < IMUFamilies.probeAttempts: attempt += 1
+                case .bus: return .silent
+                default: return orFail(error)
                 }
             }
         }
