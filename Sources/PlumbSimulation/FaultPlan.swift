@@ -6,7 +6,7 @@ import PlumbHAL
 /// |---|---|
 /// | `errors=P` | each bus transfer fails with EREMOTEIO with probability P (0.01 = 1 %) |
 /// | `reg=0xNN` | every transfer touching register 0xNN fails with EIO |
-/// | `nack@T+D` | nothing acknowledges from T for D seconds (ENXIO) |
+/// | `nack@T+D` | nothing acknowledges from T for D seconds (``EmulatedI2CBus/nothingAnswersErrno``: EREMOTEIO on a ``SimulatedSensor``, as on a Raspberry Pi) |
 /// | `stuck@T+D` | the bus is stuck from T for D seconds (ETIMEDOUT after 25 ms each) |
 /// | `low@T+D` | SDA is held low from T for D seconds: every read answers 0x00, writes are lost, no error |
 /// | `high@T+D` | nothing drives SDA from T for D seconds: every read answers 0xFF, writes are lost, no error |

@@ -38,7 +38,8 @@ public struct FaultRule: Sendable, Equatable {
         /// has seen it: a write may have landed and a read may have popped FIFO bytes, but the
         /// caller gets no data (the harsh case of a NACK or glitch mid-transfer).
         case errno(Int32)
-        /// Nothing acknowledges the address (ENXIO).
+        /// Nothing acknowledges the address (``EmulatedI2CBus/nothingAnswersErrno``: ENXIO, or
+        /// EREMOTEIO as a Raspberry Pi's adapter says it).
         case noAcknowledge
         /// The bus is stuck (SDA held low): the transfer times out (ETIMEDOUT) after the adapter's
         /// timeout, which costs virtual time.

@@ -161,3 +161,21 @@ struct WatchPowerTests {
         #expect(hot.out != cool.out, "low-energy timing differs")
     }
 }
+
+@Suite("plumb watch: the board's IMU options")
+struct WatchLiveOptionTests {
+    /// --config, --board, --boards-dir, --bus and --address name the board's IMU: beside
+    /// --simulate or --replay they are refused, as plumb level, led and kiosk refuse them (they
+    /// were ignored: `plumb watch --simulate --address 0x69` ran the simulator at 0x68).
+    @Test(arguments: [["--address", "0x69"], ["--bus", "/dev/i2c-7"], ["--config", "/nonexistent/plumb.json"], ["--board", "rpi4"]])
+    func liveOptionsBesideTheSimulatorAreRefused(option: [String]) {
+        let name = option[0]
+        var r = runPlumb(["watch", "--simulate", "--duration", "1"] + option)
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: '\(name)' names the board's IMU; it cannot be combined with '--simulate'.\n"))
+        #expect(r.out == "")
+        r = runPlumb(["watch", "--replay", "/nonexistent/trial.csv"] + option)
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: '\(name)' names the board's IMU; it cannot be combined with '--replay'.\n"))
+    }
+}

@@ -89,6 +89,9 @@ enum Watch {
         // On the board's IMU, liveSettings puts it in the configuration's place.
         let allowed = try AllowOption.parse(args) ?? InterfaceOrientation.allCases
         if speed != nil, !args.has("simulate") { throw CLIError.usage("--speed applies to --simulate only.") }
+        // --config, --board, --bus and --address name the board's IMU: beside --simulate or
+        // --replay they were ignored without a word (as level, led and kiosk refuse them).
+        if !isLive { try LiveSensor.rejectOptions(args, besides: args.has("simulate") ? "simulate" : "replay") }
         printer.mqtt = try mqttPublisher(args, context: context)
         defer { printer.mqtt?.stop() }
 

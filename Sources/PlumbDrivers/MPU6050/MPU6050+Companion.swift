@@ -81,7 +81,9 @@ extension MPU6050 {
     /// fault would otherwise name an MPU-9150 an MPU-6050 (or, with the bypass off, make a
     /// stand-alone AK8975 look like it sits behind the chip). The first look has no earlier
     /// answer to fall back on (``MPU6050/identify()`` settles later ones). On an MPU-6050 on a
-    /// Pi this is three reads at 0x0C each way instead of one, per identify.
+    /// Pi this is three reads at 0x0C each way instead of one, per identify, and `LinuxI2CBus`
+    /// tries each of them three times itself (`LinuxI2CBus.RetryPolicy.default`: 1 ms, then
+    /// 2 ms apart): 18 transfers and 18 ms of waiting per identify, where it was 6 and 6 ms.
     ///
     /// - Parameter registers: register access to the MPU; the die's reads go over the same bus
     ///   to the die's address (``I2CBus`` takes an address per transfer).

@@ -18,7 +18,8 @@ extension MPU6050 {
     ///   not used: "Some chips have a fifo overflow bit issue where the bit is always set. The
     ///   result is that every data is dropped" (Linux commit 6e82ae6b8d11, "iio: imu:
     ///   inv_mpu6050: fix no data on MPU6050"). A real overflow leaves the FIFO full, which the
-    ///   count shows.
+    ///   count shows. A burst the chip would outrun on a slow bus (the FIFO filling up behind it)
+    ///   is cut short (``recordsReadableWithoutOverflow(_:count:recordSize:fifoSize:byteNanoseconds:sinceCountNanoseconds:periodNanoseconds:)``).
     /// - A failed burst may have popped part of the FIFO, so the FIFO is reset and a `.busError`
     ///   gap reported: a sample is never decoded from a misaligned record. A burst that reads as
     ///   all 0x00 or all 0xFF (the bus, not the chip) is a `.busError` gap too.
@@ -43,6 +44,7 @@ extension MPU6050 {
             countTime = clock.nowNanoseconds
             return try bus.readRegisters(Register.fifoCountH, count: 2, address: address)
         }
+        let countDone = clock.nowNanoseconds
         let count = Int(countBytes[0] & 0x1F) << 8 | Int(countBytes[1])
 
         // More bytes than the FIFO holds is a corrupted read (an overflowed FIFO counts its size
@@ -62,7 +64,7 @@ extension MPU6050 {
             try resetFIFO()
             return DrainResult(sampleCount: 0, gaps: [gap])
         }
-        let records = count / record
+        var records = count / record
         let newest = fifoIndex + records - 1
         timeSamples(newest: newest, countTime: countTime, latched: s.interruptPinConfig & Bits.intLatch != 0)
         previousStatusTime = statusTime
@@ -75,6 +77,11 @@ extension MPU6050 {
         if !sampleClock.isAnchored { sampleClock.guess(newestIndex: newest, readTime: countTime) }
         // Before the burst: a failure here loses nothing.
         if s.fifoEnable & Bits.fifoTemperature == 0 { try refreshTemperature(variant: v) }
+        // A burst the chip would outrun is cut short: the rest stays for the next drain.
+        records = Self.recordsReadableWithoutOverflow(records, count: count, recordSize: record, fifoSize: v.fifoSize,
+                                                      byteNanoseconds: Double(countDone &- countTime) / 5,
+                                                      sinceCountNanoseconds: Double(clock.nowNanoseconds &- countTime),
+                                                      periodNanoseconds: sampleClock.period)
 
         do {
             fifoBuffer = try bus.readRegisters(Register.fifoData, count: records * record, autoIncrement: false, address: address)
@@ -165,6 +172,50 @@ extension MPU6050 {
         return records
     }
 
+    /// How many of the `records` counted one burst can read before the FIFO fills up behind it.
+    ///
+    /// A burst pops bytes at the bus's pace while the chip pushes a record every period. On a bus
+    /// slower than the stream (six axes at 1 kHz need about 108 kbit/s of data alone, more than a
+    /// Raspberry Pi's default 100 kHz bus carries) the FIFO grows during a long burst, and an
+    /// MPU-6050 whose FIFO is full overwrites its oldest bytes (Register Map rev 4.2 §4.17, FIFO
+    /// overflow): the burst's later records are then read out of alignment, each sample made of
+    /// the words of two (MPU-6050 at 1 kHz on a 100 kHz bus: five samples in four seconds with
+    /// gravity on the x or y axis, up to 0.7 s off the ramp they were sampled on). The three
+    /// records of room the overflow check keeps (``overflowMarginRecords``) cover the time from
+    /// the count to the burst, not a burst of a nearly full FIFO.
+    ///
+    /// The burst is cut to the most records after which the FIFO, given every record that can
+    /// arrive meanwhile (one more than the time since the count over 0.9 periods, for a chip
+    /// clock running fast) and none of the bytes popped before the burst ends, still has room.
+    /// The rest stays in the FIFO: the next count finds it and, when the bus cannot keep up, the
+    /// overflow check resets the FIFO with a gap. The bus's pace is taken from the count's own
+    /// read (5 bytes on the wire: address, register, address, two data bytes), which includes the
+    /// host's overhead, so it errs on the slow side. At least one record is read.
+    /// - Parameters:
+    ///   - count: FIFO_COUNT, bytes.
+    ///   - byteNanoseconds: nanoseconds a byte took on the bus.
+    ///   - sinceCountNanoseconds: from the start of the count's read to now.
+    ///   - periodNanoseconds: the chip's sample period.
+    static func recordsReadableWithoutOverflow(_ records: Int, count: Int, recordSize: Int, fifoSize: Int, byteNanoseconds: Double,
+                                               sinceCountNanoseconds: Double, periodNanoseconds: Double) -> Int {
+        guard records > 1, byteNanoseconds > 0, periodNanoseconds > 0 else { return records }
+        let fastest = 0.9 * periodNanoseconds
+        var n = records
+        while n > 1 {
+            // Register pointer, two address bytes and the data.
+            let burst = Double(n * recordSize + 3) * byteNanoseconds
+            let arriving = Int(min(1e9, (sinceCountNanoseconds + burst) / fastest)) + 1
+            if count + (arriving - n) * recordSize <= fifoSize { return n }
+            n -= 1
+        }
+        return 1
+    }
+
+    /// Drains in a row whose latched-pin timeline puts the previous status read past the first
+    /// record that read's count missed before the timeline starts again
+    /// (``timeSamples(newest:countTime:latched:)``).
+    static let earlyTimelineDrainsBeforeRestart = 2
+
     /// Records of room below which the FIFO counts as overflowed: 3, as Linux `inv_mpu_ring.c`
     /// (`inv_mpu6050_read_fifo`), for the records that arrive between the count and the burst.
     static let overflowMarginRecords = 3
@@ -187,6 +238,7 @@ extension MPU6050 {
         previousStatusTime = clock.nowNanoseconds
         previousCountTime = previousStatusTime
         previousNewest = -1
+        earlyTimelineDrains = 0
     }
 
     /// Feeds the edges up to the FIFO count into the sample clock.
@@ -225,7 +277,23 @@ extension MPU6050 {
         // (after a storm, until edges are trusted again) the edges are not even tried, and an
         // MPU-6050 at 50 Hz stayed 14 ms early for 12 s after a slow storm (StormWalkTests, at
         // some start phases). It starts again, anchored by this drain's edge.
-        if let expected, expected > previousNewest + 1, sampleClock.hasEdgeAnchor { sampleClock.restart() }
+        // Only when two drains in a row say so: a timeline a little early (its period not yet
+        // learnt) also puts the status read past that record whenever the next record came soon
+        // after the count, and every restart forgets the edges the period is estimated from.
+        // With the chip's oscillator 2-3 % slow (the internal one runs the low-energy mode,
+        // accelerometer only: ±5 % at 25 °C, Product Specification rev 3.4 §6.6, internal clock
+        // source, CLK_SEL = 0), 12.5 Hz at watermark 7 started again at nearly every drain, and
+        // its samples were 8.6-13 ms off (RMS) instead of 1.1-1.5 ms (SlowChipClockTimelineTests).
+        // A timeline a record early says so at most drains, so it still starts again within a few.
+        if let expected, expected > previousNewest + 1, sampleClock.hasEdgeAnchor {
+            earlyTimelineDrains += 1
+            if earlyTimelineDrains >= Self.earlyTimelineDrainsBeforeRestart {
+                sampleClock.restart()
+                earlyTimelineDrains = 0
+            }
+        } else {
+            earlyTimelineDrains = 0
+        }
         var nearest: (edge: UInt64, distance: Double, index: Int)?
         var anchoredHere = false
         for edge in pendingEdges {

@@ -66,6 +66,9 @@ public final class MPU6050: IMU {
     var previousStatusTime: UInt64 = 0
     var previousCountTime: UInt64 = 0
     var previousNewest = -1
+    /// Drains in a row whose timeline put the previous status read past the first record its
+    /// count missed (``timeSamples(newest:countTime:latched:)``).
+    var earlyTimelineDrains = 0
 
     /// - Parameters:
     ///   - bus: the bus the chip is on; the driver owns it from now on.
