@@ -271,8 +271,9 @@ extension MPU6050 {
         let expected = latched ? sampleClock.position(of: previousStatusTime).map { recordIndex($0.rounded(.down)) + 1 } : nil
         // The first record after the previous status read is at most the first one that count
         // did not see (records are counted after the status read). A timeline that puts it later
-        // is a record or so early, and cannot mend itself: it sends every edge to a record not yet
-        // counted, so none is offered. With edges waking the reader, this only costs a restart
+        // is early, by at least the time from that status read to the next record; one that stays
+        // so at drain after drain is a record or so early, and cannot mend itself: it sends every
+        // edge to a record not yet counted, so none is offered. With edges waking the reader, this only costs a restart
         // after ``SampleClock/unmatchedEdgesBeforeRestart`` stray-looking edges; while it polls
         // (after a storm, until edges are trusted again) the edges are not even tried, and an
         // MPU-6050 at 50 Hz stayed 14 ms early for 12 s after a slow storm (StormWalkTests, at
