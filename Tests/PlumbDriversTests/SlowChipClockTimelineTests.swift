@@ -12,7 +12,13 @@ import PlumbSimulation
     /// early, it started again at nearly every drain, forgot the edges its period is estimated
     /// from, and stayed early: 8.6 ms RMS (16.8 ms worst) at 2 % slow, 13.4 ms (23.5 ms) at 3 %,
     /// against 1.1 ms (4.8 ms) and 1.5 ms (7.3 ms) without starting again.
-    @Test(arguments: ["mpu6050", "mpu6500"], [-0.02, -0.03])
+    ///
+    /// At 5 % (slow or fast) the edge, one every 7 records, moved 0.35 periods a drain from a
+    /// timeline on the nominal period, matched no record (the match was taken by rounding, so a
+    /// record off, or refused), and the period was never learnt: 28-40 ms RMS at ±5 % and 3.9 ms
+    /// (24 ms worst) at +3 % in the first 20 s. The latched pin's record now comes from the FIFO
+    /// count and may sit further off while the period is nominal.
+    @Test(arguments: ["mpu6050", "mpu6500"], [-0.05, -0.03, -0.02, 0.03, 0.05])
     func aSlowChipClockDoesNotRestartTheTimelineAtEveryDrain(chip: String, clockError: Double) throws {
         let rig = MPURig(chip, profile: RampTiming.profile, configure: { $0.clockError = clockError })
         let stream = IMUStream(imu: rig.driver, line: rig.line, clock: rig.clock)

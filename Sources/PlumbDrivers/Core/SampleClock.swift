@@ -34,6 +34,17 @@ public struct SampleClock: Sendable, Equatable {
     /// them, and stayed there. Stray edges in a storm fit some record most of the time, and the
     /// chip's edges fit a right timeline, so a healthy or storming line resets the count.
     static let unmatchedEdgesBeforeRestart = 8
+    /// True once ``period`` has been estimated from edges (false: the nominal period).
+    private var periodFromEdges = false
+    /// How far a timeline still on the nominal period may drift from the chip, in records per
+    /// record since the anchor: an MPU's internal oscillator, which runs its low-energy mode
+    /// (accelerometer only), is within ±5 % at 25 °C (MPU-6000/6050 Product Specification rev 3.4
+    /// §6.6, internal clock source, CLK_SEL = 0).
+    static let nominalDriftPerRecord = 0.05
+    /// The widest match for an edge whose record is known (``observe(edge:newestIndex:record:)``),
+    /// in periods: past half a period a stray edge can be taken for the record's own, so only a
+    /// little further, while the period is still nominal.
+    static let widestKnownRecordReach = 0.6
 
     public init(nominalPeriodNanoseconds: Double) {
         nominalPeriod = nominalPeriodNanoseconds
@@ -90,15 +101,23 @@ public struct SampleClock: Sendable, Equatable {
     /// half a period (±19 ms on an MPU at 26 Hz), each tooth ended by
     /// ``keepAnchorIfConsistent(newestIndex:readTime:)``.
     ///
-    /// - Parameter newestIndex: the index of the newest record counted so far, read after the edge.
+    /// - Parameters:
+    ///   - newestIndex: the index of the newest record counted so far, read after the edge.
+    ///   - record: the record the edge belongs to when the caller knows it without the timeline
+    ///     (a latched pin's one edge per status read, from the FIFO count); `nil`: the nearest.
     /// - Returns: the index matched, or `nil` when the edge fits no record or is a stray one (ignored).
     @discardableResult
-    public mutating func observe(edge: UInt64, newestIndex: Int) -> Int? {
+    public mutating func observe(edge: UInt64, newestIndex: Int, record: Int? = nil) -> Int? {
         guard hasEdgeAnchor else { return nil }
         let te = Double(edge)
         let position = (te - anchorTime) / period + anchorIndex
-        let k = position.rounded()
-        guard abs(position - k) < 0.35, k <= Double(newestIndex), k > lastMatchedIndex else {
+        let k = record.map(Double.init) ?? position.rounded()
+        // A record known from the FIFO count may be further from a timeline that still runs on
+        // the nominal period: one edge every 7 records (12.5 Hz, watermark 7) at 5 % off moves
+        // 0.35 periods a drain, and matched none, so the period was never learnt (28-40 ms RMS).
+        let drift = periodFromEdges || record == nil ? 0 : Self.nominalDriftPerRecord * max(0, k - firstIndex - 1)
+        let reach = min(Self.widestKnownRecordReach, 0.35 + drift)
+        guard abs(position - k) < reach, k <= Double(newestIndex), k > lastMatchedIndex else {
             unmatchedEdges += 1
             if unmatchedEdges >= Self.unmatchedEdgesBeforeRestart { restart() }
             return nil
@@ -107,7 +126,17 @@ public struct SampleClock: Sendable, Equatable {
         lastMatchedIndex = k
         if k - firstIndex >= 8 {
             let estimate = (te - firstTime) / (k - firstIndex)
-            if abs(estimate / nominalPeriod - 1) <= tolerance { period = estimate }
+            if abs(estimate / nominalPeriod - 1) <= tolerance {
+                period = estimate
+                // The first estimate: the anchor was placed with the nominal period, as far off
+                // as the chip's clock is, and a quarter step a drain left the next edge past the
+                // match at 5 % off; it starts from this edge instead.
+                if !periodFromEdges {
+                    periodFromEdges = true
+                    anchorTime = te; anchorIndex = k
+                    return Int(k)
+                }
+            }
         }
         // Toward the edge, not onto it: a stray edge (a floating or noisy line) that lands near a
         // record's time moves the timeline by a quarter of its offset, and the chip's next edges
@@ -140,6 +169,7 @@ public struct SampleClock: Sendable, Equatable {
         // read matched a record off, 16 records taken for 17) keeps the timeline wrong, and may
         // match the chip's own edges to it, so it starts again from the nominal period.
         period = nominalPeriod
+        periodFromEdges = false
         restart()
         return false
     }

@@ -335,7 +335,14 @@ extension MPU6050 {
             }
         }
         pendingEdges.removeSubrange(keep...)
-        if let nearest { sampleClock.observe(edge: nearest.edge, newestIndex: newest) }
+        if let nearest {
+            // A latched pin's edge is the first sample after the previous status read: counted
+            // then (the newest) when it came before that count, else the first one after it. Known
+            // from the count, not the timeline, so a timeline still on the nominal period (a
+            // record off by rounding at 5 % off) cannot take it for its neighbour.
+            let record = latched ? (nearest.edge <= previousCountTime ? previousNewest : previousNewest + 1) : nil
+            sampleClock.observe(edge: nearest.edge, newestIndex: newest, record: record)
+        }
     }
 
     /// Reads TEMP_OUT (0x41) when the last reading is a second old.
