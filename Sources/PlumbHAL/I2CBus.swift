@@ -33,6 +33,16 @@ public protocol I2CBus: AnyObject {
     /// and cannot continue a read across calls without addressing the register again.
     var maximumReadLength: Int? { get }
 
+    /// How many times the bus itself tries a transfer that fails with a transient error
+    /// (``I2CError/isTransient``) before it throws: 1 when it does not retry.
+    ///
+    /// Retries of a transfer belong here, in the bus, where they are cheap and the same for every
+    /// driver (`LinuxI2CBus` tries three times, 1 ms then 2 ms apart). A driver that must see a
+    /// read fail several times before it draws a conclusion from the failure (that nothing
+    /// answers at an address: `IMUFamilies.probeRead` in PlumbDrivers) counts these tries
+    /// instead of repeating what the bus has already done.
+    var attemptsPerTransfer: Int { get }
+
     /// Runs `operations` against `address` as one combined transaction.
     ///
     /// On return each read operation's `bytes` holds what the target sent.
@@ -42,6 +52,9 @@ public protocol I2CBus: AnyObject {
 
 extension I2CBus {
     public var maximumReadLength: Int? { nil }
+
+    /// One: a bus that does not say otherwise does not retry.
+    public var attemptsPerTransfer: Int { 1 }
 
     /// Sends `bytes` to `address`: START, address+W, bytes, STOP.
     public func write(_ bytes: [UInt8], to address: I2CAddress) throws(I2CError) {

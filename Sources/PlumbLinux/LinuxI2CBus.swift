@@ -102,6 +102,10 @@ public final class LinuxI2CBus: I2CBus {
     /// Counters of transfers, retries and failures.
     public private(set) var statistics = Statistics()
 
+    /// ``RetryPolicy/attempts`` of ``Options/retry``: each transfer that fails with a transient
+    /// error (EIO, EREMOTEIO, ETIMEDOUT, EAGAIN, EPROTO) is tried that many times in all.
+    public var attemptsPerTransfer: Int { options.retry.attempts }
+
     public var maximumReadLength: Int? {
         switch mode {
         case .i2c: return Self.maximumMessageLength

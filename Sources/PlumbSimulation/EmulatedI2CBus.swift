@@ -12,6 +12,9 @@ import PlumbHAL
 /// ``RegisterTarget`` sees each byte at its time on the wire (``I2CByteTiming``): it samples on
 /// between the bytes of a long burst, as the chip does.
 ///
+/// It does not retry a failed transfer (``I2CBus/attemptsPerTransfer`` is 1): each try a driver
+/// makes is one transfer here, which a ``FaultRule`` count sees.
+///
 /// Set ``maximumReadLength`` to 32 to behave like an SMBus-only adapter such as `i2c-stub`:
 /// longer reads are refused with EOPNOTSUPP, as `LinuxI2CBus` would, so the driver must chunk.
 public final class EmulatedI2CBus: I2CBus {

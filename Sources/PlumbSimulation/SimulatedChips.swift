@@ -79,18 +79,19 @@ public final class SimulatedSensor {
     ///   - profile: the motion. Default rest.
     ///   - seed: seeds the noise, the bus faults and the line faults.
     ///   - startNanoseconds: where virtual time starts. Default 1 s (so no timestamp is 0).
-    ///   - nothingAnswersErrno: what a transfer to an empty address fails with
-    ///     (``EmulatedI2CBus/nothingAnswersErrno``). Default EREMOTEIO, as on a Raspberry Pi,
-    ///     the board Plumb's users run (`i2c-bcm2835`; `i2c-designware` on the Pi 5): so
-    ///     `--simulate`, the demo and the tests built on this take the path a Pi takes, where an
-    ///     empty address and a passing fault look alike. ENXIO is what i2c-stub (ENODEV) and
-    ///     most PC adapters give; `scripts/vm-test` runs that path against the kernel.
+    ///
+    /// A transfer to an empty address fails with EREMOTEIO (``EmulatedI2CBus/nothingAnswersErrno``),
+    /// as on a Raspberry Pi, the board Plumb's users run (`i2c-bcm2835`; `i2c-designware` on the
+    /// Pi 5): so `--simulate`, the demo and the tests built on this take the path a Pi takes, where
+    /// an empty address and a passing fault look alike. A test of the other path sets
+    /// `bus.nothingAnswersErrno` to ENXIO, what most PC adapters give (i2c-stub: ENODEV;
+    /// `scripts/vm-test` runs that path against the kernel).
     public init(model: SimulatedChipModel, profile: MotionProfile = .rest(), seed: UInt64 = 1,
-                startNanoseconds: UInt64 = Nanoseconds.perSecond, nothingAnswersErrno: Int32 = Errno.EREMOTEIO) {
+                startNanoseconds: UInt64 = Nanoseconds.perSecond) {
         self.model = model
         clock = VirtualClock(startNanoseconds: startNanoseconds)
         bus = EmulatedI2CBus(path: "simulated bus", clock: clock, seed: seed &+ 100)
-        bus.nothingAnswersErrno = nothingAnswersErrno
+        bus.nothingAnswersErrno = Errno.EREMOTEIO
         // Byte by byte, as on the wire: the chip samples on during a FIFO burst (its pins move,
         // its FIFO grows, a brown-out can land inside it), which the drivers must cope with.
         bus.timesEachByte = true

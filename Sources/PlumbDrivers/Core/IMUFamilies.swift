@@ -78,8 +78,9 @@ public enum IMUFamilies {
     /// An address that does not acknowledge is skipped; one that acknowledges with an unknown
     /// value is reported with `family == nil`, so the user learns what is there. On a Raspberry
     /// Pi an address nobody acknowledges fails with EREMOTEIO, not ENXIO
-    /// (``I2CError/mayMeanNothingAnswers``): such a read is tried ``probeAttempts`` times, and an
-    /// address that fails every time is skipped too (a chip that is there but whose every read
+    /// (``I2CError/mayMeanNothingAnswers``): such a read is tried ``probeAttempts`` times in all,
+    /// the bus's own tries counted (``probeRead(_:_:)``), and an address that fails every time is
+    /// skipped too (a chip that is there but whose every read
     /// fails is then missing from the list, which `plumb probe` and the "no IMU answers" errors
     /// explain with the wiring).
     /// - Parameter clock: when given, a family's ``IMUFamily/refine`` step runs on each chip it
@@ -108,23 +109,18 @@ public enum IMUFamilies {
         return findings.sorted { $0.address < $1.address }
     }
 
-    /// Reads to try an identity register when it fails with EREMOTEIO, which on a Raspberry Pi is
-    /// an empty address and elsewhere a passing bus fault (the bus's own retries come on top).
-    public static let probeAttempts = 3
-
     /// One identity register for ``probe(_:refiningWith:)``, or `nil` when nothing answers at
-    /// `address`: ENXIO or ENODEV at once, EREMOTEIO on every one of ``probeAttempts`` reads.
-    /// Also the first read of a chip whose address and part are given (`--address` with
-    /// `--part`), which skips the probe but must tell an empty address so too.
+    /// `address` (``probeRead(_:_:)``: ENXIO or ENODEV at once, EREMOTEIO on every one of
+    /// ``probeAttempts`` tries, the bus's own counted). Also the first read of a chip whose
+    /// address and part are given (`--address` with `--part`), which skips the probe but must
+    /// tell an empty address so too.
+    /// - Throws: ``IMUError/bus(_:)`` for any other failure (EIO and EPROTO after their tries:
+    ///   something is there, but it did not answer).
     public static func readIdentity(_ bus: any I2CBus, register: UInt8, address: I2CAddress) throws(IMUError) -> UInt8? {
-        var attempt = 1
-        while true {
-            do { return try bus.readRegister(register, address: address) } catch {
-                if error.kind == .noAcknowledge { return nil }
-                guard error.mayMeanNothingAnswers else { throw .bus(error) }
-                if attempt >= probeAttempts { return nil }
-                attempt += 1
-            }
+        switch probeRead(bus, { () throws(I2CError) -> UInt8 in try bus.readRegister(register, address: address) }) {
+        case .answered(let value): return value
+        case .nothingAnswers: return nil
+        case .failed(let error): throw .bus(error)
         }
     }
 }

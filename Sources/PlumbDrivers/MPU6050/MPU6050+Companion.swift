@@ -69,21 +69,23 @@ extension MPU6050 {
     ///    or another value, is ``CompanionProbe/absent``.
     /// 4. Write INT_PIN_CFG back as it was read.
     ///
-    /// An address that is not acknowledged counts as empty whether the adapter says ENXIO,
-    /// ENODEV (i2c-stub) or EREMOTEIO / EIO (the Raspberry Pi's `i2c-bcm2835` reports an address
-    /// NACK as EREMOTEIO). Any other failure makes the probe undetermined; none is thrown, so a
-    /// start never fails here. Four to six transfers to the chip and two to the die's address,
-    /// once per ``MPU6050/identify()`` that needs it.
+    /// Both reads at the die's address go through ``IMUFamilies/probeRead(_:_:)``, as the
+    /// probe's identity reads do: an address that is not acknowledged counts as empty whether the
+    /// adapter says ENXIO, ENODEV (i2c-stub) or, on every one of ``IMUFamilies/probeAttempts``
+    /// tries, EREMOTEIO (the Raspberry Pi's `i2c-bcm2835` and `i2c-designware` report an address
+    /// NACK so). EREMOTEIO is also a passing fault, and one passing fault would otherwise name an
+    /// MPU-9150 an MPU-6050 (or, with the bypass off, make a stand-alone AK8975 look like it sits
+    /// behind the chip); the first look has no earlier answer to fall back on
+    /// (``MPU6050/identify()`` settles later ones). EPROTO (the kernel's fault codes: the target
+    /// did not keep to the protocol, so something answered), EIO (on `i2c-bcm2835` a
+    /// clock-stretch timeout: something held the clock) and any other failure make the probe
+    /// undetermined; none is thrown, so a start never fails here.
     ///
-    /// A read at the die's address that fails with EIO or EREMOTEIO is made again, up to
-    /// ``IMUFamilies/probeAttempts`` reads in all, before it counts as "nothing there": on a
-    /// Raspberry Pi such a failure is both an empty address and a passing fault, and one passing
-    /// fault would otherwise name an MPU-9150 an MPU-6050 (or, with the bypass off, make a
-    /// stand-alone AK8975 look like it sits behind the chip). The first look has no earlier
-    /// answer to fall back on (``MPU6050/identify()`` settles later ones). On an MPU-6050 on a
-    /// Pi this is three reads at 0x0C each way instead of one, per identify, and `LinuxI2CBus`
-    /// tries each of them three times itself (`LinuxI2CBus.RetryPolicy.default`: 1 ms, then
-    /// 2 ms apart): 18 transfers and 18 ms of waiting per identify, where it was 6 and 6 ms.
+    /// Four to six transfers to the chip and two reads at the die's address, once per
+    /// ``MPU6050/identify()`` that needs it. The tries of those reads are the bus's where the bus
+    /// retries: on a Pi (`LinuxI2CBus`, three tries 1 ms then 2 ms apart) an MPU-6050's identify
+    /// makes 6 transfers at 0x0C and waits 6 ms; on a bus that does not retry (the emulator) the
+    /// driver makes the three tries itself, without waiting.
     ///
     /// - Parameter registers: register access to the MPU; the die's reads go over the same bus
     ///   to the die's address (``I2CBus`` takes an address per transfer).
@@ -102,17 +104,19 @@ extension MPU6050 {
         var outcome: CompanionProbe
         do {
             if pinConfig != bypassOff { try registers.writeRegister(Register.intPinConfig, bypassOff) }
-            switch acknowledges(die, bus: registers.bus) {
+            let bypassOffRead = acknowledges(die, bus: registers.bus)
+            switch bypassOffRead.read {
             case .answered:
                 outcome = .occupied
-            case .failed(let reason):
-                outcome = .undetermined(reason)
-            case .silent:
+            case .failed(let error):
+                outcome = .undetermined("\(bypassOffRead.what) failed: \(error)")
+            case .nothingAnswers:
                 try registers.writeRegister(Register.intPinConfig, bypassOff | Bits.i2cBypass)
-                switch readIdentity(die, bus: registers.bus) {
+                let identityRead = readIdentity(die, bus: registers.bus)
+                switch identityRead.read {
                 case .answered(let value): outcome = value == die.identity ? .found : .absent
-                case .silent: outcome = .absent
-                case .failed(let reason): outcome = .undetermined(reason)
+                case .nothingAnswers: outcome = .absent
+                case .failed(let error): outcome = .undetermined("\(identityRead.what) failed: \(error)")
                 }
             }
         } catch {
@@ -126,51 +130,28 @@ extension MPU6050 {
         return outcome
     }
 
-    private enum IdentityRead { case answered(UInt8), silent, failed(String) }
-
     /// Whether anything answers at the die's address on the host's bus, by a one-byte read with no
     /// register-pointer write: a chip of the user's own there (not behind this one) is sent nothing,
     /// as `i2cdetect -r` probes (a one-byte write is a command to some chips). An adapter without
     /// that transfer (EOPNOTSUPP: an SMBus adapter without "receive byte") gets the identity
     /// register read instead, as before.
-    private static func acknowledges(_ die: CompanionDie, bus: any I2CBus) -> IdentityRead {
+    private static func acknowledges(_ die: CompanionDie, bus: any I2CBus) -> (read: ProbeRead, what: String) {
         let address = I2CAddress(die.address)
-        return read(orFail: { error in
-            error.kind == .unsupported ? readIdentity(die, bus: bus)
-                : .failed("reading a byte at \(address), where the \(die.part) answers, failed: \(error)")
-        }) { () throws(I2CError) -> UInt8 in
+        let read = IMUFamilies.probeRead(bus) { () throws(I2CError) -> UInt8 in
             var operations: [I2COperation] = [.read(count: 1)]
             try bus.transfer(&operations, address: address)
             return operations[0].bytes.first ?? 0
         }
+        if case .failed(let error) = read, error.kind == .unsupported { return readIdentity(die, bus: bus) }
+        return (read, "reading a byte at \(address), where the \(die.part) answers,")
     }
 
-    private static func readIdentity(_ die: CompanionDie, bus: any I2CBus) -> IdentityRead {
+    private static func readIdentity(_ die: CompanionDie, bus: any I2CBus) -> (read: ProbeRead, what: String) {
         let address = I2CAddress(die.address)
-        return read(orFail: { error in
-            .failed("reading \(die.part) register 0x\(hex(die.identityRegister)) at \(address) failed: \(error)")
-        }) { () throws(I2CError) -> UInt8 in
+        let read = IMUFamilies.probeRead(bus) { () throws(I2CError) -> UInt8 in
             try bus.readRegister(die.identityRegister, address: address)
         }
-    }
-
-    /// One read at the die's address: silent when nothing acknowledges (ENXIO, ENODEV) or when it
-    /// fails with EIO or EREMOTEIO on each of ``IMUFamilies/probeAttempts`` tries (see
-    /// ``detectCompanion(_:registers:)``); any other failure is `orFail`'s.
-    private static func read(orFail: (I2CError) -> IdentityRead, _ body: () throws(I2CError) -> UInt8) -> IdentityRead {
-        var attempt = 1
-        while true {
-            do {
-                return .answered(try body())
-            } catch {
-                switch error.kind {
-                case .noAcknowledge: return .silent
-                case .bus where attempt < IMUFamilies.probeAttempts: attempt += 1
-                case .bus: return .silent
-                default: return orFail(error)
-                }
-            }
-        }
+        return (read, "reading \(die.part) register 0x\(hex(die.identityRegister)) at \(address)")
     }
 
     /// The row for `whoAmI` with its warnings, after looking for the companion die of a later row

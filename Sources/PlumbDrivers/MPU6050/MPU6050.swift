@@ -204,8 +204,8 @@ public final class MPU6050: IMU {
     ///   again after a reset, ``companionLookPending``);
     /// - a look that tells otherwise than an earlier one is made once more, and believed only
     ///   when the second agrees; else the earlier answer is kept. A failing bus can tell wrong: a
-    ///   read at the die's address that fails with EIO or EREMOTEIO on each of its three tries
-    ///   counts as "nothing there" (``detectCompanion(_:registers:)``; the Raspberry Pi reports an address NACK that way),
+    ///   read at the die's address that fails with EREMOTEIO on each of its three tries
+    ///   counts as "nothing there" (``IMUFamilies/probeRead(_:_:)``; the Raspberry Pi reports an address NACK that way),
     ///   which names an MPU-9150 an MPU-6050 or, with the bypass off, hides a stand-alone AK8975
     ///   on the host's bus so that the read through the bypass finds it. A re-initialisation
     ///   after bus errors is where the look meets such a bus; a board really swapped for the
