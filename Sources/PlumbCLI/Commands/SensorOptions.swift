@@ -172,7 +172,10 @@ enum SensorOptions {
         if at == nil || family == nil {
             let findings: [ProbeFinding]
             do { findings = try IMUFamilies.probe(bus) } catch { throw .failure(error.description, fix: nil) }
+            // With a part given, a chip of its family comes first (an LSM6DSO at 0x6A before an
+            // MPU-6050 at 0x68 for --part lsm6dso); a chip of another family only when none is.
             let known = findings.filter { $0.family != nil && (at == nil || $0.address == at) }
+                .sorted { ($0.family == family?.name ? 0 : 1) < ($1.family == family?.name ? 0 : 1) }
             guard let first = known.first else {
                 if let unknown = findings.first(where: { at == nil || $0.address == at }) {
                     throw .failure("\(unknown.address) on \(bus.path) answers WHO_AM_I 0x\(hex(unknown.whoAmI)), which is no known IMU",
@@ -206,8 +209,15 @@ enum SensorOptions {
             let identity = try imu.identify()
             return (imu, identity)
         } catch {
-            throw .failure(error.description, fix: nil)
+            throw .failure(error.description, fix: partFix(error))
         }
+    }
+
+    /// The fix for a part given that is not what answers (``IMUError/partMismatch(given:register:read:found:)``);
+    /// `nil` for any other failure.
+    static func partFix(_ error: IMUError) -> String? {
+        guard case .partMismatch(_, _, _, let found) = error else { return nil }
+        return "Leave out --part (with --config, set imu.part to \"auto\"): the part is then found by its WHO_AM_I. Or give --part \(found.partKey)."
     }
 
     static func interruptLine(_ spec: String) throws(CLIError) -> any InterruptLine {
