@@ -80,7 +80,8 @@ enum Regs {
     /// has a side effect; only `get` of such a register and `set` touch the chip, as asked.
     static func target(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
                        simulation: SimulatedSensor?, context: CommandContext) throws(CLIError) -> Target {
-        let (_, identity) = try SensorOptions.identify(bus: bus, address: address, part: part, clock: clock, leavingBusyChipsAlone: true)
+        let (_, identity) = try SensorOptions.identify(bus: bus, address: address, part: part, clock: clock, leavingBusyChipsAlone: true,
+                                                       simulated: simulation?.model, faultsOption: false)
         guard let map = IMUFamilies.registerMap(forPart: identity.partKey) else {
             throw .failure("no register map for \(identity.part)", fix: nil)
         }

@@ -99,7 +99,7 @@ enum SensorOptions {
         if args.has("simulate") {
             let sensor = try simulation(args, defaultProfile: defaultProfile)
             let (imu, identity) = try identify(bus: sensor.bus, address: address, part: part, clock: sensor.clock,
-                                               fifoCompression: !args.has("no-fifo-compression"))
+                                               fifoCompression: !args.has("no-fifo-compression"), simulated: sensor.model)
             return Opened(imu: imu, identity: identity, line: sensor.line, clock: sensor.clock, simulation: sensor)
         }
 
@@ -164,8 +164,17 @@ enum SensorOptions {
     /// - Parameter leavingBusyChipsAlone: for a command that only reads the chip (`plumb regs`): a
     ///   chip another program is streaming from is only read while it is identified
     ///   (``MPU6050/leavesBusyChipsAlone``), as `plumb probe` leaves it.
+    /// - Parameter simulated: the emulated chip behind `bus` under `--simulate`: when nothing
+    ///   answers, the fix names the simulator's options (``I2CHelp/simulatedSilenceFix(_:addressOption:faultsOption:)``,
+    ///   `--faults` among them unless `faultsOption` is false), not the wiring.
     static func identify(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
-                         fifoCompression: Bool = true, leavingBusyChipsAlone: Bool = false) throws(CLIError) -> (any IMU, IMUIdentity) {
+                         fifoCompression: Bool = true, leavingBusyChipsAlone: Bool = false,
+                         simulated: SimulatedChipModel? = nil, faultsOption: Bool = true) throws(CLIError) -> (any IMU, IMUIdentity) {
+        func silent() -> CLIError {
+            let error = silence(bus.path, at: at)
+            guard let simulated, case .failure(let message, _) = error else { return error }
+            return .failure(message, fix: I2CHelp.simulatedSilenceFix(simulated, faultsOption: faultsOption))
+        }
         var family: IMUFamily?
         var at = address
         if let part { family = IMUFamilies.family(forPart: part) }
@@ -185,7 +194,7 @@ enum SensorOptions {
                     throw .failure("no IMU answers at \(at) on \(bus.path), but \(elsewhere.part ?? "an IMU") answers at \(elsewhere.address)",
                                    fix: "Give --address \(elsewhere.address), or leave --address out: the address is found by probing.")
                 }
-                if findings.isEmpty { throw silence(bus.path, at: at) }
+                if findings.isEmpty { throw silent() }
                 throw .failure("no IMU answers \(at.map { "at \($0) " } ?? "")on \(bus.path)", fix: "Check that the sensor is powered and on this bus: 'plumb probe' lists every bus.")
             }
             at = first.address
@@ -199,7 +208,7 @@ enum SensorOptions {
             do { answer = try IMUFamilies.readIdentity(bus, register: family.identityRegister, address: at) } catch {
                 throw .failure(error.description, fix: nil)
             }
-            if answer == nil { throw silence(bus.path, at: at) }
+            if answer == nil { throw silent() }
         }
         guard let family, let at else { throw .failure("no IMU found on \(bus.path)", fix: nil) }
         do {
