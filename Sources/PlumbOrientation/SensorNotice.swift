@@ -22,8 +22,9 @@ public struct SensorNotice: Sendable, Equatable, CustomStringConvertible {
         /// The chip stopped answering while its stream runs: setting it up again failed because
         /// nothing acknowledged its address (ENXIO, or EREMOTEIO on a Raspberry Pi:
         /// ``I2CError/mayMeanNothingAnswers``). The source goes on (its stream keeps setting the
-        /// chip up again), unlike after a ``failure``; ``error`` holds the failure. Said once per
-        /// loss by the sources that tell it (``IMUStreamSource``, `plumb run`'s stream source).
+        /// chip up again), unlike after a ``failure``; ``error`` holds the failure. Said by the
+        /// stream sources (``IMUStreamSource`` with each such notice of its stream, `plumb run`'s
+        /// stream source once per loss); a reader takes a repeat as the same loss.
         case lost
         /// Samples arrive again after a ``failure`` or a ``lost``.
         case restored
