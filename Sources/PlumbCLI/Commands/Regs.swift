@@ -21,7 +21,7 @@ enum Regs {
     static let commonOptions: [OptionSpec] = [
         .option("bus", value: "PATH", help: "The I2C bus, such as /dev/i2c-1 or just 1 (default: the first bus with an IMU)."),
         .option("address", value: "ADDR", help: "The chip's address, such as 0x68 (default: found by probing)."),
-        .option("part", value: "NAME", help: "Decode as this part whatever its WHO_AM_I says (\(IMUFamilies.partKeys.joined(separator: ", ")))."),
+        .option("part", value: "NAME", help: "Decode as this part whatever its WHO_AM_I says, unless it answers as another family's part (\(IMUFamilies.partKeys.joined(separator: ", ")))."),
         .option("format", value: "FORMAT", help: "text or json. Default text."),
         .flag("simulate", help: "Use an emulated chip (in its power-on state) instead of hardware."),
         .option("chip", value: "NAME", help: "The emulated part (\(SimulatedChips.all.map(\.key).joined(separator: ", "))). Default mpu6050."),

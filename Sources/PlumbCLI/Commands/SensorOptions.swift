@@ -12,7 +12,7 @@ enum SensorOptions {
     static let specs: [OptionSpec] = [
         .option("bus", value: "PATH", help: "The I2C bus, such as /dev/i2c-1 or just 1 (default: the first bus with an IMU)."),
         .option("address", value: "ADDR", help: "The chip's address, such as 0x68 (default: found by probing)."),
-        .option("part", value: "NAME", help: "Drive the chip as this part whatever its WHO_AM_I says (\(IMUFamilies.partKeys.joined(separator: ", ")))."),
+        .option("part", value: "NAME", help: "Drive the chip as this part whatever its WHO_AM_I says, unless it answers as another family's part (\(IMUFamilies.partKeys.joined(separator: ", ")))."),
         .option("interrupt", value: "[CHIP:]LINE", help: "The data-ready GPIO line, by offset or name, such as gpiochip0:17 (default: poll)."),
         .flag("simulate", help: "Use an emulated chip in virtual time instead of hardware."),
         .option("chip", value: "NAME", help: "The emulated part (\(SimulatedChips.all.map(\.key).joined(separator: ", "))). Default mpu6050."),
