@@ -1,6 +1,7 @@
 import Foundation
 import PlumbHAL
 import PlumbLinux
+import PlumbSimulation
 
 /// What the commands that open an I2C bus say when it goes wrong, in the order a beginner meets
 /// it: I2C not enabled, the wrong bus, no permission, nothing wired, the wrong address. One place,
@@ -14,6 +15,20 @@ enum I2CHelp {
 
     /// Nothing acknowledges at the IMU addresses.
     static let wiringFix = "Check the wiring with the power off: VCC to 3.3 V (pin 1), GND (pin 6), SDA to pin 3, SCL to pin 5; then 'i2cdetect -y 1' should show 68 (MPU-6050) or 6a/6b (LSM6DS)."
+
+    /// Nothing acknowledges on the emulated bus of `--simulate`: there is no wire to check (and no
+    /// header pin or `i2cdetect`), so the fix names what decides where the emulated chip answers
+    /// (its `--chip`, at the model's address: ``SimulatedChipModel/address``) and the `--faults`
+    /// window that silences it on purpose.
+    /// - Parameters:
+    ///   - addressOption: whether the command takes `--address` (`plumb probe` does not).
+    ///   - faultsOption: whether it takes `--faults` (`plumb regs` does not).
+    static func simulatedSilenceFix(_ model: SimulatedChipModel, addressOption: Bool = true, faultsOption: Bool = true) -> String {
+        var fix = "Nothing is wired under --simulate: the emulated \(model.part) (--chip \(model.key)) answers at \(model.address) only"
+        if addressOption { fix += ", so give --address \(model.address) or leave it out" }
+        if faultsOption { fix += "; a --faults window such as nack@T+D keeps it silent on purpose" }
+        return fix + "."
+    }
 
     /// `--bus`: "/dev/i2c-1", "i2c-1" or "1".
     static func busPath(_ text: String) throws(CLIError) -> String {

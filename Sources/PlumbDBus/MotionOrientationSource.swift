@@ -15,8 +15,11 @@ import Synchronization
 /// Changes are taken from ``MotionOrientationChangedNotification`` (not from a stream, which
 /// would keep the sensor running), so stopping the source stops the sensor. The notifier's
 /// ``SensorNotice``s while it runs (a failure it retries every second, the samples again after
-/// it) go to `notices`, from ``MotionOrientationSensorNoticeNotification``: a failure after a
-/// claim changes no property, and the service's log is the only place that says it.
+/// it) go to `notices`, from ``MotionOrientationSensorNoticeNotification``. They also tell the
+/// sensor's presence (``start(report:presence:)``): a ``SensorNotice/Kind/failure`` (the sensor
+/// could not be opened or started, or its reads failed) or a ``SensorNotice/Kind/lost`` (the chip
+/// stopped answering inside its stream) is ``SensorPresence/absent(_:)``, and the
+/// ``SensorNotice/Kind/restored`` that follows once samples arrive is ``SensorPresence/present``.
 public final class MotionOrientationSource: OrientationSource {
     public let motion: MotionOrientation
     /// The interface orientations reported; the others leave the property as it was. Default all four.
@@ -44,6 +47,11 @@ public final class MotionOrientationSource: OrientationSource {
     }
 
     public func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void) throws {
+        try start(report: report, presence: { _ in })
+    }
+
+    public func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void,
+                      presence: @escaping @Sendable (SensorPresence) -> Void) throws {
         let generation: UInt64? = state.withLock { s in
             guard !s.running else { return nil }
             s.running = true
@@ -59,15 +67,20 @@ public final class MotionOrientationSource: OrientationSource {
             self?.deliver(device: change.deviceOrientation, interface: change.interfaceOrientation,
                           generation: generation, report: report)
         }
-        var tokens = [ObserverToken(token: observer)]
-        if let notices {
-            tokens.append(ObserverToken(token: NotificationCenter.default.addObserver(
-                forName: MotionOrientationSensorNoticeNotification, object: motion, queue: nil
-            ) { notification in
-                guard let notice = notification.userInfo?[MotionOrientation.UserInfoKey.sensorNotice] as? SensorNotice else { return }
-                notices(notice)
-            }))
+        let notices = self.notices
+        let noticeObserver = NotificationCenter.default.addObserver(
+            forName: MotionOrientationSensorNoticeNotification, object: motion, queue: nil
+        ) { [weak self] notification in
+            guard let notice = notification.userInfo?[MotionOrientation.UserInfoKey.sensorNotice] as? SensorNotice else { return }
+            notices?(notice)
+            guard self?.state.withLock({ $0.running && $0.generation == generation }) == true else { return }
+            switch notice.kind {
+            case .failure, .lost: presence(.absent(notice.description))
+            case .restored: presence(.present)
+            case .gap, .recovery: break
+            }
         }
+        let tokens = [ObserverToken(token: observer), ObserverToken(token: noticeObserver)]
         state.withLock { $0.observers = tokens }
         motion.start()
         deliver(device: motion.deviceOrientation, interface: motion.interfaceOrientation, generation: generation, report: report)

@@ -7,9 +7,18 @@ import Synchronization
 /// `/net/hadess/SensorProxy` so GNOME (mutter), KDE (Qt Sensors' iio-sensor-proxy backend) and Phosh
 /// rotate the screen from an ``OrientationSource``.
 ///
-/// - `HasAccelerometer` is true while a source is configured and has not failed to start;
+/// - `HasAccelerometer` is true while a source is configured and has not failed to start, and
+///   turns false while the running source says its sensor stopped answering
+///   (``SensorPresence/absent(_:)``: the chip unplugged during a claim), true again once it
+///   answers (``SensorPresence/present``), as iio-sensor-proxy turns it false when udev removes its
+///   IIO device and true when one is added (`sensor_changes()` in its iio-sensor-proxy.c);
 ///   `AccelerometerOrientation` is the last orientation the source reported (`undefined` before the
-///   first). Both emit PropertiesChanged.
+///   first). Both emit PropertiesChanged; a return sends both in one signal, as iio-sensor-proxy
+///   sends the orientation with a device that appears. The claims stand meanwhile (iio-sensor-proxy
+///   drops them with the device; here the same chip comes back and the claim reads it again), and
+///   the last orientation stays readable (iio-sensor-proxy's goes `undefined`, since a new
+///   device's first reading sets it; the notifier here reports only changes, so resetting it
+///   would leave the property `undefined` after a return until the device turns).
 /// - `ClaimAccelerometer` / `ReleaseAccelerometer` are tracked per client (unique bus name). The
 ///   source runs only while at least one client holds a claim; a client that leaves the bus loses
 ///   its claims, as iio-sensor-proxy documents. The last orientation stays readable while stopped.
@@ -35,6 +44,11 @@ public final class SensorProxyService: Sendable {
         case sensorStopped
         /// The source could not start; HasAccelerometer turns false.
         case sensorFailed(String)
+        /// The running source's sensor stopped answering; HasAccelerometer turned false
+        /// (PropertiesChanged has been sent).
+        case sensorLost(String)
+        /// It answers again; HasAccelerometer turned true (PropertiesChanged has been sent).
+        case sensorBack
         /// AccelerometerOrientation changed (PropertiesChanged has been sent).
         case orientationChanged(AccelerometerOrientation)
     }
@@ -62,6 +76,11 @@ public final class SensorProxyService: Sendable {
         /// Reports not yet sent, oldest first.
         var pending: [AccelerometerOrientation] = []
         var hasAccelerometerChanged = false
+        /// The running source said its sensor stopped answering and has not said it is back: a
+        /// start does not turn HasAccelerometer true then, only ``SensorPresence/present`` does.
+        var lost = false
+        /// ``Event/sensorLost(_:)`` and ``Event/sensorBack`` not yet delivered, oldest first.
+        var presenceEvents: [Event] = []
         var stopRequested = false
         var bus: SensorProxyBus?
         var ran = false
@@ -219,10 +238,12 @@ public final class SensorProxyService: Sendable {
             return s.generation
         }
         do {
-            try source.start { [weak self] orientation in self?.sourceReported(orientation, generation: generation) }
-            // A sensor that failed before and starts now is present again.
+            try source.start(report: { [weak self] orientation in self?.sourceReported(orientation, generation: generation) },
+                             presence: { [weak self] presence in self?.sourcePresence(presence, generation: generation) })
+            // A sensor that failed to start before and starts now is present again; one that was
+            // lost is present once it answers.
             let bus: SensorProxyBus? = state.withLock { s in
-                guard !s.hasAccelerometer else { return nil }
+                guard !s.hasAccelerometer, !s.lost else { return nil }
                 s.hasAccelerometer = true
                 s.hasAccelerometerChanged = true
                 return s.bus
@@ -264,13 +285,40 @@ public final class SensorProxyService: Sendable {
         bus?.wake()
     }
 
-    /// Sends what changed since the last pass, one PropertiesChanged per orientation, in order.
-    private func publish(on bus: SensorProxyBus) throws(SensorProxyError) {
-        let hasChanged = state.withLock { s in
-            defer { s.hasAccelerometerChanged = false }
-            return s.hasAccelerometerChanged
+    /// The source's thread: the sensor stopped answering or answers again. HasAccelerometer
+    /// follows (the bus thread sends PropertiesChanged); a report from an earlier run is dropped.
+    private func sourcePresence(_ presence: SensorPresence, generation: UInt64) {
+        let bus: SensorProxyBus? = state.withLock { s in
+            guard s.generation == generation, s.sensorRunning else { return nil }
+            switch presence {
+            case .absent(let what):
+                guard !s.lost else { return nil }
+                s.lost = true
+                s.presenceEvents.append(.sensorLost(what))
+                if s.hasAccelerometer { s.hasAccelerometer = false; s.hasAccelerometerChanged = true }
+            case .present:
+                guard s.lost else { return nil }
+                s.lost = false
+                s.presenceEvents.append(.sensorBack)
+                if !s.hasAccelerometer { s.hasAccelerometer = true; s.hasAccelerometerChanged = true }
+            }
+            return s.bus
         }
-        if hasChanged { try bus.emitChanged([PLUMB_PROPERTY_HAS_ACCELEROMETER]) }
+        bus?.wake()
+    }
+
+    /// Sends what changed since the last pass, one PropertiesChanged per orientation, in order.
+    /// HasAccelerometer turning true carries AccelerometerOrientation with it.
+    private func publish(on bus: SensorProxyBus) throws(SensorProxyError) {
+        let (hasChanged, present, presenceEvents) = state.withLock { s in
+            defer { s.hasAccelerometerChanged = false; s.presenceEvents.removeAll() }
+            return (s.hasAccelerometerChanged, s.hasAccelerometer, s.presenceEvents)
+        }
+        if hasChanged {
+            try bus.emitChanged(present ? [PLUMB_PROPERTY_HAS_ACCELEROMETER, PLUMB_PROPERTY_ACCELEROMETER_ORIENTATION]
+                                        : [PLUMB_PROPERTY_HAS_ACCELEROMETER])
+        }
+        for event in presenceEvents { events(event) }
         while true {
             let next: AccelerometerOrientation?? = state.withLock { s in
                 guard !s.pending.isEmpty else { return .none }

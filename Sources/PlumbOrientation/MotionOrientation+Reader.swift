@@ -228,8 +228,13 @@ extension MotionOrientation {
             samples.removeAll(keepingCapacity: true)
             if let hint = pipeline.wakeHint { source.wake(bySampleAt: hint) }
             let read = try source.read(into: &samples, timeoutNanoseconds: Self.readTimeout)
-            owner.publish(notices: source.takeNotices())
-            if let failed = failing, !samples.isEmpty {
+            let notices = source.takeNotices()
+            owner.publish(notices: notices)
+            // A chip lost inside a running stream is said by its source; its samples after it are
+            // "reading again after", as after a failure (also in a later session: `failing` stays).
+            if let lost = notices.last(where: { $0.kind == .lost }) {
+                failing = lost.message
+            } else if let failed = failing, !samples.isEmpty {
                 failing = nil
                 owner.publish(notices: [SensorNotice(kind: .restored, source: source.name, message: "reading again after: \(failed)",
                                                      timeNanoseconds: clock.nowNanoseconds)])

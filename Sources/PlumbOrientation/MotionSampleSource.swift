@@ -184,9 +184,7 @@ public final class IMUStreamSource: MotionSampleSource {
         let found = stream.step(into: &samples)
         gapCount += found.count
         for gap in found { keep(SensorNotice(gap: gap, source: name)) }
-        for notice in stream.takeNotices() {
-            keep(SensorNotice(kind: .recovery, source: name, message: notice.message, timeNanoseconds: notice.timeNanoseconds))
-        }
+        for notice in stream.takeNotices() { keep(SensorNotice(stream: notice, source: name)) }
         return .samples
     }
 
@@ -194,9 +192,7 @@ public final class IMUStreamSource: MotionSampleSource {
     /// interrupt storm, the bus's load), oldest first; a leading notice counts any dropped.
     public func takeNotices() -> [SensorNotice] {
         // Notices from the start (the bus budget) come before the first read.
-        for notice in stream.takeNotices() {
-            keep(SensorNotice(kind: .recovery, source: name, message: notice.message, timeNanoseconds: notice.timeNanoseconds))
-        }
+        for notice in stream.takeNotices() { keep(SensorNotice(stream: notice, source: name)) }
         defer { pending.removeAll(); dropped = 0 }
         guard dropped > 0, let first = pending.first else { return pending }
         return [SensorNotice(kind: .recovery, source: name, message: "\(dropped) earlier notices were dropped (not taken in time)",

@@ -3,7 +3,7 @@ import PlumbDrivers
 
 /// Something the sensor reported besides samples: a gap in the data, a recovery the driver made
 /// on its own (a chip re-initialised after a brown-out, polling through an interrupt storm), a
-/// failure the reader will retry, or the end of such failures.
+/// failure the reader will retry, a chip that stopped answering, or the end of such failures.
 ///
 /// On a Raspberry Pi a flaky I2C bus or a sagging supply is normal; the notifier rides through
 /// it, and these say that it did and how. ``MotionOrientation/sensorNotices`` and
@@ -19,7 +19,14 @@ public struct SensorNotice: Sendable, Equatable, CustomStringConvertible {
         /// (``MotionOrientation/lastError`` holds the same text). Said once per distinct failure.
         /// A recording that cannot be read ends the session instead.
         case failure
-        /// Samples arrive again after a ``failure``.
+        /// The chip stopped answering while its stream runs: setting it up again failed because
+        /// nothing acknowledged its address (ENXIO, or EREMOTEIO on a Raspberry Pi:
+        /// ``I2CError/mayMeanNothingAnswers``). The source goes on (its stream keeps setting the
+        /// chip up again), unlike after a ``failure``; ``error`` holds the failure. Said by the
+        /// stream sources (``IMUStreamSource`` with each such notice of its stream, `plumb run`'s
+        /// stream source once per loss); a reader takes a repeat as the same loss.
+        case lost
+        /// Samples arrive again after a ``failure`` or a ``lost``.
         case restored
     }
 
@@ -52,6 +59,17 @@ public struct SensorNotice: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(source): \(message)" }
+
+    /// A notice of the streaming engine's from `source`: ``Kind/lost`` when it reports a chip
+    /// that no longer acknowledges its address (``IMUStream/Notice/error`` with
+    /// ``I2CError/mayMeanNothingAnswers``), else ``Kind/recovery``.
+    public init(stream notice: IMUStream.Notice, source: String) {
+        if let error = notice.error, case .bus(let bus) = error, bus.mayMeanNothingAnswers {
+            self.init(kind: .lost, source: source, message: notice.message, timeNanoseconds: notice.timeNanoseconds, error: .imu(error))
+        } else {
+            self.init(kind: .recovery, source: source, message: notice.message, timeNanoseconds: notice.timeNanoseconds)
+        }
+    }
 }
 
 /// Posted on ``MotionOrientation/notificationQueue`` for every ``SensorNotice`` (Plumb's

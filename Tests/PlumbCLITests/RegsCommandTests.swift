@@ -136,7 +136,7 @@ private let dsoWarning = "warning: WHO_AM_I 0x6c is also LSM6DSO32 (--part lsm6d
             OPTIONS:
               --bus <PATH>            The I2C bus, such as /dev/i2c-1 or just 1 (default: the first bus with an IMU).
               --address <ADDR>        The chip's address, such as 0x68 (default: found by probing).
-              --part <NAME>           Decode as this part whatever its WHO_AM_I says (\(parts)).
+              --part <NAME>           Decode as this part whatever its WHO_AM_I says, unless it answers as another family's part (\(parts)).
               --format <FORMAT>       text or json. Default text.
               --simulate              Use an emulated chip (in its power-on state) instead of hardware.
               --chip <NAME>           The emulated part (\(parts)). Default mpu6050.

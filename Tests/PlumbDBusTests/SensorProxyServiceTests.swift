@@ -85,6 +85,7 @@ final class ManualSource: OrientationSource {
         var stops = 0
         var failures: Int
         var report: (@Sendable (AccelerometerOrientation) -> Void)?
+        var presence: (@Sendable (SensorPresence) -> Void)?
     }
     private let state: Mutex<State>
     let failure: String
@@ -111,9 +112,18 @@ final class ManualSource: OrientationSource {
         report(.undefined)
     }
 
-    func stop() { state.withLock { $0.stops += 1; $0.report = nil } }
+    func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void,
+               presence: @escaping @Sendable (SensorPresence) -> Void) throws {
+        try start(report: report)
+        state.withLock { $0.presence = presence }
+    }
+
+    func stop() { state.withLock { $0.stops += 1; $0.report = nil; $0.presence = nil } }
 
     func emit(_ value: AccelerometerOrientation) { state.withLock { $0.report }?(value) }
+
+    /// Says the sensor stopped answering or answers again, as a running source does.
+    func tell(_ presence: SensorPresence) { state.withLock { $0.presence }?(presence) }
 }
 
 /// What a running service reported, collected from its thread.
@@ -246,5 +256,109 @@ struct SensorProxyServiceTests {
     @Test func noBusIsAConnectError() throws {
         let service = SensorProxyService(source: nil, busAddress: "unix:path=/nonexistent/plumb-test.sock")
         #expect(throws: SensorProxyError(.connect, errno: ENOENT, bus: "unix:path=/nonexistent/plumb-test.sock")) { try service.run() }
+    }
+}
+
+/// `gdbus monitor` on the service's object: the PropertiesChanged signals as a desktop receives
+/// them, one line each ("/net/hadess/SensorProxy: org.freedesktop.DBus.Properties.PropertiesChanged
+/// ('net.hadess.SensorProxy', {'HasAccelerometer': <false>}, @as [])").
+final class SignalMonitor: @unchecked Sendable {
+    static let gdbusPath = "/usr/bin/gdbus"
+    static let stdbufPath = "/usr/bin/stdbuf"
+    static var available: Bool {
+        FileManager.default.isExecutableFile(atPath: gdbusPath) && FileManager.default.isExecutableFile(atPath: stdbufPath)
+    }
+    private let process = Process()
+    private final class Captured: Sendable { let text = Mutex("") }
+    private let output = Captured()
+
+    init(address: String) throws {
+        let pipe = Pipe()
+        process.executableURL = URL(fileURLWithPath: Self.stdbufPath)
+        process.arguments = ["-oL", Self.gdbusPath, "monitor", "--address", address, "--dest", "net.hadess.SensorProxy",
+                             "--object-path", "/net/hadess/SensorProxy"]
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let output = output
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { output.text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+        }
+        try process.run()
+    }
+
+    /// Everything it printed so far.
+    var raw: String { output.text.withLock { $0 } }
+
+    /// The PropertiesChanged lines so far.
+    var changes: [String] {
+        output.text.withLock { $0 }.split(separator: "\n").map(String.init).filter { $0.contains("PropertiesChanged") }
+    }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+/// A chip lost during a claim kept HasAccelerometer true (the README said so): iio-sensor-proxy
+/// turns it false when udev removes its device and true when one is added, with
+/// PropertiesChanged each time. The source now tells the service, which does the same.
+@Suite(.serialized, .enabled(if: PrivateBus.available && SignalMonitor.available, "needs dbus-daemon and gdbus"))
+struct SensorPresenceTests {
+    static let lostSignal = "/net/hadess/SensorProxy: org.freedesktop.DBus.Properties.PropertiesChanged ('net.hadess.SensorProxy', {'HasAccelerometer': <false>}, @as [])"
+    static let backSignal = "/net/hadess/SensorProxy: org.freedesktop.DBus.Properties.PropertiesChanged ('net.hadess.SensorProxy', {'HasAccelerometer': <true>, 'AccelerometerOrientation': <'left-up'>}, @as [])"
+
+    @Test func aSensorLostDuringAClaimTurnsHasAccelerometerFalseUntilItAnswers() throws {
+        let bus = try PrivateBus()
+        let source = ManualSource()
+        let running = try RunningService(source: source, address: bus.address)
+        defer { try? running.shutDown() }
+        let monitor = try SignalMonitor(address: bus.address)
+        let client = try SensorProxyBus(address: bus.address)
+        // gdbus monitor subscribes asynchronously (its AddMatch goes out as it says it monitors):
+        // a first orientation, once it has said so, shows it listens.
+        try waitUntil("the monitor to start (have \(monitor.raw))") { monitor.raw.contains("Monitoring signals") }
+        Thread.sleep(forTimeInterval: 0.2)
+        try client.call("ClaimAccelerometer")
+        source.emit(.leftUp)
+        try waitUntil("the monitor to see the orientation (have \(monitor.raw))") { monitor.changes.count == 1 }
+        #expect(running.service.status.hasAccelerometer)
+
+        source.tell(.absent("IMU at 0x68 on /dev/i2c-1, polling: re-initialising failed: nothing answers at 0x68 on /dev/i2c-1; trying again"))
+        try waitUntil("HasAccelerometer false on the bus (have \(monitor.changes))") { monitor.changes.count == 2 }
+        #expect(monitor.changes.last == Self.lostSignal)
+        #expect(!running.service.status.hasAccelerometer)
+        #expect(running.recorded.contains(.sensorLost("IMU at 0x68 on /dev/i2c-1, polling: re-initialising failed: nothing answers at 0x68 on /dev/i2c-1; trying again")))
+        #expect(source.running, "the claim stands while the chip is away")
+        #expect(try client.stringProperty("AccelerometerOrientation") == "left-up")
+
+        // Told again while away, nothing more is sent.
+        source.tell(.absent("again"))
+        source.tell(.present)
+        try waitUntil("HasAccelerometer true on the bus (have \(monitor.changes))") { monitor.changes.count == 3 }
+        #expect(monitor.changes.last == Self.backSignal)
+        #expect(running.service.status.hasAccelerometer)
+        #expect(running.recorded.filter { $0 == .sensorBack }.count == 1)
+        #expect(running.recorded.filter { if case .sensorLost = $0 { true } else { false } }.count == 1)
+    }
+
+    /// Released while away, the next claim's start does not make it present: only the sensor
+    /// answering does. A report from the earlier claim's run is dropped.
+    @Test func aNewClaimWhileAwayStaysAbsentUntilTheSensorAnswers() throws {
+        let bus = try PrivateBus()
+        let source = ManualSource()
+        let running = try RunningService(source: source, address: bus.address)
+        defer { try? running.shutDown() }
+        let client = try SensorProxyBus(address: bus.address)
+        try client.call("ClaimAccelerometer")
+        source.tell(.absent("gone"))
+        try waitUntil("HasAccelerometer false") { !running.service.status.hasAccelerometer }
+        try client.call("ReleaseAccelerometer")
+        try client.call("ClaimAccelerometer")
+        #expect(source.starts == 2)
+        #expect(!running.service.status.hasAccelerometer)
+        source.tell(.present)
+        try waitUntil("HasAccelerometer true") { running.service.status.hasAccelerometer }
     }
 }

@@ -123,6 +123,11 @@ struct EventPrinter: Sendable {
         case .sensorFailed(let message):
             emit(["event": .string("sensor"), "state": .string("failed"), "message": .string(message)],
                  text: "sensor failed: \(message)")
+        case .sensorLost(let message):
+            emit(["event": .string("sensor"), "state": .string("lost"), "message": .string(message)],
+                 text: "sensor lost (HasAccelerometer false until it answers): \(message)")
+        case .sensorBack:
+            emit(["event": .string("sensor"), "state": .string("back")], text: "sensor answers again (HasAccelerometer true)")
         case .orientationChanged(let orientation):
             emit(["event": .string("orientation"), "value": .string(orientation.rawValue)],
                  text: "AccelerometerOrientation = \(orientation.rawValue)")

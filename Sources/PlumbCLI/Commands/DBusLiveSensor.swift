@@ -128,7 +128,10 @@ enum DBusLiveSensor {
     /// `plumb run`'s wiring fix follows on a line of its own (``SensorPipeline/failureFix(_:then:)``),
     /// as the daemon's journal has it; the first samples after it are "… reading again after: …".
     /// Without them such a failure was said nowhere: the desktop's screen just stopped turning.
+    /// A chip lost while a claim runs it (``SensorNotice/Kind/lost``) has no line of its own: the
+    /// stream's event already said it, with the fix ("re-initialising failed: …", "fix: …").
     static func noticeLines(_ notice: SensorNotice) -> [String] {
+        if notice.kind == .lost { return [] }
         guard notice.kind == .failure else { return [notice.description] }
         let fix = notice.error.flatMap { SensorPipeline.failureFix($0, then: readAgain) }
         return ["sensor failed (tried again every second while a client holds its claim): \(notice)"] + (fix.map { ["fix: \($0)"] } ?? [])

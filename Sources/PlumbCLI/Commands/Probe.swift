@@ -56,9 +56,11 @@ enum Probe {
         }
         let busPath = try args.string("bus").map(I2CHelp.busPath)
         var adapters: [Adapter] = []
+        var simulated: SimulatedChipModel?
         if args.has("simulate") {
             if args.string("bus") != nil { throw CLIError.usage("'--bus' names hardware; it cannot be combined with '--simulate'.") }
             let sensor = try SensorOptions.simulation(args)
+            simulated = sensor.model
             let hertz = sensor.bus.bitsPerSecond
             let clock = hertz.map { frequencyText(hertz: $0) + " (emulated)" } ?? "unknown (instant transfers)"
             adapters.append(try probe(bus: sensor.bus, name: "emulated \(sensor.model.part)", clock: (clock, hertz.map { Int($0) }),
@@ -113,7 +115,7 @@ enum Probe {
             let data = try encoder.encode(Report(adapters: adapters))
             context.out.line(String(decoding: data, as: UTF8.self))
         default:
-            for a in adapters { context.out.write(text(a)) }
+            for a in adapters { context.out.write(text(a, simulated: simulated)) }
         }
         if adapters.allSatisfy({ $0.error != nil }) {
             throw CLIError.failure("no I2C bus could be probed", fix: "See the error under each bus above.")
@@ -136,7 +138,9 @@ enum Probe {
         return Adapter(path: bus.path, name: name, clock: clock.text, clockHz: clock.hertz, functionality: functionality, error: nil, devices: devices)
     }
 
-    static func text(_ a: Adapter) -> String {
+    /// - Parameter simulated: the emulated chip of `--simulate`: a silent bus then gets the
+    ///   simulator's fix (``I2CHelp/simulatedSilenceFix(_:addressOption:faultsOption:)``), not the wiring and `i2cdetect`.
+    static func text(_ a: Adapter, simulated: SimulatedChipModel? = nil) -> String {
         var lines: [String] = []
         var head = a.path
         if !a.name.isEmpty { head += "  \(a.name)" }
@@ -144,7 +148,9 @@ enum Probe {
         lines.append(head)
         lines.append("  bus clock: \(a.clock)")
         if let error = a.error { lines.append("  error: \(error)") }
-        if a.error == nil, a.devices.isEmpty {
+        if a.error == nil, a.devices.isEmpty, let simulated {
+            lines.append("  no IMU answers at 0x68, 0x69, 0x6a or 0x6b. \(I2CHelp.simulatedSilenceFix(simulated, addressOption: false))")
+        } else if a.error == nil, a.devices.isEmpty {
             let number = a.path.hasPrefix("/dev/i2c-") ? String(a.path.dropFirst("/dev/i2c-".count)) : "N"
             lines.append("  no IMU answers at 0x68, 0x69, 0x6a or 0x6b (check the wiring and power; 'i2cdetect -y \(number)' shows every address that answers)")
         }

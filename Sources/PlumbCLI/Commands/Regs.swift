@@ -21,7 +21,7 @@ enum Regs {
     static let commonOptions: [OptionSpec] = [
         .option("bus", value: "PATH", help: "The I2C bus, such as /dev/i2c-1 or just 1 (default: the first bus with an IMU)."),
         .option("address", value: "ADDR", help: "The chip's address, such as 0x68 (default: found by probing)."),
-        .option("part", value: "NAME", help: "Decode as this part whatever its WHO_AM_I says (\(IMUFamilies.partKeys.joined(separator: ", ")))."),
+        .option("part", value: "NAME", help: "Decode as this part whatever its WHO_AM_I says, unless it answers as another family's part (\(IMUFamilies.partKeys.joined(separator: ", ")))."),
         .option("format", value: "FORMAT", help: "text or json. Default text."),
         .flag("simulate", help: "Use an emulated chip (in its power-on state) instead of hardware."),
         .option("chip", value: "NAME", help: "The emulated part (\(SimulatedChips.all.map(\.key).joined(separator: ", "))). Default mpu6050."),
@@ -80,7 +80,8 @@ enum Regs {
     /// has a side effect; only `get` of such a register and `set` touch the chip, as asked.
     static func target(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
                        simulation: SimulatedSensor?, context: CommandContext) throws(CLIError) -> Target {
-        let (_, identity) = try SensorOptions.identify(bus: bus, address: address, part: part, clock: clock, leavingBusyChipsAlone: true)
+        let (_, identity) = try SensorOptions.identify(bus: bus, address: address, part: part, clock: clock, leavingBusyChipsAlone: true,
+                                                       simulated: simulation?.model, faultsOption: false)
         guard let map = IMUFamilies.registerMap(forPart: identity.partKey) else {
             throw .failure("no register map for \(identity.part)", fix: nil)
         }

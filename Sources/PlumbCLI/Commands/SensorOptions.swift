@@ -12,7 +12,7 @@ enum SensorOptions {
     static let specs: [OptionSpec] = [
         .option("bus", value: "PATH", help: "The I2C bus, such as /dev/i2c-1 or just 1 (default: the first bus with an IMU)."),
         .option("address", value: "ADDR", help: "The chip's address, such as 0x68 (default: found by probing)."),
-        .option("part", value: "NAME", help: "Drive the chip as this part whatever its WHO_AM_I says (\(IMUFamilies.partKeys.joined(separator: ", ")))."),
+        .option("part", value: "NAME", help: "Drive the chip as this part whatever its WHO_AM_I says, unless it answers as another family's part (\(IMUFamilies.partKeys.joined(separator: ", ")))."),
         .option("interrupt", value: "[CHIP:]LINE", help: "The data-ready GPIO line, by offset or name, such as gpiochip0:17 (default: poll)."),
         .flag("simulate", help: "Use an emulated chip in virtual time instead of hardware."),
         .option("chip", value: "NAME", help: "The emulated part (\(SimulatedChips.all.map(\.key).joined(separator: ", "))). Default mpu6050."),
@@ -99,7 +99,7 @@ enum SensorOptions {
         if args.has("simulate") {
             let sensor = try simulation(args, defaultProfile: defaultProfile)
             let (imu, identity) = try identify(bus: sensor.bus, address: address, part: part, clock: sensor.clock,
-                                               fifoCompression: !args.has("no-fifo-compression"))
+                                               fifoCompression: !args.has("no-fifo-compression"), simulated: sensor.model)
             return Opened(imu: imu, identity: identity, line: sensor.line, clock: sensor.clock, simulation: sensor)
         }
 
@@ -164,15 +164,27 @@ enum SensorOptions {
     /// - Parameter leavingBusyChipsAlone: for a command that only reads the chip (`plumb regs`): a
     ///   chip another program is streaming from is only read while it is identified
     ///   (``MPU6050/leavesBusyChipsAlone``), as `plumb probe` leaves it.
+    /// - Parameter simulated: the emulated chip behind `bus` under `--simulate`: when nothing
+    ///   answers, the fix names the simulator's options (``I2CHelp/simulatedSilenceFix(_:addressOption:faultsOption:)``,
+    ///   `--faults` among them unless `faultsOption` is false), not the wiring.
     static func identify(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
-                         fifoCompression: Bool = true, leavingBusyChipsAlone: Bool = false) throws(CLIError) -> (any IMU, IMUIdentity) {
+                         fifoCompression: Bool = true, leavingBusyChipsAlone: Bool = false,
+                         simulated: SimulatedChipModel? = nil, faultsOption: Bool = true) throws(CLIError) -> (any IMU, IMUIdentity) {
+        func silent() -> CLIError {
+            let error = silence(bus.path, at: at)
+            guard let simulated, case .failure(let message, _) = error else { return error }
+            return .failure(message, fix: I2CHelp.simulatedSilenceFix(simulated, faultsOption: faultsOption))
+        }
         var family: IMUFamily?
         var at = address
         if let part { family = IMUFamilies.family(forPart: part) }
         if at == nil || family == nil {
             let findings: [ProbeFinding]
             do { findings = try IMUFamilies.probe(bus) } catch { throw .failure(error.description, fix: nil) }
+            // With a part given, a chip of its family comes first (an LSM6DSO at 0x6A before an
+            // MPU-6050 at 0x68 for --part lsm6dso); a chip of another family only when none is.
             let known = findings.filter { $0.family != nil && (at == nil || $0.address == at) }
+                .sorted { ($0.family == family?.name ? 0 : 1) < ($1.family == family?.name ? 0 : 1) }
             guard let first = known.first else {
                 if let unknown = findings.first(where: { at == nil || $0.address == at }) {
                     throw .failure("\(unknown.address) on \(bus.path) answers WHO_AM_I 0x\(hex(unknown.whoAmI)), which is no known IMU",
@@ -182,7 +194,7 @@ enum SensorOptions {
                     throw .failure("no IMU answers at \(at) on \(bus.path), but \(elsewhere.part ?? "an IMU") answers at \(elsewhere.address)",
                                    fix: "Give --address \(elsewhere.address), or leave --address out: the address is found by probing.")
                 }
-                if findings.isEmpty { throw silence(bus.path, at: at) }
+                if findings.isEmpty { throw silent() }
                 throw .failure("no IMU answers \(at.map { "at \($0) " } ?? "")on \(bus.path)", fix: "Check that the sensor is powered and on this bus: 'plumb probe' lists every bus.")
             }
             at = first.address
@@ -196,7 +208,7 @@ enum SensorOptions {
             do { answer = try IMUFamilies.readIdentity(bus, register: family.identityRegister, address: at) } catch {
                 throw .failure(error.description, fix: nil)
             }
-            if answer == nil { throw silence(bus.path, at: at) }
+            if answer == nil { throw silent() }
         }
         guard let family, let at else { throw .failure("no IMU found on \(bus.path)", fix: nil) }
         do {
@@ -206,8 +218,15 @@ enum SensorOptions {
             let identity = try imu.identify()
             return (imu, identity)
         } catch {
-            throw .failure(error.description, fix: nil)
+            throw .failure(error.description, fix: partFix(error))
         }
+    }
+
+    /// The fix for a part given that is not what answers (``IMUError/partMismatch(given:register:read:found:)``);
+    /// `nil` for any other failure.
+    static func partFix(_ error: IMUError) -> String? {
+        guard case .partMismatch(_, _, _, let found) = error else { return nil }
+        return "Leave out --part (with --config, set imu.part to \"auto\"): the part is then found by its WHO_AM_I. Or give --part \(found.partKey)."
     }
 
     static func interruptLine(_ spec: String) throws(CLIError) -> any InterruptLine {

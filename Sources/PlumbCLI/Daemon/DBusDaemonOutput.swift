@@ -63,6 +63,11 @@ final class DBusDaemonOutput: DaemonOutput {
                 break // the pipeline logs when the sensor itself starts and stops
             case .sensorFailed(let reason):
                 shared.append(DaemonEvent(level: .error, message: "dbus: \(reason)"))
+            case .sensorLost(let reason):
+                // Not from the relay, which tells no presence (the pipeline's own events say a lost chip).
+                shared.append(DaemonEvent(level: .notice, message: "dbus: HasAccelerometer false: \(reason)"))
+            case .sensorBack:
+                shared.append(DaemonEvent(level: .notice, message: "dbus: HasAccelerometer true again"))
             case .orientationChanged(let orientation):
                 shared.append(DaemonEvent(level: .info, message: "dbus: AccelerometerOrientation \(orientation.rawValue)"))
             }

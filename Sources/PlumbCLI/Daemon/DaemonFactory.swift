@@ -141,10 +141,18 @@ struct DaemonFactory {
     /// The fix for a sensor start the driver refused as a setting it cannot run
     /// (``IMUError/invalidConfiguration(_:)``: a rate outside the chip's range, such as the
     /// MPU-6050 FIFO's 3.9...1000 Hz, or a FIFO watermark past its depth, which `imu.rate` sets
-    /// through ``imuConfiguration(_:)``); `nil` for any other failure.
+    /// through ``imuConfiguration(_:)``), or `imu.part` naming a part of another family than the
+    /// chip that answers (``IMUError/partMismatch(given:register:read:found:)``); `nil` for any
+    /// other failure.
     static func settingsFix(_ error: MotionSourceError, path: String) -> String? {
-        guard case .imu(.invalidConfiguration) = error else { return nil }
-        return "Set imu.rate in \(path) within the chip's range named above (the FIFO watermark follows from the rate)."
+        switch error {
+        case .imu(.invalidConfiguration):
+            return "Set imu.rate in \(path) within the chip's range named above (the FIFO watermark follows from the rate)."
+        case .imu(.partMismatch(_, _, _, let found)):
+            return "Set imu.part in \(path) to \"auto\": the part is then found by its WHO_AM_I. Or set it to \"\(found.partKey)\"."
+        default:
+            return nil
+        }
     }
 
     /// The notifier reading `source` as `plumb run` reads the sensor, for `plumb watch` and `plumb

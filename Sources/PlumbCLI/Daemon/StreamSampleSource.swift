@@ -28,6 +28,13 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     var eventSink: (@Sendable (DaemonEvent) -> Void)?
     /// The wiring fix for a chip the stream cannot set up again was said (``emit(_:)``).
     private var wiringFixSaid = false
+    /// A chip that stopped answering, told to the notifier (``takeNotices()``) once per loss: set
+    /// by the stream's notice that it could not set the chip up again because nothing answers,
+    /// cleared by the next samples.
+    private var lost = false
+    /// ``SensorNotice/Kind/lost`` notices not yet taken; the stream's other notices go to the
+    /// events (``takeEvents()``, ``eventSink``), which `plumb run` and the live commands print.
+    private var lostNotices: [SensorNotice] = []
 
     init(name: String, imu: any IMU, line: (any InterruptLine)?, clock: any MonotonicClock) {
         self.name = name
@@ -69,7 +76,16 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
             if let summary = gapLog.flush(source: name, now: now) { emit(DaemonEvent(level: .warning, message: summary)) }
         }
         for notice in stream.takeNotices() { emit(notice) }
+        if samples.count > before { lost = false }
         return samples.count > before ? .samples : .timedOut
+    }
+
+    /// The chip lost since the last call (``SensorNotice/Kind/lost``, at most one per loss), so
+    /// that the notifier says "reading again after" once samples come back and `plumb dbus`
+    /// turns HasAccelerometer false meanwhile. The notice's text was already an event.
+    func takeNotices() -> [SensorNotice] {
+        defer { lostNotices.removeAll() }
+        return lostNotices
     }
 
     func wake(bySampleAt sampleNanoseconds: UInt64) { stream.wake(bySampleAt: sampleNanoseconds) }
@@ -91,6 +107,11 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     /// transfer cut short) fails a re-initialisation again and again, and its notices say so.
     private func emit(_ notice: IMUStream.Notice) {
         emit(DaemonEvent(level: .notice, message: notice.message))
+        let said = SensorNotice(stream: notice, source: name)
+        if said.kind == .lost, !lost {
+            lost = true
+            lostNotices = [said] // the latest only: `plumb run` reads events, not notices
+        }
         if !wiringFixSaid, let error = notice.error, let fix = SensorPipeline.failureFix(.imu(error), then: Self.setUpAgain) {
             wiringFixSaid = true
             emit(DaemonEvent(level: .notice, message: "fix: \(fix)"))

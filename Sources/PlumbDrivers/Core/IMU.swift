@@ -143,6 +143,10 @@ public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
     case timeout(waitingFor: String)
     /// An invalid setting ("fifo watermark 0: expected 1...").
     case invalidConfiguration(String)
+    /// The part given (`--part`, `imu.part`) is not what answers: its family's WHO_AM_I
+    /// (`register`) read `read`, which names none of that family's parts, and the chip answers
+    /// another family's WHO_AM_I as `found` (``IMUFamilies/partOfOtherFamily(besides:address:bus:read:)``).
+    case partMismatch(given: String, register: UInt8, read: UInt8, found: IMUIdentity)
 
     public var description: String {
         switch self {
@@ -159,6 +163,9 @@ public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupported(let s): return s
         case .timeout(let what): return "timed out waiting for \(what)"
         case .invalidConfiguration(let s): return s
+        case .partMismatch(let given, let register, let read, let found):
+            return "\(found.address) on \(found.bus) is an \(found.part) (WHO_AM_I 0x\(hex(found.whoAmI))), not the \(given) given: "
+                + "read as an \(given), its WHO_AM_I (0x\(hex(register))) is 0x\(hex(read)), which is no part of that family"
         }
     }
 }

@@ -150,10 +150,18 @@ public final class LSM6DS: IMU {
     /// Reads WHO_AM_I (0x0F) and finds the part in ``Variant/all``.
     ///
     /// - Throws: ``IMUError/unsupported(_:)`` for a known ST part with another register map
-    ///   (LSM6DSV); ``IMUError/unexpectedIdentity(whoAmI:address:bus:expected:)`` for anything else.
+    ///   (LSM6DSV); ``IMUError/unexpectedIdentity(whoAmI:address:bus:expected:)`` for anything else;
+    ///   with a part forced, ``IMUError/partMismatch(given:register:read:found:)`` when WHO_AM_I
+    ///   names no LSM6DS part and the chip answers as another family's part at its WHO_AM_I (an
+    ///   MPU-6050 at 0x68: ``IMUFamilies/partOfOtherFamily(besides:address:bus:read:)``), checked
+    ///   before the unsupported parts, since the MPU-6050's 0x0F may read as the LSM6DST's 0x6D.
     @discardableResult
     public func identify() throws(IMUError) -> IMUIdentity {
         let who = try readRegister(Register.whoAmI)
+        if let forced = partOverride, Variant.matching(whoAmI: who).isEmpty,
+           let other = try IMUFamilies.partOfOtherFamily(besides: Self.family.name, address: address, bus: bus.path, read: readRegister) {
+            throw .partMismatch(given: forced.name, register: Register.whoAmI, read: who, found: other)
+        }
         let found = try Self.identity(whoAmI: who, address: address, bus: bus.path, override: partOverride)
         variant = Variant.named(found.partKey)
         identity = found

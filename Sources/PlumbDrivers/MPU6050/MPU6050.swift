@@ -125,6 +125,11 @@ public final class MPU6050: IMU {
     /// only when a second look agrees (a bus that fails during a recovery does not rename the
     /// chip: ``lookForCompanion(whoAmI:leavingBusyChipsAlone:)``); with no earlier answer, a look
     /// that cannot tell drives the chip as an MPU-6050 with a warning. Never fails the call.
+    ///
+    /// With a `part`, any WHO_AM_I is driven as that part (with a warning when it differs), except
+    /// one that names no part of the family on a chip that answers as another family's part at
+    /// its WHO_AM_I (an LSM6DS at 0x6A: ``IMUFamilies/partOfOtherFamily(besides:address:bus:read:)``).
+    /// - Throws: ``IMUError/partMismatch(given:register:read:found:)`` then.
     public func identify() throws(IMUError) -> IMUIdentity {
         let who = try readRegister(Register.whoAmI)
         let chosen: Variant
@@ -132,7 +137,12 @@ public final class MPU6050: IMU {
         if let forced = partOverride {
             chosen = forced
             if who != forced.whoAmI {
-                let found = MPU6050.variant(whoAmI: who).map { "\($0.variant.part)" } ?? "no known part"
+                let known = MPU6050.variant(whoAmI: who)
+                if known == nil, let other = try IMUFamilies.partOfOtherFamily(
+                    besides: MPU6050.family.name, address: address, bus: bus.path, read: readRegister) {
+                    throw .partMismatch(given: forced.part, register: Register.whoAmI, read: who, found: other)
+                }
+                let found = known.map { "\($0.variant.part)" } ?? "no known part"
                 warnings.append("WHO_AM_I 0x\(hex(who)) (\(found)) but driving it as \(forced.part) as requested")
             }
         } else {

@@ -1,0 +1,75 @@
+import Testing
+@testable import PlumbCLI
+import PlumbConfiguration
+import PlumbDrivers
+import PlumbHAL
+import PlumbOrientation
+import PlumbSimulation
+
+/// `--part` (and `imu.part`) naming a part of the other family than the chip that answers.
+/// `plumb read --simulate --part lsm6dso` (the emulated chip an MPU-6050) said "0x6d at 0x68 on
+/// simulated bus is an LSM6DST/LSM6DSTX, which Plumb does not support yet": the LSM6DS WHO_AM_I
+/// register of an MPU-6050 is its SELF_TEST_Z.
+@Suite struct ForcedPartMismatchCommandTests {
+    @Test func readNamesTheChipThatAnswersAndTheFix() {
+        let r = runPlumb(["read", "--simulate", "--part", "lsm6dso", "--count", "1"])
+        #expect(r.status == 1)
+        #expect(r.out == "")
+        #expect(r.err == """
+            Error: 0x68 on simulated bus is an MPU-6050 (WHO_AM_I 0x68), not the LSM6DSO given: read as an LSM6DSO, its WHO_AM_I (0x0f) is 0x6d, which is no part of that family
+            Fix: Leave out --part (with --config, set imu.part to "auto"): the part is then found by its WHO_AM_I. Or give --part mpu6050.
+
+            """)
+    }
+
+    @Test func readNamesAnLSM6DSOForcedAsAnMPU6050() {
+        let r = runPlumb(["read", "--simulate", "--chip", "lsm6dso", "--part", "mpu6050", "--count", "1"])
+        #expect(r.status == 1)
+        #expect(r.err == """
+            Error: 0x6a on simulated bus is an LSM6DSO/LSM6DSOX/LSM6DSO32 (WHO_AM_I 0x6c), not the MPU-6050 given: read as an MPU-6050, its WHO_AM_I (0x75) is 0x00, which is no part of that family
+            Fix: Leave out --part (with --config, set imu.part to "auto"): the part is then found by its WHO_AM_I. Or give --part lsm6dso.
+
+            """)
+    }
+
+    /// The hardware path identifies through the same function, with the address given or probed.
+    @Test(arguments: [nil, I2CAddress(0x68)])
+    func identifyOnARealBusPathGivesTheSameError(address: I2CAddress?) {
+        let bus = EmulatedI2CBus(path: "/dev/i2c-1", clock: VirtualClock())
+        bus.attach(MPU6050Emulator(variant: MPU6050.variant(named: "mpu6050")!), at: I2CAddress(0x68))
+        #expect(throws: CLIError.failure(
+            "0x68 on /dev/i2c-1 is an MPU-6050 (WHO_AM_I 0x68), not the LSM6DSO given: read as an LSM6DSO, its WHO_AM_I (0x0f) is 0x6d, which is no part of that family",
+            fix: "Leave out --part (with --config, set imu.part to \"auto\"): the part is then found by its WHO_AM_I. Or give --part mpu6050.")) {
+            _ = try SensorOptions.identify(bus: bus, address: address, part: "lsm6dso", clock: bus.clock)
+        }
+    }
+
+    /// With an MPU-6050 at 0x68 and an LSM6DSO at 0x6A, `--part lsm6dso` without `--address`
+    /// drives the LSM6DSO; it took the first chip the probe found, the MPU-6050.
+    @Test func aProbedChipOfThePartsFamilyComesFirst() throws {
+        let bus = EmulatedI2CBus(path: "/dev/i2c-1", clock: VirtualClock())
+        bus.attach(MPU6050Emulator(variant: MPU6050.variant(named: "mpu6050")!), at: I2CAddress(0x68))
+        bus.attach(LSM6DSEmulator(variant: .lsm6dso, clock: bus.clock), at: I2CAddress(0x6A))
+        let (_, identity) = try SensorOptions.identify(bus: bus, address: nil, part: "lsm6dso", clock: bus.clock)
+        #expect(identity.partKey == "lsm6dso" && identity.address == I2CAddress(0x6A))
+        let (_, mpu) = try SensorOptions.identify(bus: bus, address: nil, part: "mpu6050", clock: bus.clock)
+        #expect(mpu.partKey == "mpu6050" && mpu.address == I2CAddress(0x68))
+    }
+
+    /// `plumb run` with `imu.part` of the other family: the start fails with the same message and
+    /// a fix that names the configuration key.
+    @Test func runWithImuPartOfTheOtherFamilyNamesTheKey() throws {
+        let sensor = PlumbSimulation.SimulatedSensor(model: SimulatedChips.model("mpu6050")!, profile: .rest(), seed: 1)
+        let imu = try DaemonFactory.makeIMU(bus: sensor.bus, address: I2CAddress(0x68), clock: sensor.clock, part: "lsm6dso")
+        let source = StreamSampleSource(name: "IMU at 0x68 on simulated bus, polling", imu: imu, line: sensor.line, clock: sensor.clock)
+        var configuration = Configuration()
+        configuration.imu.part = "lsm6dso"
+        #expect(throws: CLIError.failure(
+            "cannot start IMU at 0x68 on simulated bus, polling: 0x68 on simulated bus is an MPU-6050 (WHO_AM_I 0x68), not the LSM6DSO given: read as an LSM6DSO, its WHO_AM_I (0x0f) is 0x6d, which is no part of that family",
+            fix: "Set imu.part in /etc/plumb/plumb.json to \"auto\": the part is then found by its WHO_AM_I. Or set it to \"mpu6050\".")) {
+            _ = try DaemonFactory.session(configuration, source: source, normal: DaemonFactory.imuConfiguration(configuration),
+                                          outputs: [], correct: nil, pacing: nil, powerMonitor: FixedPowerMonitor(PowerState()),
+                                          configurationPath: "/etc/plumb/plumb.json", describe: { _ in "" })
+        }
+    }
+}
