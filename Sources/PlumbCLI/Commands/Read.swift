@@ -94,7 +94,9 @@ enum Read {
             for raw in samples {
                 if let count, written >= count { break }
                 let s = calibration.apply(raw)
-                let t = Double(s.timestampNanoseconds &- t0) / 1e9
+                // Signed, as the gaps' times: a sample stamped before the first (a part driven
+                // as another of its family, `--part lsm6dsl` on an LSM6DSO) printed 18446744073.6.
+                let t = Double(Int64(bitPattern: s.timestampNanoseconds &- t0)) / 1e9
                 let temp = s.temperature.map { String(format: "%.2f", $0) }
                 if format == "csv" {
                     context.out.line(String(format: "%.6f,%.6f,%.6f,%.6f,%.5f,%.5f,%.5f,", t, s.angularRate.x, s.angularRate.y, s.angularRate.z,
