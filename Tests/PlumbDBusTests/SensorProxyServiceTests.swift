@@ -316,17 +316,27 @@ struct SensorPresenceTests {
         defer { try? running.shutDown() }
         let monitor = try SignalMonitor(address: bus.address)
         let client = try SensorProxyBus(address: bus.address)
-        // gdbus monitor subscribes asynchronously (its AddMatch goes out as it says it monitors):
-        // a first orientation, once it has said so, shows it listens.
+        // gdbus monitor subscribes asynchronously, and its "Monitoring signals" line does not
+        // promise that its match rule is in place: orientations go out (right-up, bottom-up in
+        // turn) until it shows one, then left-up, sent once and last, so that once it shows
+        // left-up nothing sent before is still on its way (signals arrive in order).
         try waitUntil("the monitor to start (have \(monitor.raw))") { monitor.raw.contains("Monitoring signals") }
-        Thread.sleep(forTimeInterval: 0.2)
         try client.call("ClaimAccelerometer")
+        var turn = false
+        try waitUntil("the monitor to see an orientation (have \(monitor.raw))") {
+            guard monitor.changes.isEmpty else { return true }
+            turn.toggle()
+            source.emit(turn ? .rightUp : .bottomUp)
+            Thread.sleep(forTimeInterval: 0.02)
+            return false
+        }
         source.emit(.leftUp)
-        try waitUntil("the monitor to see the orientation (have \(monitor.raw))") { monitor.changes.count == 1 }
+        try waitUntil("the monitor to see left-up (have \(monitor.changes))") { monitor.changes.last?.contains("'left-up'") == true }
+        let base = monitor.changes.count
         #expect(running.service.status.hasAccelerometer)
 
         source.tell(.absent("IMU at 0x68 on /dev/i2c-1, polling: re-initialising failed: nothing answers at 0x68 on /dev/i2c-1; trying again"))
-        try waitUntil("HasAccelerometer false on the bus (have \(monitor.changes))") { monitor.changes.count == 2 }
+        try waitUntil("HasAccelerometer false on the bus (have \(monitor.changes))") { monitor.changes.count == base + 1 }
         #expect(monitor.changes.last == Self.lostSignal)
         #expect(!running.service.status.hasAccelerometer)
         #expect(running.recorded.contains(.sensorLost("IMU at 0x68 on /dev/i2c-1, polling: re-initialising failed: nothing answers at 0x68 on /dev/i2c-1; trying again")))
@@ -336,7 +346,7 @@ struct SensorPresenceTests {
         // Told again while away, nothing more is sent.
         source.tell(.absent("again"))
         source.tell(.present)
-        try waitUntil("HasAccelerometer true on the bus (have \(monitor.changes))") { monitor.changes.count == 3 }
+        try waitUntil("HasAccelerometer true on the bus (have \(monitor.changes))") { monitor.changes.count == base + 2 }
         #expect(monitor.changes.last == Self.backSignal)
         #expect(running.service.status.hasAccelerometer)
         #expect(running.recorded.filter { $0 == .sensorBack }.count == 1)

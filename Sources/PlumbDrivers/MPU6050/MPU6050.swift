@@ -65,6 +65,9 @@ public final class MPU6050: IMU {
     /// record index then (−1 after a FIFO reset).
     var previousStatusTime: UInt64 = 0
     var previousCountTime: UInt64 = 0
+    /// When that FIFO_COUNT read ended: the chip took its count at some instant between
+    /// ``previousCountTime`` and this one, as the transfer's bytes went by.
+    var previousCountDoneTime: UInt64 = 0
     var previousNewest = -1
     /// Drains in a row whose timeline put the previous status read past the first record its
     /// count missed (``timeSamples(newest:countTime:latched:)``).
