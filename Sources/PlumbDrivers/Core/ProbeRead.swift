@@ -55,7 +55,8 @@ extension IMUFamilies {
                 return .answered(try body())
             } catch {
                 if error.kind == .noAcknowledge { return .nothingAnswers }
-                let ambiguous = error.errno == Errno.EREMOTEIO
+                // ENXIO/ENODEV returned above; what is left of "may mean nothing answers" is EREMOTEIO.
+                let ambiguous = error.mayMeanNothingAnswers
                 guard ambiguous || error.errno == Errno.EIO || error.errno == Errno.EPROTO else { return .failed(error) }
                 if call >= calls { return ambiguous ? .nothingAnswers : .failed(error) }
                 call += 1
