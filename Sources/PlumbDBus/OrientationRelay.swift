@@ -9,6 +9,12 @@ import Synchronization
 /// which a new claim receives at once. Until an upright face has been published the property
 /// reads `undefined`; face up and face down leave it as it was (as ``MotionOrientationSource``).
 ///
+/// The daemon also tells the relay whether its chip answers (``tell(_:)``): a chip that stopped
+/// answering inside its stream (``SensorNotice/Kind/lost``) is ``SensorPresence/absent(_:)``, its
+/// samples again ``SensorPresence/present``. The relay passes that on as a source does through
+/// ``start(report:presence:)``, so the service turns HasAccelerometer false and back as for
+/// `plumb dbus`; a claim made while the chip is away is told so at its start.
+///
 /// `plumb run` uses it in `DBusDaemonOutput` (Sources/PlumbCLI/Daemon), which also reads
 /// ``isClaimed`` to pause the daemon's sensor while no desktop holds a claim and dbus is the only
 /// output. In outline:
@@ -32,6 +38,9 @@ public final class OrientationRelay: OrientationSource {
     private struct State {
         var current = AccelerometerOrientation.undefined
         var report: (@Sendable (AccelerometerOrientation) -> Void)?
+        var presence: (@Sendable (SensorPresence) -> Void)?
+        /// What the daemon last said about its chip.
+        var told = SensorPresence.present
     }
     private let state = Mutex(State())
     /// The interface orientations published (`orientation.interfaceOrientations`); the others
@@ -61,15 +70,38 @@ public final class OrientationRelay: OrientationSource {
         if let (report, value) = forward { report(value) }
     }
 
+    /// Tells whether the daemon's chip answers. Any thread. Passed on while a desktop holds a
+    /// claim; a repeat is passed on too (the service takes it as the same loss). Passed on
+    /// under the relay's lock, so that a claim starting meanwhile cannot pass an older value after it.
+    public func tell(_ presence: SensorPresence) {
+        state.withLock { s in
+            s.told = presence
+            s.presence?(presence)
+        }
+    }
+
     public func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void) throws {
+        try start(report: report, presence: { _ in })
+    }
+
+    /// Starts passing changes on: the latest orientation at once, and the chip's presence as the
+    /// daemon last told it (``tell(_:)``), so a claim made while it is away finds HasAccelerometer
+    /// false, and one made after it came back finds it true.
+    public func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void,
+                      presence: @escaping @Sendable (SensorPresence) -> Void) throws {
         let current = state.withLock { s in
             s.report = report
+            s.presence = presence
+            presence(s.told)
             return s.current
         }
         report(current)
     }
 
     public func stop() {
-        state.withLock { $0.report = nil }
+        state.withLock { s in
+            s.report = nil
+            s.presence = nil
+        }
     }
 }

@@ -39,6 +39,9 @@ final class DBusBoard: I2CBus, @unchecked Sendable {
 
     var path: String { bus.path }
 
+    /// The emulated bus's virtual clock.
+    var clock: any MonotonicClock { bus.clock }
+
     /// Transfers that succeeded.
     var transfers: Int { succeeded.withLock { $0 } }
     private let succeeded = Mutex(0)

@@ -353,6 +353,73 @@ struct SensorPresenceTests {
         #expect(running.recorded.filter { if case .sensorLost = $0 { true } else { false } }.count == 1)
     }
 
+    /// `plumb run`'s dbus output: the daemon's session tells the relay (``OrientationRelay/tell(_:)``)
+    /// that its chip stopped answering and that it answers again, and the service turns
+    /// HasAccelerometer false and back as for `plumb dbus`. Before, the relay told no presence
+    /// and HasAccelerometer stayed true.
+    @Test func plumbRunsRelayTurnsHasAccelerometerFalseUntilTheChipAnswers() throws {
+        let bus = try PrivateBus()
+        let relay = OrientationRelay()
+        let running = try RunningService(source: relay, address: bus.address)
+        defer { try? running.shutDown() }
+        let monitor = try SignalMonitor(address: bus.address)
+        let client = try SensorProxyBus(address: bus.address)
+        try waitUntil("the monitor to start (have \(monitor.raw))") { monitor.raw.contains("Monitoring signals") }
+        try client.call("ClaimAccelerometer")
+        // As above: orientations until the monitor shows one, then left-up, sent once and last.
+        var turn = false
+        try waitUntil("the monitor to see an orientation (have \(monitor.raw))") {
+            guard monitor.changes.isEmpty else { return true }
+            turn.toggle()
+            if turn { relay.publish(device: .landscapeLeft, interface: .landscapeRight) }
+            else { relay.publish(device: .portraitUpsideDown, interface: .portraitUpsideDown) }
+            Thread.sleep(forTimeInterval: 0.02)
+            return false
+        }
+        relay.publish(device: .landscapeRight, interface: .landscapeLeft)
+        try waitUntil("the monitor to see left-up (have \(monitor.changes))") { monitor.changes.last?.contains("'left-up'") == true }
+        let base = monitor.changes.count
+        #expect(running.service.status.hasAccelerometer)
+
+        let lost = "IMU at 0x68 on /dev/i2c-1, polling: re-initialising failed: nothing answers at 0x68 on /dev/i2c-1; trying again"
+        relay.tell(.absent(lost))
+        try waitUntil("HasAccelerometer false on the bus (have \(monitor.changes))") { monitor.changes.count == base + 1 }
+        #expect(monitor.changes.last == Self.lostSignal)
+        #expect(!running.service.status.hasAccelerometer)
+        #expect(running.recorded.contains(.sensorLost(lost)))
+        #expect(try client.stringProperty("AccelerometerOrientation") == "left-up")
+
+        relay.tell(.absent(lost))
+        relay.tell(.present)
+        try waitUntil("HasAccelerometer true on the bus (have \(monitor.changes))") { monitor.changes.count == base + 2 }
+        #expect(monitor.changes.last == Self.backSignal)
+        #expect(running.service.status.hasAccelerometer)
+        #expect(running.recorded.filter { $0 == .sensorBack }.count == 1)
+        #expect(running.recorded.filter { if case .sensorLost = $0 { true } else { false } }.count == 1)
+    }
+
+    /// The daemon's sensor runs for its other outputs while no desktop holds a claim: a chip lost
+    /// meanwhile is told to the relay unclaimed, and the next claim finds HasAccelerometer false
+    /// until the chip answers again.
+    @Test func plumbRunsRelayTellsAClaimMadeWhileTheChipIsAway() throws {
+        let bus = try PrivateBus()
+        let relay = OrientationRelay()
+        let running = try RunningService(source: relay, address: bus.address)
+        defer { try? running.shutDown() }
+        let client = try SensorProxyBus(address: bus.address)
+        relay.tell(.absent("gone"))
+        #expect(running.service.status.hasAccelerometer, "nobody claims: the service has not started the relay")
+        try client.call("ClaimAccelerometer")
+        try waitUntil("HasAccelerometer false") { !running.service.status.hasAccelerometer }
+        #expect(running.recorded.contains(.sensorLost("gone")))
+        relay.tell(.present)
+        try waitUntil("HasAccelerometer true") { running.service.status.hasAccelerometer }
+        try client.call("ReleaseAccelerometer")
+        try client.call("ClaimAccelerometer")
+        #expect(running.service.status.hasAccelerometer, "a claim after the chip came back finds it present")
+        #expect(running.recorded.filter { if case .sensorLost = $0 { true } else { false } }.count == 1)
+    }
+
     /// Released while away, the next claim's start does not make it present: only the sensor
     /// answering does. A report from the earlier claim's run is dropped.
     @Test func aNewClaimWhileAwayStaysAbsentUntilTheSensorAnswers() throws {

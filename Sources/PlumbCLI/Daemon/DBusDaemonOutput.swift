@@ -9,7 +9,10 @@ import Synchronization
 ///
 /// The daemon's one sensor session feeds it through PlumbDBus's ``OrientationRelay``: every
 /// interface orientation change is published; the relay passes it to the bus while a desktop holds
-/// a claim and remembers the latest for the next claim.
+/// a claim and remembers the latest for the next claim. The session also tells it when the chip
+/// stops answering inside its stream and when its samples come again
+/// (``DaemonOutput/sensorPresenceChanged(_:)``): HasAccelerometer turns false and back with
+/// PropertiesChanged, as in `plumb dbus` (``SensorProxyService``).
 ///
 /// Claims and the sensor: the daemon has one sensor session for all its outputs. The level image,
 /// kiosk and LEDs need it all the time, so with any of them configured the sensor runs always and a
@@ -64,7 +67,7 @@ final class DBusDaemonOutput: DaemonOutput {
             case .sensorFailed(let reason):
                 shared.append(DaemonEvent(level: .error, message: "dbus: \(reason)"))
             case .sensorLost(let reason):
-                // Not from the relay, which tells no presence (the pipeline's own events say a lost chip).
+                // The pipeline's own events already say why (the stream's notice).
                 shared.append(DaemonEvent(level: .notice, message: "dbus: HasAccelerometer false: \(reason)"))
             case .sensorBack:
                 shared.append(DaemonEvent(level: .notice, message: "dbus: HasAccelerometer true again"))
@@ -120,6 +123,10 @@ final class DBusDaemonOutput: DaemonOutput {
 
     func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
         relay.publish(device: orientation, interface: interface)
+    }
+
+    func sensorPresenceChanged(_ presence: SensorPresence) {
+        relay.tell(presence)
     }
 
     func takeEvents() -> [DaemonEvent] {

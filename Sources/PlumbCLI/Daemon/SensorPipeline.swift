@@ -2,6 +2,7 @@ import PlumbConfiguration
 import PlumbDrivers
 import PlumbHAL
 import PlumbOrientation
+import PlumbDBus
 
 /// Something the daemon drives from the orientation: the level image, the kiosk rotation, LEDs.
 protocol DaemonOutput: AnyObject {
@@ -27,6 +28,11 @@ protocol DaemonOutput: AnyObject {
     /// Whether the output needs the sensor now. Default true; the D-Bus output needs it only while
     /// a desktop holds a claim. The pipeline pauses the sensor while no output needs it.
     var needsSensor: Bool { get }
+    /// Whether the chip answers: ``SensorPresence/absent(_:)`` when the source said it stopped
+    /// answering inside its stream (``SensorNotice/Kind/lost``), ``SensorPresence/present`` with
+    /// its first samples after. Default: nothing (the D-Bus output turns HasAccelerometer false
+    /// and back, as `plumb dbus` does).
+    func sensorPresenceChanged(_ presence: SensorPresence)
 }
 
 extension DaemonOutput {
@@ -35,6 +41,7 @@ extension DaemonOutput {
     var needsSensor: Bool { true }
     func handOver(to next: DaemonSetup, into handover: DaemonHandover) {}
     func restoreUnused() throws { try restore() }
+    func sensorPresenceChanged(_ presence: SensorPresence) {}
 }
 
 extension DaemonEvent {
@@ -96,6 +103,9 @@ final class SensorPipeline: DaemonPipeline {
     private var powerErrorReported = false
     /// What the source reported while starting (the part found), logged with the first step.
     private var startEvents: [DaemonEvent] = []
+    /// The source's notice that its chip stopped answering, until samples come again
+    /// (``followPresence(samplesArrived:)``).
+    private var lost: SensorNotice?
 
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
          outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, listedInterfaces: [InterfaceOrientation]? = nil,
@@ -140,6 +150,7 @@ final class SensorPipeline: DaemonPipeline {
         }
         var events = startEvents + ((source as? DaemonEventSource)?.takeEvents() ?? [])
         startEvents.removeAll()
+        followPresence(samplesArrived: !samples.isEmpty)
         let now = source.clock.nowNanoseconds
         switch result {
         case .finished:
@@ -153,6 +164,9 @@ final class SensorPipeline: DaemonPipeline {
                 stallReported = true
                 events.append(DaemonEvent(level: .warning, message: "no samples from \(source.name) for \(Double(now &- lastData) / 1e9) s"))
             }
+            // The outputs' events too: while no samples come (a chip lost), the D-Bus output says
+            // HasAccelerometer turned false, and a claim or release is logged when it happens.
+            for output in outputs { events += output.takeEvents() }
             return events
         case .samples, .timedOut:
             break
@@ -178,6 +192,21 @@ final class SensorPipeline: DaemonPipeline {
         try followPowerState(now: now, events: &events)
         pace()
         return events
+    }
+
+    /// Tells the outputs when the chip stops answering and when it answers again, as the notifier
+    /// does for `plumb dbus` (``MotionOrientation``'s reader: a ``SensorNotice/Kind/lost`` notice,
+    /// then "reading again after" with the next samples). A repeat of the loss is the same loss.
+    /// The notice's text is already in the source's events, so nothing more is logged here.
+    private func followPresence(samplesArrived: Bool) {
+        if let notice = source.takeNotices().last(where: { $0.kind == .lost }) {
+            let first = lost == nil
+            lost = notice
+            if first { for output in outputs { output.sensorPresenceChanged(.absent(notice.description)) } }
+        } else if lost != nil, samplesArrived {
+            lost = nil
+            for output in outputs { output.sensorPresenceChanged(.present) }
+        }
     }
 
     /// Pauses the sensor when no output needs it and resumes it when one does. Returns the step's

@@ -1,0 +1,168 @@
+import Foundation
+import PlumbConfiguration
+import PlumbDrivers
+import PlumbFusion
+import PlumbHAL
+import PlumbOrientation
+import Synchronization
+import Testing
+@testable import PlumbCLI
+@testable import PlumbDBus
+
+/// A private dbus-daemon on a temporary unix socket where anyone may own any name and call
+/// anything: enough for `plumb run`'s dbus output (the policy file itself is PlumbDBusTests'
+/// `PrivateBus`'s business).
+private final class OpenBus {
+    static let daemonPath = "/usr/bin/dbus-daemon"
+    let directory: URL
+    let process = Process()
+    let address: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-run-dbus-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let config = directory.appendingPathComponent("bus.conf")
+        try """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:path=\(directory.path)/bus.sock</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow user="*"/>
+            <allow own="*"/>
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+          </policy>
+        </busconfig>
+        """.write(to: config, atomically: true, encoding: .utf8)
+        let out = Pipe()
+        process.executableURL = URL(fileURLWithPath: Self.daemonPath)
+        process.arguments = ["--config-file=\(config.path)", "--nofork", "--print-address=1"]
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard address.hasPrefix("unix:") else { throw CLIError.failure("dbus-daemon printed no address", fix: nil) }
+    }
+
+    deinit {
+        // SIGKILL: the daemon inherits the test runner's blocked-signal mask, so SIGTERM would wait.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// `gdbus monitor` on the service's object: the PropertiesChanged lines a desktop receives.
+private final class PropertiesMonitor: @unchecked Sendable {
+    static let gdbusPath = "/usr/bin/gdbus"
+    static let stdbufPath = "/usr/bin/stdbuf"
+    private let process = Process()
+    private final class Captured: Sendable { let text = Mutex("") }
+    private let output = Captured()
+
+    init(address: String) throws {
+        let pipe = Pipe()
+        process.executableURL = URL(fileURLWithPath: Self.stdbufPath)
+        process.arguments = ["-oL", Self.gdbusPath, "monitor", "--address", address, "--dest", "net.hadess.SensorProxy",
+                             "--object-path", "/net/hadess/SensorProxy"]
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let output = output
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { output.text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+        }
+        try process.run()
+    }
+
+    var raw: String { output.text.withLock { $0 } }
+    var changes: [String] { raw.split(separator: "\n").map(String.init).filter { $0.contains("PropertiesChanged") } }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+private var toolsAvailable: Bool {
+    [OpenBus.daemonPath, PropertiesMonitor.gdbusPath, PropertiesMonitor.stdbufPath].allSatisfy(FileManager.default.isExecutableFile(atPath:))
+}
+
+/// `plumb run` with `outputs.dbus`, its chip unplugged while a desktop holds a claim: the
+/// session's stream says the chip is lost, and HasAccelerometer turns false with
+/// PropertiesChanged, true again (with the orientation) once its samples come back, as in
+/// `plumb dbus` (``DBusPresenceTests``). Before, the session told the output nothing and
+/// HasAccelerometer stayed true.
+@Suite(.serialized, .enabled(if: toolsAvailable, "needs dbus-daemon and gdbus"))
+struct RunDBusPresenceTests {
+    static let lostSignal = "/net/hadess/SensorProxy: org.freedesktop.DBus.Properties.PropertiesChanged ('net.hadess.SensorProxy', {'HasAccelerometer': <false>}, @as [])"
+    static let backSignal = "/net/hadess/SensorProxy: org.freedesktop.DBus.Properties.PropertiesChanged ('net.hadess.SensorProxy', {'HasAccelerometer': <true>, 'AccelerometerOrientation': <'normal'>}, @as [])"
+
+    @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
+    func aChipUnpluggedDuringAClaimTurnsHasAccelerometerFalseUntilItAnswers(errno: Int32) throws {
+        let bus = try OpenBus()
+        let board = DBusBoard(nothingAnswersErrno: errno)
+        let at = I2CAddress(UInt8(0x68))
+        let imu = try DaemonFactory.makeIMU(bus: board, address: at, clock: board.clock, part: nil)
+        let source = StreamSampleSource(name: "IMU at \(at) on /dev/i2c-1, polling", imu: imu, line: nil, clock: board.clock)
+        let output = try DBusDaemonOutput(settings: DBusOutput(bus: bus.address))
+        defer { try? output.restore() }
+        // The stall limit is out of the way: the unplugged chip's retries run on the virtual clock.
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [output], allowedInterfaces: Set(InterfaceOrientation.allCases), stallLimit: .max, describe: { _ in "" })
+        let session = Session(pipeline: pipeline)
+        let step = session.step
+        let monitor = try PropertiesMonitor(address: bus.address)
+        let client = try SensorProxyBus(address: bus.address)
+        try Self.until("the monitor to start (have \(monitor.raw))", step) { monitor.raw.contains("Monitoring signals") }
+        try client.call("ClaimAccelerometer")
+        try Self.until("the monitor to see the orientation (have \(monitor.changes))", step) {
+            monitor.changes.last?.contains("'normal'") == true
+        }
+        let base = monitor.changes.count
+
+        board.plugged = false
+        try Self.until("HasAccelerometer false on the bus (have \(monitor.changes))", step) { monitor.changes.count == base + 1 }
+        #expect(monitor.changes.last == Self.lostSignal)
+        try Self.until("the output's log line (have \(session.log))", step) { session.log.contains { $0.hasPrefix("dbus: HasAccelerometer false: ") } }
+        #expect(session.log.contains("dbus: HasAccelerometer false: IMU at 0x68 on /dev/i2c-1, polling: re-initialising failed: \(DBusStartTests.nothing(at: "0x68", errno: errno)); trying again"), "\(session.log)")
+        #expect(try client.stringProperty("AccelerometerOrientation") == "normal", "the last orientation stays readable")
+
+        board.plugged = true
+        try Self.until("HasAccelerometer true on the bus (have \(monitor.changes))", step) { monitor.changes.count == base + 2 }
+        #expect(monitor.changes.last == Self.backSignal)
+        try Self.until("the output's log line (have \(session.log))", step) { session.log.contains("dbus: HasAccelerometer true again") }
+        #expect(session.log.filter { $0.hasPrefix("dbus: HasAccelerometer false") }.count == 1, "one loss is told once: \(session.log)")
+    }
+
+    /// The daemon's session and what it logged.
+    final class Session {
+        let pipeline: SensorPipeline
+        var log: [String] = []
+        init(pipeline: SensorPipeline) { self.pipeline = pipeline }
+        func step() throws { log += try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) }
+    }
+
+    /// Steps the daemon's session until `condition` holds, for at most 20 s of real time.
+    static func until(_ what: @autoclosure () -> String, _ step: () throws -> Void, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(20)
+        while !condition() {
+            guard Date() < deadline else {
+                Issue.record("timed out waiting for \(what())")
+                return
+            }
+            try step()
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+    }
+}
