@@ -73,3 +73,49 @@ import PlumbSimulation
         }
     }
 }
+
+/// `--part` without `--address`, the chip answering a WHO_AM_I no supported part has (a clone):
+/// the probe takes only chips it knows, so the error was "… which is no known IMU" with the fix
+/// "pass --part NAME", which the user had just done. The fix now says what `--part` alone does
+/// and that `--address` with it drives the chip as given, and, when the address is not one of
+/// the given part's family, that the part name may be wrong.
+@Suite struct UnknownChipGivenPartTests {
+    /// /dev/i2c-1 with an MPU-6050 at 0x68 whose registers all read 0x00 (WHO_AM_I 0x75 among them).
+    static func cloneBus() -> EmulatedI2CBus {
+        let bus = EmulatedI2CBus(path: "/dev/i2c-1", clock: VirtualClock())
+        bus.attach(MPU6050Emulator(variant: MPU6050.variant(named: "mpu6050")!), at: I2CAddress(0x68))
+        bus.faults = [FaultRule(.address(I2CAddress(0x68)), effect: .reads(0x00))]
+        return bus
+    }
+
+    @Test func thePartGivenIsNotAskedForAgainAndAddressDrivesItAsGiven() throws {
+        let bus = Self.cloneBus()
+        #expect(throws: CLIError.failure(
+            "0x68 on /dev/i2c-1 answers WHO_AM_I 0x00, which is no known IMU",
+            fix: "--part mpu6050 without --address only picks a chip whose WHO_AM_I is known; give --address 0x68 too, and the chip there is driven as mpu6050 whatever its WHO_AM_I.")) {
+            _ = try SensorOptions.identify(bus: bus, address: nil, part: "mpu6050", clock: bus.clock)
+        }
+        // The fix holds: with --address the chip is driven as the part given, with a warning.
+        let (_, identity) = try SensorOptions.identify(bus: bus, address: I2CAddress(0x68), part: "mpu6050", clock: bus.clock)
+        #expect(identity.partKey == "mpu6050" && identity.address == I2CAddress(0x68) && identity.whoAmI == 0x00)
+        #expect(!identity.warnings.isEmpty)
+    }
+
+    @Test func aPartOfTheOtherFamilyIsNamedAsWhatToCheck() {
+        let bus = Self.cloneBus()
+        #expect(throws: CLIError.failure(
+            "0x68 on /dev/i2c-1 answers WHO_AM_I 0x00, which is no known IMU",
+            fix: "--part lsm6dso without --address only picks a chip whose WHO_AM_I is known; give --address 0x68 too, and the chip there is driven as lsm6dso whatever its WHO_AM_I. Or check the part name: lsm6dso (LSM6DS family) answers at 0x6a or 0x6b, not 0x68.")) {
+            _ = try SensorOptions.identify(bus: bus, address: nil, part: "lsm6dso", clock: bus.clock)
+        }
+    }
+
+    /// Without --part the fix is still to name one.
+    @Test func withoutAPartTheFixNamesTheParts() {
+        let bus = Self.cloneBus()
+        #expect(throws: CLIError.failure("0x68 on /dev/i2c-1 answers WHO_AM_I 0x00, which is no known IMU",
+                                         fix: "if it is a clone of a supported part, pass --part NAME (\(IMUFamilies.partKeys.joined(separator: ", ")))")) {
+            _ = try SensorOptions.identify(bus: bus, address: nil, part: nil, clock: bus.clock)
+        }
+    }
+}

@@ -187,8 +187,7 @@ enum SensorOptions {
                 .sorted { ($0.family == family?.name ? 0 : 1) < ($1.family == family?.name ? 0 : 1) }
             guard let first = known.first else {
                 if let unknown = findings.first(where: { at == nil || $0.address == at }) {
-                    throw .failure("\(unknown.address) on \(bus.path) answers WHO_AM_I 0x\(hex(unknown.whoAmI)), which is no known IMU",
-                                   fix: "if it is a clone of a supported part, pass --part NAME (\(IMUFamilies.partKeys.joined(separator: ", ")))")
+                    throw unknownChip(unknown, bus: bus.path, part: part, family: family)
                 }
                 if let at, let elsewhere = known.isEmpty ? findings.first(where: { $0.family != nil }) : nil {
                     throw .failure("no IMU answers at \(at) on \(bus.path), but \(elsewhere.part ?? "an IMU") answers at \(elsewhere.address)",
@@ -220,6 +219,26 @@ enum SensorOptions {
         } catch {
             throw .failure(error.description, fix: partFix(error))
         }
+    }
+
+    /// A chip that acknowledged but whose WHO_AM_I names no supported part, found by the probe
+    /// (no `--address`). Without `--part` the fix is to name the part it is a clone of. With
+    /// `--part` the user already did, but `--part` alone only picks among chips whose WHO_AM_I
+    /// is known (the probe looks for the part's family first); the chip at an address is driven
+    /// as the part given whatever it answers only when `--address` names it too. When that
+    /// address is not one of the given part's family, the part name may be the mistake, so
+    /// the fix says where that part answers.
+    static func unknownChip(_ unknown: ProbeFinding, bus: String, part: String?, family: IMUFamily?) -> CLIError {
+        let message = "\(unknown.address) on \(bus) answers WHO_AM_I 0x\(hex(unknown.whoAmI)), which is no known IMU"
+        guard let part else {
+            return .failure(message, fix: "if it is a clone of a supported part, pass --part NAME (\(IMUFamilies.partKeys.joined(separator: ", ")))")
+        }
+        var fix = "--part \(part) without --address only picks a chip whose WHO_AM_I is known; give --address \(unknown.address) too, and the chip there is driven as \(part) whatever its WHO_AM_I."
+        if let family, !family.addresses.contains(unknown.address) {
+            let addresses = family.addresses.map(\.description).joined(separator: " or ")
+            fix += " Or check the part name: \(part) (\(family.name)) answers at \(addresses), not \(unknown.address)."
+        }
+        return .failure(message, fix: fix)
     }
 
     /// The fix for a part given that is not what answers (``IMUError/partMismatch(given:register:read:found:)``);
