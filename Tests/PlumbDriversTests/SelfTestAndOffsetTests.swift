@@ -270,3 +270,48 @@ import PlumbSimulation
         #expect(clock.time(of: 30) == 35_000_000)
     }
 }
+
+/// A sample stamped before its block's start: the calibrator took the difference with wrapping
+/// arithmetic (about 584 years), so the block closed at once and, being still, counted as held
+/// long enough: one stamp stepping back captured the face after 0.2 s. Now the block's start
+/// moves back to the earlier stamp, and a face needs ``SixPositionCalibrator/holdSeconds`` of
+/// stamps.
+@Suite struct SixPositionCalibratorClockTests {
+    static func still(at t: UInt64) -> IMUSample {
+        IMUSample(timestampNanoseconds: t, acceleration: SIMD3(0, 0, MotionConstants.standardGravity), angularRate: .zero)
+    }
+
+    @Test func aSampleStampedBeforeItsBlockDoesNotCloseItOrHoldTheFace() {
+        var calibrator = SixPositionCalibrator()
+        let start: UInt64 = 10_000_000_000, period: UInt64 = 10_000_000  // 100 Hz from t = 10 s
+        for k in 0..<20 { calibrator.add(Self.still(at: start + UInt64(k) * period)) }
+        calibrator.add(Self.still(at: start - 100_000_000))                // 9.9 s, before the block's start
+        #expect(calibrator.progress.done == [])
+        #expect(calibrator.progress.current == nil, "no block closed yet: it started at 9.9 s")
+        // Still samples go on from 10.2 s: the face counts once 2 s of stamps lie behind the
+        // block's start (9.9 s), never earlier, and it does count.
+        var t = start + 20 * period
+        var capturedAt: UInt64?
+        while t < 13_000_000_000, capturedAt == nil {
+            calibrator.add(Self.still(at: t))
+            if calibrator.progress.done == [.zUp] { capturedAt = t }
+            t += period
+        }
+        let captured = capturedAt ?? 0
+        #expect(captured >= start - 100_000_000 + 2_000_000_000, "captured at \(captured) ns")
+        #expect(capturedAt != nil, "still on +z for 3 s of stamps")
+    }
+
+    /// A step back inside a block that already holds samples from later stamps: the block is
+    /// judged whole, and a still face's held time is the span of its stamps.
+    @Test func heldTimeIsTheSpanOfTheStamps() {
+        var calibrator = SixPositionCalibrator()
+        let period: UInt64 = 10_000_000
+        for k in 0..<10 { calibrator.add(Self.still(at: 5_000_000_000 + UInt64(k) * period)) }
+        calibrator.add(Self.still(at: 4_800_000_000))
+        var t: UInt64 = 5_100_000_000
+        while t <= 5_300_000_000 { calibrator.add(Self.still(at: t)); t += period }   // closes at 5.3 s: 0.5 s after 4.8 s
+        #expect(calibrator.progress.current == .zUp)
+        #expect(abs(calibrator.progress.heldSeconds - 0.5) < 1e-9)
+    }
+}

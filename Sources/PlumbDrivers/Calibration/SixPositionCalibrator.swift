@@ -35,6 +35,13 @@ public enum Face: String, Sendable, Equatable, CaseIterable, Codable {
 /// still on it for ``holdSeconds``. Still means: over each half-second block the accelerometer
 /// varies by less than ``accelerationTolerance`` (standard deviation), the gyroscope by less
 /// than ``rateTolerance``, and the mean specific force is within 15 % of g.
+///
+/// Time is the samples' own timestamps. A sample stamped before its block's start (a stream
+/// restarted on a new time base, a batch's reconstructed stamps stepping back) moves the start
+/// back to it: the block keeps its samples and is judged on all of them, and it closes
+/// ``blockSeconds`` after the earliest stamp it holds, so the time a face counts as held is
+/// never more than its stamps span. (It counted the step back as about 584 years elapsed, so one
+/// such sample closed the block at once, and a still block then captured its face at once.)
 public struct SixPositionCalibrator: Sendable {
     /// Seconds of stillness needed per face. Default 2.
     public var holdSeconds = 2.0
@@ -81,12 +88,13 @@ public struct SixPositionCalibrator: Sendable {
 
     /// Takes one sample (in sensor axes, uncalibrated).
     public mutating func add(_ s: IMUSample) {
-        if block.n == 0 { block.start = s.timestampNanoseconds }
+        // The earliest stamp is the start (see the type's discussion): elapsed time is never negative.
+        if block.n == 0 || s.timestampNanoseconds < block.start { block.start = s.timestampNanoseconds }
         block.n += 1
         block.a += s.acceleration; block.a2 += s.acceleration * s.acceleration
         block.g += s.angularRate; block.g2 += s.angularRate * s.angularRate
         if let t = s.temperature { block.temperature += t; block.temperatureCount += 1 }
-        if Double(s.timestampNanoseconds &- block.start) >= blockSeconds * 1e9 { closeBlock(end: s.timestampNanoseconds) }
+        if Double(s.timestampNanoseconds - block.start) >= blockSeconds * 1e9 { closeBlock(end: s.timestampNanoseconds) }
     }
 
     private mutating func closeBlock(end: UInt64) {
@@ -115,7 +123,7 @@ public struct SixPositionCalibrator: Sendable {
         temperatureSum += block.temperature; temperatureCount += block.temperatureCount
         if face != runFace { runFace = face; run = Block(); runDuration = 0 }
         run.n += n; run.a += block.a
-        runDuration += end &- block.start
+        runDuration += end - block.start // end ≥ start: add(_:) keeps the start the block's earliest stamp
         if Double(runDuration) / 1e9 >= holdSeconds, faces[face] == nil {
             faces[face] = run.a / run.n
             order.append(face)
