@@ -105,3 +105,77 @@ final class EmulatedPiStack: @unchecked Sendable {
         #expect(id.warnings == [])
     }
 }
+
+/// A register read that keeps failing, on a Pi: `RegisterAccess` tried it three times on top of
+/// `LinuxI2CBus`'s three tries, nine transfers and 11 ms of waits; it now counts the bus's tries
+/// (``I2CBus/attemptsPerTransfer``) as ``IMUFamilies/probeRead(_:_:)`` does. The address NACK
+/// the bus does not retry (ENXIO) is still retried by it, and a chip that NACKs for a while
+/// during DEVICE_RESET is waited for by the reset's polling, longer than before.
+@Suite struct PiStackRegisterRetryTests {
+    static func read(_ stack: EmulatedPiStack) throws -> (Result<UInt8, IMUError>, waited: UInt64) {
+        try stack.run { linux in
+            let registers = RegisterAccess(bus: linux, address: I2CAddress(0x68), clock: stack.clock)
+            stack.bus.trace = []
+            let start = stack.clock.nowNanoseconds
+            let result = Result { () throws(IMUError) -> UInt8 in try registers.readRegister(MPU6050.Register.whoAmI) }
+            return (result, stack.clock.nowNanoseconds - start)
+        }
+    }
+
+    @Test func aReadThatKeepsFailingWithEREMOTEIOIsThreeTransfers() throws {
+        let stack = EmulatedPiStack("mpu6050")
+        stack.bus.faults = [FaultRule(.address(I2CAddress(0x68)), effect: .errno(Errno.EREMOTEIO))]
+        let (result, waited) = try Self.read(stack)
+        #expect(throws: IMUError.self) { try result.get() }
+        #expect(stack.transfers(at: 0x68) == 3)
+        #expect(waited == 3 * Nanoseconds.perMillisecond) // the bus's 1 ms and 2 ms
+    }
+
+    /// ENXIO the bus does not retry: three calls, 1 ms apart, as on the emulator.
+    @Test func aReadThatKeepsFailingWithENXIOIsStillThreeTransfers() throws {
+        let stack = EmulatedPiStack("mpu6050")
+        stack.bus.faults = [FaultRule(.address(I2CAddress(0x68)), effect: .errno(Errno.ENXIO))]
+        let (result, waited) = try Self.read(stack)
+        #expect(throws: IMUError.self) { try result.get() }
+        #expect(stack.transfers(at: 0x68) == 3)
+        #expect(waited == 2 * Nanoseconds.perMillisecond)
+    }
+
+    /// A passing fault is still covered: two failures, then the answer, within the bus's tries.
+    @Test func aPassingFaultIsCoveredByTheBus() throws {
+        let stack = EmulatedPiStack("mpu6050")
+        stack.bus.faults = [FaultRule(.address(I2CAddress(0x68)), effect: .errno(Errno.EREMOTEIO), count: 2)]
+        let (result, _) = try Self.read(stack)
+        #expect(try result.get() == 0x68)
+        #expect(stack.transfers(at: 0x68) == 3)
+    }
+
+    /// An MPU-6050 that does not acknowledge its first twelve reads of PWR_MGMT_1 after
+    /// DEVICE_RESET (a chip slow to come back; EREMOTEIO as a Pi reports it): before, the reset
+    /// gave up after nine (11 ms); now the reset's own poll (10 × 10 ms) waits for it.
+    @Test func aChipThatNACKsDuringItsResetIsWaitedFor() throws {
+        let stack = EmulatedPiStack("mpu6050")
+        try stack.run { linux in
+            let driver = try MPU6050(bus: linux, address: I2CAddress(0x68), clock: stack.clock)
+            _ = try driver.identify()
+            stack.bus.faults = [FaultRule(.readOf(MPU6050.Register.powerManagement1), effect: .errno(Errno.EREMOTEIO), count: 12)]
+            try driver.reset()
+        }
+        #expect(stack.bus.faults.map(\.count) == [0])
+    }
+
+    /// One that never answers again still fails, with the bus's error, within the poll's bound.
+    @Test func aChipGoneDuringItsResetFailsWithTheBusError() throws {
+        let stack = EmulatedPiStack("mpu6050")
+        let outcome = try stack.run { linux in
+            let driver = try MPU6050(bus: linux, address: I2CAddress(0x68), clock: stack.clock)
+            _ = try driver.identify()
+            stack.bus.faults = [FaultRule(.readOf(MPU6050.Register.powerManagement1), effect: .errno(Errno.EREMOTEIO))]
+            stack.bus.trace = []
+            return Result { () throws(IMUError) in try driver.reset() }
+        }
+        #expect(throws: IMUError.self) { try outcome.get() }
+        if case .failure(.bus(let error)) = outcome { #expect(error.errno == Errno.EREMOTEIO) } else { Issue.record("\(outcome)") }
+        #expect(stack.transfers(at: 0x68) == 1 + 10 * 3) // the DEVICE_RESET write, then ten polls of three tries
+    }
+}

@@ -40,9 +40,9 @@ extension IMUFamilies {
     /// `body` (one on `LinuxI2CBus`, three on a bus that does not retry, such as the emulator).
     /// Repeating a transfer the bus has given up on three times would only multiply its tries
     /// and waits: on a Pi, nine tries and 9 ms per empty address instead of three and 3 ms.
-    /// ``RegisterAccess`` retries on top of the bus for a reason the bus cannot see (a chip that
-    /// answered before and NACKs for a moment, during DEVICE_RESET); a probe read has no such
-    /// reason.
+    /// ``RegisterAccess`` counts the bus's tries the same way, and retries on top of it only the
+    /// address NACK the bus does not retry (ENXIO: a chip that answered before and is busy for a
+    /// moment).
     /// - Parameters:
     ///   - bus: the bus `body` reads on (for ``I2CBus/attemptsPerTransfer``).
     ///   - body: one read at the address.

@@ -26,7 +26,8 @@ public struct RegisterAccess {
     /// EBUSY (a kernel driver owns the address), EOPNOTSUPP (the adapter cannot do this kind of
     /// transfer), EINVAL (a malformed request), and any error without an errno.
     public struct RetryPolicy: Sendable, Equatable {
-        /// Attempts in all, at least 1. Default 3.
+        /// Tries in all, at least 1, counting the bus's own (``I2CBus/attemptsPerTransfer``) for an
+        /// error it retries. Default 3.
         public var attempts: Int
         /// Nanoseconds between attempts. Default 1 ms.
         public var delayNanoseconds: UInt64
@@ -68,15 +69,30 @@ public struct RegisterAccess {
     }
 
     /// Runs `body`, trying again after ``RetryPolicy/delayNanoseconds`` while it fails with a
-    /// retried error, at most ``RetryPolicy/attempts`` times in all.
+    /// retried error, until ``RetryPolicy/attempts`` tries in all have been made, counting the
+    /// bus's own.
+    ///
+    /// A bus may already try a transfer several times (``I2CBus/attemptsPerTransfer``; three on
+    /// `LinuxI2CBus`, 1 ms then 2 ms apart) for an error it takes as transient
+    /// (``I2CError/isTransient``: EIO, EREMOTEIO, EPROTO, ETIMEDOUT, EAGAIN). A failed call of
+    /// `body` with such an error counts as that many tries, so a register that keeps failing
+    /// costs ⌈attempts / attemptsPerTransfer⌉ calls: on a Raspberry Pi one call and three
+    /// transfers, where it cost nine (three calls of three tries, 11 ms of waits). An error the bus
+    /// does not retry (ENXIO) counts as one try, so on a PC's adapter, which reports the address
+    /// NACK of a chip busy for a moment as ENXIO, the chip still gets three calls 1 ms apart.
+    /// Either way the last try comes at least (attempts − 1) × ``RetryPolicy/delayNanoseconds``
+    /// after the first (2 ms by default; 3 ms on a Pi, where the bus's own waits are longer). A
+    /// chip that NACKs for longer, during its reset, is waited for by the reset's own polling
+    /// (``MPU6050/reset()``).
     ///
     /// - Throws: ``IMUError/bus(_:)`` with the last error.
     public func run<T>(_ body: () throws(I2CError) -> T) throws(IMUError) -> T {
-        var attempt = 1
+        let triesPerCall = max(1, bus.attemptsPerTransfer)
+        var tries = 0
         while true {
             do { return try body() } catch {
-                if attempt >= retry.attempts || !RetryPolicy.shouldRetry(error) { throw .bus(error) }
-                attempt += 1
+                tries += error.isTransient ? triesPerCall : 1
+                if tries >= retry.attempts || !RetryPolicy.shouldRetry(error) { throw .bus(error) }
                 clock.sleep(nanoseconds: retry.delayNanoseconds)
             }
         }

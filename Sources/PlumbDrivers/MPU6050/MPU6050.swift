@@ -181,10 +181,23 @@ public final class MPU6050: IMU {
         try writeRegister(Register.powerManagement1, Bits.deviceReset)
         clock.sleep(nanoseconds: 100 * Nanoseconds.perMillisecond)
         var cleared = false
+        // A chip busy with its reset may not acknowledge for a moment (ENXIO; EREMOTEIO on a
+        // Raspberry Pi, whose bus has already tried three times): that is polled again like a
+        // bit not yet clear, within the same 10 × 10 ms, and thrown if it lasts. The register
+        // access's own retries are cut to the bus's tries (``RegisterAccess/run(_:)``), so the
+        // reset's window is this loop's, not theirs.
+        var unanswered: IMUError?
         for _ in 0..<10 {
-            if try readRegister(Register.powerManagement1) & Bits.deviceReset == 0 { cleared = true; break }
+            do {
+                if try readRegister(Register.powerManagement1) & Bits.deviceReset == 0 { cleared = true; break }
+                unanswered = nil
+            } catch {
+                guard case .bus(let failure) = error, RegisterAccess.RetryPolicy.shouldRetry(failure) else { throw error }
+                unanswered = error
+            }
             clock.sleep(nanoseconds: 10 * Nanoseconds.perMillisecond)
         }
+        if !cleared, let unanswered { throw unanswered }
         guard cleared else { throw .timeout(waitingFor: "PWR_MGMT_1.DEVICE_RESET to clear on \(v.part) at \(address) on \(bus.path)") }
         lookAgainForCompanion()
         if v.signalPathResetAfterReset {
