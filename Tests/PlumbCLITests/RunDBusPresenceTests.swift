@@ -124,7 +124,11 @@ struct RunDBusPresenceTests {
         let step = session.step
         let monitor = try PropertiesMonitor(address: bus.address)
         let client = try SensorProxyBus(address: bus.address)
-        try Self.until("the monitor to start (have \(monitor.raw))", step) { monitor.raw.contains("Monitoring signals") }
+        // gdbus monitor prints "Monitoring signals" before it subscribes, and subscribes
+        // asynchronously: a signal sent meanwhile is lost (the one orientation here, under a
+        // loaded machine). It asks who owns the name after subscribing, on the same connection,
+        // and the bus answers in order, so its "is owned by" line means the match is in place.
+        try Self.until("the monitor to subscribe (have \(monitor.raw))", step) { monitor.raw.contains("is owned by") }
         try client.call("ClaimAccelerometer")
         try Self.until("the monitor to see the orientation (have \(monitor.changes))", step) {
             monitor.changes.last?.contains("'normal'") == true
