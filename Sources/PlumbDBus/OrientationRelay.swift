@@ -86,7 +86,10 @@ public final class OrientationRelay: OrientationSource {
 
     /// Starts passing changes on: the latest orientation at once, and the chip's presence as the
     /// daemon last told it (``tell(_:)``), so a claim made while it is away finds HasAccelerometer
-    /// false, and one made after it came back finds it true.
+    /// false, and one made after it came back finds it true. `presence` is called with the
+    /// relay's lock held (here and in ``tell(_:)``), so it must not call back into the relay
+    /// (the lock is not recursive); ``SensorProxyService`` only takes its own lock and wakes its
+    /// bus thread.
     public func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void,
                       presence: @escaping @Sendable (SensorPresence) -> Void) throws {
         let current = state.withLock { s in

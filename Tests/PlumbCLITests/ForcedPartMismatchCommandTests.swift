@@ -119,3 +119,30 @@ import PlumbSimulation
         }
     }
 }
+
+/// Two chips with unknown WHO_AM_I values, one at each family's address (an MPU-6050 clone at
+/// 0x68, an LSM6DS clone at 0x6A), and `--part lsm6dso` without `--address`: the error named
+/// the lowest address, 0x68, told the user to give `--address 0x68` and that lsm6dso answers at
+/// 0x6a or 0x6b "not 0x68", though the unknown chip at 0x6A is the one the part can be.
+@Suite struct UnknownChipsOfBothFamiliesTests {
+    static func bus() -> EmulatedI2CBus {
+        let bus = UnknownChipGivenPartTests.cloneBus()
+        bus.attach(LSM6DSEmulator(variant: .lsm6dso, clock: bus.clock), at: I2CAddress(0x6A))
+        bus.faults.append(FaultRule(.address(I2CAddress(0x6A)), effect: .reads(0x00)))
+        return bus
+    }
+
+    @Test func theErrorNamesTheUnknownChipAtThePartsAddress() {
+        let bus = Self.bus()
+        #expect(throws: CLIError.failure(
+            "0x6a on /dev/i2c-1 answers WHO_AM_I 0x00, which is no known IMU",
+            fix: "--part lsm6dso without --address only picks a chip whose WHO_AM_I is known; give --address 0x6a too, and the chip there is driven as lsm6dso whatever its WHO_AM_I.")) {
+            _ = try SensorOptions.identify(bus: bus, address: nil, part: "lsm6dso", clock: bus.clock)
+        }
+        #expect(throws: CLIError.failure(
+            "0x68 on /dev/i2c-1 answers WHO_AM_I 0x00, which is no known IMU",
+            fix: "--part mpu6050 without --address only picks a chip whose WHO_AM_I is known; give --address 0x68 too, and the chip there is driven as mpu6050 whatever its WHO_AM_I.")) {
+            _ = try SensorOptions.identify(bus: bus, address: nil, part: "mpu6050", clock: bus.clock)
+        }
+    }
+}

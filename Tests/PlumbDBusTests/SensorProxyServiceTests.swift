@@ -386,7 +386,8 @@ struct SensorPresenceTests {
         try waitUntil("HasAccelerometer false on the bus (have \(monitor.changes))") { monitor.changes.count == base + 1 }
         #expect(monitor.changes.last == Self.lostSignal)
         #expect(!running.service.status.hasAccelerometer)
-        #expect(running.recorded.contains(.sensorLost(lost)))
+        // The bus thread records the event after it sent the signal the monitor saw.
+        try waitUntil("the lost event (have \(running.recorded))") { running.recorded.contains(.sensorLost(lost)) }
         #expect(try client.stringProperty("AccelerometerOrientation") == "left-up")
 
         relay.tell(.absent(lost))
@@ -394,6 +395,7 @@ struct SensorPresenceTests {
         try waitUntil("HasAccelerometer true on the bus (have \(monitor.changes))") { monitor.changes.count == base + 2 }
         #expect(monitor.changes.last == Self.backSignal)
         #expect(running.service.status.hasAccelerometer)
+        try waitUntil("the back event (have \(running.recorded))") { running.recorded.contains(.sensorBack) }
         #expect(running.recorded.filter { $0 == .sensorBack }.count == 1)
         #expect(running.recorded.filter { if case .sensorLost = $0 { true } else { false } }.count == 1)
     }
@@ -411,7 +413,8 @@ struct SensorPresenceTests {
         #expect(running.service.status.hasAccelerometer, "nobody claims: the service has not started the relay")
         try client.call("ClaimAccelerometer")
         try waitUntil("HasAccelerometer false") { !running.service.status.hasAccelerometer }
-        #expect(running.recorded.contains(.sensorLost("gone")))
+        // The event goes out on the bus thread after the property changed under the claim's start.
+        try waitUntil("the lost event (have \(running.recorded))") { running.recorded.contains(.sensorLost("gone")) }
         relay.tell(.present)
         try waitUntil("HasAccelerometer true") { running.service.status.hasAccelerometer }
         try client.call("ReleaseAccelerometer")

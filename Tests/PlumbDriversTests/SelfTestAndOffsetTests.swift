@@ -315,3 +315,41 @@ import PlumbSimulation
         #expect(abs(calibrator.progress.heldSeconds - 0.5) < 1e-9)
     }
 }
+
+/// A step back across a block boundary: a sample of the second block stamped before the first
+/// block's end moved the second block's start back over time the first block had already
+/// counted, so the run counted that stretch twice (0.5 s + 0.61 s held for 0.91 s of stamps),
+/// and a face could be captured with less than ``SixPositionCalibrator/holdSeconds`` of stamps.
+@Suite struct SixPositionCalibratorBoundaryTests {
+    @Test func aStepBackAcrossABlockBoundaryIsNotCountedTwice() {
+        var calibrator = SixPositionCalibrator()
+        let period: UInt64 = 10_000_000
+        // Block one: 10.00 s … 10.50 s (closes on the sample at 10.50 s).
+        for k in 0...50 { calibrator.add(SixPositionCalibratorClockTests.still(at: 10_000_000_000 + UInt64(k) * period)) }
+        #expect(abs(calibrator.progress.heldSeconds - 0.5) < 1e-9)
+        // Block two: 10.51 s … 10.90 s, one sample stamped 10.30 s, then 10.91 s closes it.
+        for k in 51...90 { calibrator.add(SixPositionCalibratorClockTests.still(at: 10_000_000_000 + UInt64(k) * period)) }
+        calibrator.add(SixPositionCalibratorClockTests.still(at: 10_300_000_000))
+        calibrator.add(SixPositionCalibratorClockTests.still(at: 10_910_000_000))
+        #expect(calibrator.progress.current == .zUp)
+        // The stamps span 10.00 s … 10.91 s.
+        #expect(abs(calibrator.progress.heldSeconds - 0.91) < 1e-9, "held \(calibrator.progress.heldSeconds) s")
+    }
+
+    /// Stamps that step back by 0.3 s at every block's start (a stream restarted on an
+    /// overlapping time base again and again): the face is captured only once 2 s of distinct
+    /// stamps are behind it.
+    @Test func repeatedStepsBackDoNotCaptureTheFaceEarly() {
+        var calibrator = SixPositionCalibrator()
+        let period: UInt64 = 10_000_000
+        var t: UInt64 = 10_000_000_000
+        var latest = t
+        for _ in 0..<4 {
+            for _ in 0...50 { calibrator.add(SixPositionCalibratorClockTests.still(at: t)); latest = max(latest, t); t += period }
+            t -= 300_000_000
+        }
+        // Four blocks of 0.5 s each, overlapping by 0.29 s: 10.00 s … 11.13 s of stamps.
+        #expect(latest - 10_000_000_000 < 2_000_000_000)
+        #expect(calibrator.progress.done == [], "held \(calibrator.progress.heldSeconds) s")
+    }
+}

@@ -186,7 +186,10 @@ enum SensorOptions {
             let known = findings.filter { $0.family != nil && (at == nil || $0.address == at) }
                 .sorted { ($0.family == family?.name ? 0 : 1) < ($1.family == family?.name ? 0 : 1) }
             guard let first = known.first else {
-                if let unknown = findings.first(where: { at == nil || $0.address == at }) {
+                // With a part given, an unknown chip at one of its family's addresses is the one
+                // it can be a clone of (an LSM6DS clone at 0x6A, not an MPU clone at 0x68 too).
+                let unknowns = findings.filter { at == nil || $0.address == at }
+                if let unknown = unknowns.first(where: { family?.addresses.contains($0.address) == true }) ?? unknowns.first {
                     throw unknownChip(unknown, bus: bus.path, part: part, family: family)
                 }
                 if let at, let elsewhere = known.isEmpty ? findings.first(where: { $0.family != nil }) : nil {

@@ -237,8 +237,15 @@ final class SensorPipeline: DaemonPipeline {
             return nil
         }
         do { try source.stop() } catch {
-            let failure = stopFailure(error, for: "to pause it: no output needs it")
-            throw CLIError.failure(failure.message, fix: failure.fix)
+            // A chip the stream lost (``followPresence(samplesArrived:)``) cannot take the stop:
+            // nothing answers. It is paused all the same (the stream and driver mark themselves
+            // stopped first, and the next start sets the chip up from its reset), so that a
+            // desktop releasing its claim while the chip is away does not end `plumb run`.
+            guard lost != nil, error.busError?.mayMeanNothingAnswers == true else {
+                let failure = stopFailure(error, for: "to pause it: no output needs it")
+                throw CLIError.failure(failure.message, fix: failure.fix)
+            }
+            events.append(DaemonEvent(level: .notice, message: "\(source.name) still does not answer, so it is paused without its stop (\(error.description)); it is set up again when an output needs it"))
         }
         sensorActive = false
         events.append(DaemonEvent(level: .info, message: "sensor stopped: no output needs it (no D-Bus claim)"))

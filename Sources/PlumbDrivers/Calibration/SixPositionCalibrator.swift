@@ -39,9 +39,12 @@ public enum Face: String, Sendable, Equatable, CaseIterable, Codable {
 /// Time is the samples' own timestamps. A sample stamped before its block's start (a stream
 /// restarted on a new time base, a batch's reconstructed stamps stepping back) moves the start
 /// back to it: the block keeps its samples and is judged on all of them, and it closes
-/// ``blockSeconds`` after the earliest stamp it holds, so the time a face counts as held is
-/// never more than its stamps span. (It counted the step back as about 584 years elapsed, so one
-/// such sample closed the block at once, and a still block then captured its face at once.)
+/// ``blockSeconds`` after the earliest stamp it holds. A block whose start moved back before
+/// the end of the run's previous block counts only from that end, so the time a face counts as
+/// held is never more than its stamps span (on one time base; a block wholly before the previous
+/// one's end, a new time base, counts whole). (It counted the step back as about 584 years
+/// elapsed, so one such sample closed the block at once, and a still block then captured its
+/// face at once.)
 public struct SixPositionCalibrator: Sendable {
     /// Seconds of stillness needed per face. Default 2.
     public var holdSeconds = 2.0
@@ -85,6 +88,9 @@ public struct SixPositionCalibrator: Sendable {
         Progress(done: order, current: runFace, heldSeconds: run.n > 0 ? Double(runDuration) / 1e9 : 0)
     }
     private var runDuration: UInt64 = 0
+    /// The end of the run's last block (0 before one): a block whose start a sample moved back
+    /// before it counts only from there, so a stretch of stamps is not counted twice.
+    private var runEnd: UInt64 = 0
 
     /// Takes one sample (in sensor axes, uncalibrated).
     public mutating func add(_ s: IMUSample) {
@@ -107,7 +113,7 @@ public struct SixPositionCalibrator: Sendable {
         let magnitude = (meanA * meanA).sum().squareRoot()
         let still = sdA.max() < accelerationTolerance && sdG.max() < rateTolerance
             && abs(magnitude / MotionConstants.standardGravity - 1) < 0.15
-        guard still else { runFace = nil; run = Block(); runDuration = 0; return }
+        guard still else { runFace = nil; run = Block(); runDuration = 0; runEnd = 0; return }
         let index = [abs(meanA.x), abs(meanA.y), abs(meanA.z)].enumerated().max { $0.element < $1.element }!.offset
         let face: Face = switch (index, meanA[index] > 0) {
         case (0, true): .xUp
@@ -118,12 +124,17 @@ public struct SixPositionCalibrator: Sendable {
         default: .zDown
         }
         // The dominant axis must really be vertical (within about 25°).
-        guard abs(meanA[index]) > 0.9 * magnitude else { runFace = nil; run = Block(); runDuration = 0; return }
+        guard abs(meanA[index]) > 0.9 * magnitude else { runFace = nil; run = Block(); runDuration = 0; runEnd = 0; return }
         gyroSum += block.g; gyroCount += n
         temperatureSum += block.temperature; temperatureCount += block.temperatureCount
-        if face != runFace { runFace = face; run = Block(); runDuration = 0 }
+        if face != runFace { runFace = face; run = Block(); runDuration = 0; runEnd = 0 }
         run.n += n; run.a += block.a
-        runDuration += end - block.start // end ≥ start: add(_:) keeps the start the block's earliest stamp
+        // end ≥ start: add(_:) keeps the start the block's earliest stamp. A start before the
+        // previous block's end (a stamp stepped back across the boundary) counts from that end;
+        // a block that ends at or before it lies on a new time base and counts whole.
+        let from = block.start < runEnd && runEnd < end ? runEnd : block.start
+        runDuration += end - from
+        runEnd = end
         if Double(runDuration) / 1e9 >= holdSeconds, faces[face] == nil {
             faces[face] = run.a / run.n
             order.append(face)
