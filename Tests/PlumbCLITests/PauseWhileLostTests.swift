@@ -71,3 +71,73 @@ private final class ClaimingOutput: DaemonOutput {
         #expect(output.presence.isEmpty)
     }
 }
+
+/// `plumb run`'s stall limit (no samples for 10 s ends the session, for systemd to restart) and
+/// a chip the stream knows is lost: the stream sets it up again on its own, so the session stays
+/// up however long the chip is away (it ended after 10 s, and each restart then failed while
+/// nothing answered), and its samples are taken again when it answers. A stream that stops
+/// delivering without a known loss still ends the session.
+@Suite struct StallWhileLostTests {
+    fileprivate static func session(_ board: DBusBoard) throws -> (SensorPipeline, ClaimingOutput) {
+        let at = I2CAddress(UInt8(0x68))
+        let imu = try DaemonFactory.makeIMU(bus: board, address: at, clock: board.clock, part: nil)
+        let source = StreamSampleSource(name: "IMU at \(at) on /dev/i2c-1, polling", imu: imu, line: nil, clock: board.clock)
+        let output = ClaimingOutput()
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [output], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        return (pipeline, output)
+    }
+
+    @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
+    func aChipAwayLongerThanTheStallLimitDoesNotEndTheSession(errno: Int32) throws {
+        let board = DBusBoard(nothingAnswersErrno: errno)
+        let (pipeline, output) = try Self.session(board)
+        var log: [String] = []
+        func step() throws { log += try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) }
+        try step()
+        board.plugged = false
+        let unplugged = board.clock.nowNanoseconds
+        // 30 s of virtual time away: three times the stall limit.
+        var steps = 0
+        while board.clock.nowNanoseconds &- unplugged < 30 * Nanoseconds.perSecond, steps < 100_000 {
+            try step()
+            steps += 1
+        }
+        #expect(board.clock.nowNanoseconds &- unplugged >= 30 * Nanoseconds.perSecond, "the virtual clock did not move: \(steps) steps")
+        guard case .absent = output.presence.first else { Issue.record("never lost: \(log.suffix(20))"); return }
+        #expect(log.filter { $0.hasPrefix("no samples from IMU at 0x68 on /dev/i2c-1, polling for ") }.count == 1, "\(log.suffix(20))")
+
+        board.plugged = true
+        for _ in 0..<200 where output.presence.count < 2 { try step() }
+        #expect(output.presence.last == .present, "\(output.presence)")
+        #expect(log.contains("samples from IMU at 0x68 on /dev/i2c-1, polling again"), "\(log.suffix(20))")
+    }
+
+    /// A source that delivers nothing and reports no loss.
+    final class SilentSource: MotionSampleSource {
+        let name = "silent test source"
+        let board = VirtualClock()
+        var clock: any MonotonicClock { board }
+        func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration { configuration }
+        func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+            board.advance(by: timeoutNanoseconds)
+            return .timedOut
+        }
+        func stop() throws(MotionSourceError) {}
+    }
+
+    @Test func aStreamSilentWithoutAKnownLossStillEndsTheSession() throws {
+        let source = SilentSource()
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [ClaimingOutput()], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
+        var ended: String?
+        for _ in 0..<200 where ended == nil {
+            do { _ = try pipeline.step(timeoutNanoseconds: 100_000_000) } catch let error as CLIError {
+                if case .failure(let message, _) = error { ended = message } else { ended = "\(error)" }
+            }
+        }
+        #expect(ended == "no samples from silent test source for 10 s")
+    }
+}

@@ -156,7 +156,13 @@ final class SensorPipeline: DaemonPipeline {
         case .finished:
             throw DaemonSourceFinished(name: source.name)
         case .timedOut where samples.isEmpty:
-            if now &- lastData >= stallLimit {
+            // A chip the stream lost (``followPresence(samplesArrived:)``) is being set up again by
+            // the stream on its own schedule: ending the session would only hand that to systemd,
+            // whose restarts (`Restart=on-failure`, 2 s apart) fail while nothing answers, each
+            // restoring the outputs and dropping the D-Bus name, where staying keeps the last
+            // rotation and tells desktops HasAccelerometer false. The stall limit is for a stream
+            // that stops delivering without a reason the session knows.
+            if now &- lastData >= stallLimit, lost == nil {
                 throw CLIError.failure("no samples from \(source.name) for \(stallLimit / Nanoseconds.perSecond) s",
                                        fix: "Check the wiring and the interrupt line, or poll instead: \"imu\": {\"interrupt\": \"poll\"} in plumb.json (\(Configuration.defaultPath) unless --config names another).")
             }
