@@ -54,6 +54,35 @@ private final class ClaimingOutput: DaemonOutput {
         #expect(output.presence.count == 2 && output.presence.last == .present, "\(output.presence)")
     }
 
+    /// The claim comes back while the chip is still away: the start cannot set it up. That ended
+    /// `plumb run` ("cannot restart …"); the session now tries again every second, says so once,
+    /// and takes the chip's samples once it answers.
+    @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
+    func aClaimWhileTheChipIsStillAwayWaitsForIt(errno: Int32) throws {
+        let board = DBusBoard(nothingAnswersErrno: errno)
+        let (pipeline, output) = try StallWhileLostTests.session(board)
+        var log: [String] = []
+        func step() throws { log += try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) }
+        board.plugged = false
+        for _ in 0..<200 where output.presence.isEmpty { try step() }
+        guard case .absent = output.presence.first else { Issue.record("never lost: \(log)"); return }
+        output.needsSensor = false
+        try step()
+        #expect(!pipeline.sensorActive)
+
+        output.needsSensor = true
+        for _ in 0..<50 { try step() }
+        #expect(!pipeline.sensorActive)
+        let said = log.filter { $0.hasPrefix("IMU at 0x68 on /dev/i2c-1, polling still does not answer (") && $0.hasSuffix("); trying to start it again every second") }
+        #expect(said.count == 1, "\(log.suffix(10))")
+
+        board.plugged = true
+        for _ in 0..<200 where output.presence.count < 2 { try step() }
+        #expect(pipeline.sensorActive)
+        #expect(output.presence.last == .present, "\(output.presence)")
+        #expect(log.contains("sensor started: an output needs it"), "\(log.suffix(10))")
+    }
+
     /// A stop that fails while the chip is not known lost still ends the session, as before.
     @Test func aStopThatFailsWithTheChipNotKnownLostStillFails() throws {
         let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)

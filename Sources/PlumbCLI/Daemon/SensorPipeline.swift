@@ -106,6 +106,14 @@ final class SensorPipeline: DaemonPipeline {
     /// The source's notice that its chip stopped answering, until samples come again
     /// (``followPresence(samplesArrived:)``).
     private var lost: SensorNotice?
+    /// Step time to wait before the next start of a lost chip that did not take the last one
+    /// (``followDemand(timeoutNanoseconds:)``), nanoseconds; counted in step timeouts, so that
+    /// it runs on the same time as the steps, real or simulated.
+    private var lostStartWait: UInt64 = 0
+    /// How often a lost chip is started again while an output needs it.
+    static let lostStartInterval = Nanoseconds.perSecond
+    /// The first start that a lost chip did not take was logged (once until one succeeds).
+    private var lostStartReported = false
 
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
          outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, listedInterfaces: [InterfaceOrientation]? = nil,
@@ -229,9 +237,27 @@ final class SensorPipeline: DaemonPipeline {
         startEvents.removeAll()
         for output in outputs { events += output.takeEvents() }
         if wanted {
+            if lostStartWait > 0 {
+                lostStartWait -= min(lostStartWait, timeoutNanoseconds)
+                (pacing ?? source.clock).sleep(nanoseconds: timeoutNanoseconds)
+                return events
+            }
             do { _ = try source.start(activeConfiguration) } catch {
+                // A chip the stream lost, paused while away (a desktop released its claim), and
+                // still away at the next claim: the session waits for it as the stream would
+                // have, trying again every second, instead of ending `plumb run`.
+                if lost != nil, error.busError?.mayMeanNothingAnswers == true {
+                    if !lostStartReported {
+                        lostStartReported = true
+                        events.append(DaemonEvent(level: .notice, message: "\(source.name) still does not answer (\(error.description)); trying to start it again every second"))
+                    }
+                    lostStartWait = Self.lostStartInterval
+                    (pacing ?? source.clock).sleep(nanoseconds: timeoutNanoseconds)
+                    return events
+                }
                 throw explain?(error) ?? CLIError.failure("cannot restart \(source.name): \(error.description)", fix: Self.startFix(error, configurationPath: configurationPath))
             }
+            lostStartReported = false
             sensorActive = true
             orientation.restartEstimation()
             lastData = source.clock.nowNanoseconds
