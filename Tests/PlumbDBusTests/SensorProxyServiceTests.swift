@@ -339,7 +339,10 @@ struct SensorPresenceTests {
         try waitUntil("HasAccelerometer false on the bus (have \(monitor.changes))") { monitor.changes.count == base + 1 }
         #expect(monitor.changes.last == Self.lostSignal)
         #expect(!running.service.status.hasAccelerometer)
-        #expect(running.recorded.contains(.sensorLost("IMU at 0x68 on /dev/i2c-1, polling: re-initialising failed: nothing answers at 0x68 on /dev/i2c-1; trying again")))
+        // The service records the event on its bus thread after setting the property: waited for.
+        try waitUntil("the lost event (have \(running.recorded))") {
+            running.recorded.contains(.sensorLost("IMU at 0x68 on /dev/i2c-1, polling: re-initialising failed: nothing answers at 0x68 on /dev/i2c-1; trying again"))
+        }
         #expect(source.running, "the claim stands while the chip is away")
         #expect(try client.stringProperty("AccelerometerOrientation") == "left-up")
 
@@ -349,6 +352,7 @@ struct SensorPresenceTests {
         try waitUntil("HasAccelerometer true on the bus (have \(monitor.changes))") { monitor.changes.count == base + 2 }
         #expect(monitor.changes.last == Self.backSignal)
         #expect(running.service.status.hasAccelerometer)
+        try waitUntil("the back event (have \(running.recorded))") { running.recorded.contains(.sensorBack) }
         #expect(running.recorded.filter { $0 == .sensorBack }.count == 1)
         #expect(running.recorded.filter { if case .sensorLost = $0 { true } else { false } }.count == 1)
     }
