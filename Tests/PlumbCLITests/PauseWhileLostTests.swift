@@ -18,6 +18,19 @@ private final class ClaimingOutput: DaemonOutput {
     func restore() throws {}
 }
 
+/// The daemon's session on the emulated board that can be unplugged, polling its MPU-6050 at
+/// 0x68, with one output that needs the sensor while told.
+private func lostChipSession(_ board: DBusBoard, stallLimit: UInt64 = 10 * Nanoseconds.perSecond) throws -> (SensorPipeline, ClaimingOutput) {
+    let at = I2CAddress(UInt8(0x68))
+    let imu = try DaemonFactory.makeIMU(bus: board, address: at, clock: board.clock, part: nil)
+    let source = StreamSampleSource(name: "IMU at \(at) on /dev/i2c-1, polling", imu: imu, line: nil, clock: board.clock)
+    let output = ClaimingOutput()
+    let pipeline = try SensorPipeline(
+        source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+        outputs: [output], allowedInterfaces: Set(InterfaceOrientation.allCases), stallLimit: stallLimit, describe: { _ in "" })
+    return (pipeline, output)
+}
+
 /// `plumb run` with `dbus` the only output, its chip unplugged while a desktop holds a claim,
 /// then the claim released (a screen lock): the session pauses the sensor, whose stop writes to
 /// the chip that no longer answers. That ended `plumb run` ("cannot stop … (to pause it: no
@@ -27,13 +40,7 @@ private final class ClaimingOutput: DaemonOutput {
     @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
     func aClaimReleasedWhileTheChipIsAwayPausesTheSensor(errno: Int32) throws {
         let board = DBusBoard(nothingAnswersErrno: errno)
-        let at = I2CAddress(UInt8(0x68))
-        let imu = try DaemonFactory.makeIMU(bus: board, address: at, clock: board.clock, part: nil)
-        let source = StreamSampleSource(name: "IMU at \(at) on /dev/i2c-1, polling", imu: imu, line: nil, clock: board.clock)
-        let output = ClaimingOutput()
-        let pipeline = try SensorPipeline(
-            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
-            outputs: [output], allowedInterfaces: Set(InterfaceOrientation.allCases), stallLimit: .max, describe: { _ in "" })
+        let (pipeline, output) = try lostChipSession(board, stallLimit: .max)
         var log: [String] = []
         func step() throws { log += try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) }
 
@@ -60,7 +67,7 @@ private final class ClaimingOutput: DaemonOutput {
     @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
     func aClaimWhileTheChipIsStillAwayWaitsForIt(errno: Int32) throws {
         let board = DBusBoard(nothingAnswersErrno: errno)
-        let (pipeline, output) = try StallWhileLostTests.session(board)
+        let (pipeline, output) = try lostChipSession(board)
         var log: [String] = []
         func step() throws { log += try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) }
         board.plugged = false
@@ -86,13 +93,7 @@ private final class ClaimingOutput: DaemonOutput {
     /// A stop that fails while the chip is not known lost still ends the session, as before.
     @Test func aStopThatFailsWithTheChipNotKnownLostStillFails() throws {
         let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
-        let at = I2CAddress(UInt8(0x68))
-        let imu = try DaemonFactory.makeIMU(bus: board, address: at, clock: board.clock, part: nil)
-        let source = StreamSampleSource(name: "IMU at \(at) on /dev/i2c-1, polling", imu: imu, line: nil, clock: board.clock)
-        let output = ClaimingOutput()
-        let pipeline = try SensorPipeline(
-            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
-            outputs: [output], allowedInterfaces: Set(InterfaceOrientation.allCases), stallLimit: .max, describe: { _ in "" })
+        let (pipeline, output) = try lostChipSession(board, stallLimit: .max)
         _ = try pipeline.step(timeoutNanoseconds: 100_000_000)
         board.plugged = false
         output.needsSensor = false
@@ -107,21 +108,10 @@ private final class ClaimingOutput: DaemonOutput {
 /// nothing answered), and its samples are taken again when it answers. A stream that stops
 /// delivering without a known loss still ends the session.
 @Suite struct StallWhileLostTests {
-    fileprivate static func session(_ board: DBusBoard) throws -> (SensorPipeline, ClaimingOutput) {
-        let at = I2CAddress(UInt8(0x68))
-        let imu = try DaemonFactory.makeIMU(bus: board, address: at, clock: board.clock, part: nil)
-        let source = StreamSampleSource(name: "IMU at \(at) on /dev/i2c-1, polling", imu: imu, line: nil, clock: board.clock)
-        let output = ClaimingOutput()
-        let pipeline = try SensorPipeline(
-            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
-            outputs: [output], allowedInterfaces: Set(InterfaceOrientation.allCases), describe: { _ in "" })
-        return (pipeline, output)
-    }
-
     @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
     func aChipAwayLongerThanTheStallLimitDoesNotEndTheSession(errno: Int32) throws {
         let board = DBusBoard(nothingAnswersErrno: errno)
-        let (pipeline, output) = try Self.session(board)
+        let (pipeline, output) = try lostChipSession(board)
         var log: [String] = []
         func step() throws { log += try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) }
         try step()
