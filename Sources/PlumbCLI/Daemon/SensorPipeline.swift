@@ -223,13 +223,26 @@ final class SensorPipeline: DaemonPipeline {
         }
     }
 
+    /// True when `error` (a start or stop of the source) says nothing answers and the stream had
+    /// already lost the chip (``followPresence(samplesArrived:)``): the chip is still away, which
+    /// the session waits out instead of ending.
+    private func isAwayStill(_ error: MotionSourceError) -> Bool {
+        lost != nil && error.busError?.mayMeanNothingAnswers == true
+    }
+
+    /// Waits one step's timeout while the sensor is paused, on the real clock when the source runs
+    /// in virtual time.
+    private func idle(_ timeoutNanoseconds: UInt64) {
+        (pacing ?? source.clock).sleep(nanoseconds: timeoutNanoseconds)
+    }
+
     /// Pauses the sensor when no output needs it and resumes it when one does. Returns the step's
     /// events while paused (after waiting `timeoutNanoseconds` on the real clock), nil to read.
     private func followDemand(timeoutNanoseconds: UInt64) throws -> [DaemonEvent]? {
         let wanted = outputs.isEmpty || outputs.contains { $0.needsSensor }
         guard wanted != sensorActive else {
             guard !wanted else { return nil }
-            (pacing ?? source.clock).sleep(nanoseconds: timeoutNanoseconds)
+            idle(timeoutNanoseconds)
             return outputs.flatMap { $0.takeEvents() }
         }
         // What led here (the source's start-up lines, a claim or release) comes before its effect.
@@ -239,20 +252,20 @@ final class SensorPipeline: DaemonPipeline {
         if wanted {
             if lostStartWait > 0 {
                 lostStartWait -= min(lostStartWait, timeoutNanoseconds)
-                (pacing ?? source.clock).sleep(nanoseconds: timeoutNanoseconds)
+                idle(timeoutNanoseconds)
                 return events
             }
             do { _ = try source.start(activeConfiguration) } catch {
                 // A chip the stream lost, paused while away (a desktop released its claim), and
                 // still away at the next claim: the session waits for it as the stream would
                 // have, trying again every second, instead of ending `plumb run`.
-                if lost != nil, error.busError?.mayMeanNothingAnswers == true {
+                if isAwayStill(error) {
                     if !lostStartReported {
                         lostStartReported = true
                         events.append(DaemonEvent(level: .notice, message: "\(source.name) still does not answer (\(error.description)); trying to start it again every second"))
                     }
                     lostStartWait = Self.lostStartInterval
-                    (pacing ?? source.clock).sleep(nanoseconds: timeoutNanoseconds)
+                    idle(timeoutNanoseconds)
                     return events
                 }
                 throw explain?(error) ?? CLIError.failure("cannot restart \(source.name): \(error.description)", fix: Self.startFix(error, configurationPath: configurationPath))
@@ -273,7 +286,7 @@ final class SensorPipeline: DaemonPipeline {
             // nothing answers. It is paused all the same (the stream and driver mark themselves
             // stopped first, and the next start sets the chip up from its reset), so that a
             // desktop releasing its claim while the chip is away does not end `plumb run`.
-            guard lost != nil, error.busError?.mayMeanNothingAnswers == true else {
+            guard isAwayStill(error) else {
                 let failure = stopFailure(error, for: "to pause it: no output needs it")
                 throw CLIError.failure(failure.message, fix: failure.fix)
             }
