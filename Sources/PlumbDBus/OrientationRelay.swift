@@ -86,19 +86,24 @@ public final class OrientationRelay: OrientationSource {
 
     /// Starts passing changes on: the latest orientation at once, and the chip's presence as the
     /// daemon last told it (``tell(_:)``), so a claim made while it is away finds HasAccelerometer
-    /// false, and one made after it came back finds it true. `presence` is called with the
-    /// relay's lock held (here and in ``tell(_:)``), so it must not call back into the relay
-    /// (the lock is not recursive); ``SensorProxyService`` only takes its own lock and wakes its
-    /// bus thread.
+    /// false, and one made after it came back finds it true. `report` (here) and `presence`
+    /// (here and in ``tell(_:)``) are called with the relay's lock held, so they must not call
+    /// back into the relay (the lock is not recursive); ``SensorProxyService`` only takes its own
+    /// lock and wakes its bus thread.
+    ///
+    /// The latest orientation is reported under the lock: reported after it, a ``publish(device:interface:)``
+    /// that came in between (the daemon's session resumes its sensor as soon as ``isClaimed``
+    /// turns true) passed its newer value on first, and the older one after it left the property
+    /// as it was, with no PropertiesChanged for the claim (`RunDBusPresenceTests` lost it about
+    /// one whole-suite run in four).
     public func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void,
                       presence: @escaping @Sendable (SensorPresence) -> Void) throws {
-        let current = state.withLock { s in
+        state.withLock { s in
             s.report = report
             s.presence = presence
             presence(s.told)
-            return s.current
+            report(s.current)
         }
-        report(current)
     }
 
     public func stop() {

@@ -157,9 +157,9 @@ struct RunDBusPresenceTests {
         func step() throws { log += try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) }
     }
 
-    /// Steps the daemon's session until `condition` holds, for at most 60 s of real time. Each
-    /// condition takes a few steps and milliseconds alone; 20 s ran out once in CI's
-    /// AddressSanitizer run (the whole suite in parallel on two cores, this suite 1120 s).
+    /// Steps the daemon's session until `condition` holds, for at most 60 s of real time (each
+    /// condition takes a few steps and milliseconds; the orientation this suite once waited for in
+    /// vain was lost by the relay, ``OrientationRelayOrderTests``, not late).
     static func until(_ what: @autoclosure () -> String, _ step: () throws -> Void, _ condition: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(60)
         while !condition() {
