@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import PlumbCLI
+
+/// The mistakes a new user makes on the README's path, each answered with the file and the fix,
+/// and nothing of theirs lost.
+@Suite struct UserPathWalkTests {
+    /// A scratch directory; removed when the test ends.
+    final class Scratch {
+        let directory: String
+        init() throws {
+            directory = NSTemporaryDirectory() + "plumb-walk-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        func file(_ name: String, _ text: String) -> String {
+            let path = directory + "/" + name
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)), "could not write \(path)")
+            return path
+        }
+        func contents(_ path: String) -> String? { FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } }
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    static let configuration = #"{ "imu": { "rate": 200 }, "outputs": { "kiosk": { "method": "wlr-randr" } } }"# + "\n"
+
+    /// `plumb read --calibration plumb.json` answered "run 'plumb calibrate --output plumb.json'
+    /// again", and calibrate wrote over the configuration.
+    @Test func calibrateDoesNotReplaceAConfiguration() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", Self.configuration)
+        let r = runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", path])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(path) exists and holds a configuration (plumb.json), not a calibration; saving the calibration would replace it.\n"
+                + "Fix: Choose another path with --output (the calibration goes in its own file, which plumb.json's \"calibration\" names), or remove \(path) first if it may go.\n")
+        #expect(scratch.contents(path) == Self.configuration)
+        // A recording is kept too.
+        let csv = scratch.file("imu.csv", "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\n")
+        let c = runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", csv])
+        #expect(c.status == 1)
+        #expect(c.err.hasPrefix("Error: \(csv) exists and holds something other than a Plumb calibration; saving the calibration would replace it.\n"))
+    }
+
+    /// An earlier calibration (calibrating again) and an empty file are replaced.
+    @Test func calibrateReplacesAnEarlierCalibration() throws {
+        let scratch = try Scratch()
+        let path = scratch.directory + "/cal.json"
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", path]).status == 0)
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", path]).status == 0)
+        // A damaged one, whose values read refuses, is what calibrating again is for.
+        let damaged = scratch.file("damaged.json", #"{"gyroscopeBias": [99, 0, 0]}"#)
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", damaged]).status == 0)
+        #expect(runPlumb(["read", "--simulate", "--count", "1", "--calibration", damaged]).status == 0)
+        let empty = scratch.file("empty.json", "")
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", empty]).status == 0)
+    }
+
+    /// The fixes of read --calibration never say to calibrate into a file that is there.
+    @Test func readCalibrationFixesDoNotSendTheUserToOverwriteIt() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", Self.configuration)
+        var r = runPlumb(["read", "--simulate", "--count", "1", "--calibration", path])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(path) is not a Plumb calibration: gyroscopeBias is missing\n"
+                + "Fix: Give --calibration the file 'plumb calibrate --output FILE' saved (plumb.json's \"calibration\" names it), or calibrate again into a new file.\n")
+        r = runPlumb(["read", "--simulate", "--count", "1", "--calibration", scratch.directory])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: cannot read the calibration file \(scratch.directory) (it is a directory, not a file)\n"
+                + "Fix: Give --calibration the file 'plumb calibrate --output FILE' saved.\n")
+        r = runPlumb(["read", "--simulate", "--count", "1", "--calibration", scratch.directory + "/cal.json"])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: cannot read the calibration file \(scratch.directory)/cal.json (no such file)\n"
+                + "Fix: Run 'plumb calibrate --output \(scratch.directory)/cal.json' first, or check the path.\n")
+    }
+}
