@@ -71,4 +71,44 @@ import Testing
         #expect(r.err == "Error: cannot read the calibration file \(scratch.directory)/cal.json (no such file)\n"
                 + "Fix: Run 'plumb calibrate --output \(scratch.directory)/cal.json' first, or check the path.\n")
     }
+
+    static let syntaxFix = "Fix: Correct the JSON there: keys and strings in double quotes, a comma between members and none after the last, no comments; 'plumb config example' prints a valid file.\n"
+
+    /// A trailing comma, a comment or single quotes: the fix was the key reference, which says
+    /// nothing about JSON's syntax.
+    @Test(arguments: [
+        ("{\n  \"imu\": { \"rate\": 100, }\n}\n", "2:25: syntax error: trailing comma before '}'"),
+        ("{\n  // the IMU\n  \"imu\": {}\n}\n", "2:3: syntax error: expected a key in double quotes, found '/'"),
+        ("{ 'imu': {} }", "1:3: syntax error: expected a key in double quotes, found '''"),
+    ])
+    func aSyntaxErrorsFixIsAboutJSON(text: String, error: String) throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", text)
+        let check = runPlumb(["config", "check", path])
+        #expect(check.status == 1)
+        #expect(check.err == "Error: \(path):\(error)\n" + Self.syntaxFix)
+        let watch = runPlumb(["watch", "--config", path])
+        #expect(watch.status == 1)
+        #expect(watch.err == "Error: \(path):\(error)\n" + Self.syntaxFix)
+        let read = runPlumb(["read", "--config", path, "--count", "1"])
+        #expect(read.err == "Error: \(path):\(error)\n" + Self.syntaxFix)
+    }
+
+    /// A directory given as the file: the fix was the key reference too.
+    @Test func aDirectoryGivenToConfigCheckGetsThePathFix() throws {
+        let scratch = try Scratch()
+        let r = runPlumb(["config", "check", scratch.directory])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(scratch.directory): cannot read the file (it is a directory, not a file)\n"
+                + "Fix: Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at /etc/plumb/plumb.json).\n")
+    }
+
+    /// plumb run without the file sent the user to 'plumb config check', which says only that the
+    /// file is not there.
+    @Test func runWithoutTheFileSaysWhereOneComesFrom() throws {
+        let scratch = try Scratch()
+        let r = runPlumb(["run", "--simulate", "--config", scratch.directory + "/plumb.json", "--log-format", "plain"])
+        #expect(r.status == 1)
+        #expect(r.err.contains("fix: Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at /etc/plumb/plumb.json).\n"))
+    }
 }
