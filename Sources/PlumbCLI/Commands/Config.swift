@@ -38,6 +38,9 @@ enum Config {
             return "Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at \(Configuration.defaultPath))"
                 + (instead.map { "; or \($0)." } ?? ".")
         }
+        if error.message.hasPrefix("syntax error: the file is empty") {
+            return "Write the settings there: 'plumb config example' prints a file to start from."
+        }
         if error.message.hasPrefix("syntax error") {
             return "Correct the JSON there: keys and strings in double quotes, a comma between members and none after the last, no comments; 'plumb config example' prints a valid file."
         }
