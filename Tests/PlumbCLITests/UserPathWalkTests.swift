@@ -103,6 +103,34 @@ import Testing
                 + "Fix: Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at /etc/plumb/plumb.json).\n")
     }
 
+    static let keysFix = "Fix: Run 'plumb config example --keys' for every key and its allowed values.\n"
+
+    /// i2cdetect prints 68; in plumb.json that was taken as decimal, 0x44, and `config check`
+    /// said OK while plumb run then found nothing there ('plumb read --address 68' warns).
+    @Test(arguments: [
+        (#""address": 68"#, "1:23: imu.address: 68 is decimal (0x44), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x68\""),
+        (#""address": "69""#, "1:23: imu.address: \"69\" is decimal (0x45), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x69\""),
+        (#""address": "6a""#, "1:23: imu.address: \"6a\" is not a 7-bit I2C address; write \"0x6a\" for hexadecimal"),
+        (#""bus": 1"#, "1:19: imu.bus: 1 is not a device path; write \"/dev/i2c-1\""),
+        (#""bus": "1""#, "1:19: imu.bus: \"1\" is not a device path; write \"/dev/i2c-1\""),
+        (#""bus": "i2c-22""#, "1:19: imu.bus: \"i2c-22\" is not a device path; write \"/dev/i2c-22\""),
+    ])
+    func anAddressOrBusWrittenAsI2cdetectShowsItSaysWhatToWrite(member: String, error: String) throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", "{ \"imu\": { \(member) } }")
+        let r = runPlumb(["config", "check", path])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(path):\(error)\n" + Self.keysFix)
+    }
+
+    /// The written forms that mean what they say are kept.
+    @Test(arguments: [#""address": "0x68""#, #""address": 104"#, #""address": "104""#, #""address": "0x6B""#, #""bus": "/dev/i2c-1""#])
+    func addressesAndBusesMeaningWhatTheySayAreTaken(member: String) throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", "{ \"imu\": { \(member) } }")
+        #expect(runPlumb(["config", "check", path]).status == 0)
+    }
+
     /// plumb run without the file sent the user to 'plumb config check', which says only that the
     /// file is not there.
     @Test func runWithoutTheFileSaysWhereOneComesFrom() throws {
