@@ -140,3 +140,33 @@ import Testing
         #expect(r.err.contains("fix: Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at /etc/plumb/plumb.json).\n"))
     }
 }
+
+/// `plumb config check` said OK for a file whose calibration or level image plumb run then could
+/// not read ("cannot start"); it says so now, as a note (the file may be checked before calibrating).
+@Suite struct ConfigCheckFileNoteTests {
+    @Test func aMissingCalibrationOrLevelImageIsNoted() throws {
+        let scratch = try UserPathWalkTests.Scratch()
+        let calibration = scratch.directory + "/calibration.json"
+        let image = scratch.directory + "/level.png"
+        let path = scratch.file("plumb.json", #"{"calibration": "\#(calibration)", "outputs": {"level": {"image": "\#(image)"}}}"#)
+        var r = runPlumb(["config", "check", path])
+        #expect(r.status == 0)
+        #expect(r.out.hasSuffix("""
+              note: calibration: cannot read the calibration file \(calibration) (no such file), so plumb run will not start: Run 'plumb calibrate' and save its result there, or remove "calibration" from the configuration.
+              note: outputs.level.image: \(image): cannot read the file: no such file, so plumb run will not start: point it at a PNG or JPEG file the plumb user can read.
+
+            """))
+        // A configuration named as the calibration is not one.
+        let other = scratch.file("other.json", #"{"calibration": "\#(path)"}"#)
+        r = runPlumb(["config", "check", other])
+        #expect(r.status == 0)
+        #expect(r.out.hasSuffix("  note: calibration: \(path) is not a Plumb calibration: gyroscopeBias is missing, so plumb run will not start: "
+                                + "Point \"calibration\" at the file 'plumb calibrate --output FILE' saved (calibrate again into it if it is damaged).\n"))
+        // With both files there, nothing is noted.
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", calibration]).status == 0)
+        #expect(runPlumb(["level", "--angle", "0", "--size", "8x8", "--png", image]).status == 0)
+        r = runPlumb(["config", "check", path])
+        #expect(r.status == 0)
+        #expect(!r.out.contains("note:"))
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import PlumbConfiguration
+import PlumbDisplay
 import PlumbDrivers
 import PlumbOrientation
 
@@ -23,6 +24,7 @@ enum Config {
         try checkPartSettings(c, path: path)
         context.out.line("\(path): OK")
         for line in summary(c) { context.out.line("  " + line) }
+        for note in fileNotes(c) { context.out.line("  note: " + note) }
         if c.outputs.mqtt != nil, let note = networkNote(systemdDirectory: context.environment["PLUMB_SYSTEMD_DIR"] ?? "/etc/systemd/system") {
             context.out.line("  note: " + note)
         }
@@ -57,6 +59,28 @@ enum Config {
             throw CLIError.failure("\(path): imu.rate: \(error) (imu.part \"\(c.imu.part)\")",
                                    fix: "Set imu.rate within the range named above.")
         }
+    }
+
+    /// What `plumb run` would refuse at start among the files the configuration names, read as it
+    /// reads them: the calibration (missing, or not one) and the enabled level image. Notes, not
+    /// errors: the file may be checked before calibrating, or away from the board, and scripts
+    /// check files whose paths are the target's; but 'OK' alone sent the user to a daemon that
+    /// stopped with "cannot start".
+    static func fileNotes(_ c: Configuration) -> [String] {
+        var notes: [String] = []
+        do { _ = try DaemonFactory.calibration(c) } catch {
+            var text = "calibration: \(error), so plumb run will not start"
+            if case .failure(let message, let fix)? = error as? CLIError {
+                text = "calibration: \(message), so plumb run will not start" + (fix.map { ": \($0)" } ?? "")
+            }
+            notes.append(text)
+        }
+        if let level = c.outputs.level {
+            do { _ = try ImageFile.load(level.image) } catch {
+                notes.append("outputs.level.image: \(error), so plumb run will not start: point it at a PNG or JPEG file the plumb user can read.")
+            }
+        }
+        return notes
     }
 
     /// A warning when outputs.mqtt is set but the installed plumb.service keeps the network out (no
