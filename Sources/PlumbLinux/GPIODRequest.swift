@@ -135,6 +135,15 @@ final class GPIODRequest {
             }
         case PLUMB_GPIO_LINE_BUSY:
             let holder = text(&result.consumer)
+            if !holder.isEmpty, holder == consumer {
+                // Plumb's own name: another plumb process reads the IMU this line wakes (the service
+                // while the user tries a command). Another line would not help: the two would
+                // reset and configure the same chip and drain each other's FIFO.
+                return GPIOError(.lineBusy, errno: e,
+                                 message: "\(described) is busy: held by consumer \"\(holder)\", another plumb process reading the IMU this line wakes "
+                                    + "(plumb.service, plumb-sensor-proxy.service, or a plumb command in another terminal); stop it first "
+                                    + "('sudo systemctl stop plumb'): two would each reset and configure the same chip")
+            }
             let who = holder.isEmpty ? "another consumer (the kernel does not say which)" : "consumer \"\(holder)\""
             return GPIOError(.lineBusy, errno: e,
                              message: "\(described) is busy: held by \(who); stop that program or driver, or choose another line")
