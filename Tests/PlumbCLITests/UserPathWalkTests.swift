@@ -170,3 +170,15 @@ import Testing
         #expect(!r.out.contains("note:"))
     }
 }
+
+/// Too many LEDs for the mode is a usage error, said before any LED is opened: a name the board
+/// lacks hid it ("no LED ..."), and the user fixed that only to meet the count next.
+@Suite struct LEDCountBeforeHardwareTests {
+    @Test(arguments: [["--backend", "sysfs", "--leds", "ACT,PWR,A,B,C", "--sysfs-root", "/nonexistent/leds"],
+                      ["--backend", "gpio", "--chip", "no-such-chip", "--lines", "5,6,13,19,26"]])
+    func tooManyLEDsForTheArrowIsAUsageErrorFirst(backend: [String]) {
+        let r = runPlumb(["led", "--mode", "arrow", "--angle", "10"] + backend)
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: --mode arrow drives 1 to 4 LEDs; 5 were given.\nUsage: plumb led "))
+    }
+}
