@@ -281,6 +281,23 @@ struct LiveSensorTests {
         #expect(I2CHelp.enableFix.contains("sudo raspi-config nonint do_i2c 0"))
     }
 
+    /// A typo in the name ("/dev/i2c1") said "I2C is not enabled" where none is, and a node that
+    /// is not an adapter (/dev/null, a directory) had no fix at all.
+    @Test func aMistypedBusOrANodeThatIsNoAdapterSaysWhatABusIsCalled() {
+        let typo = I2CError(errno: Errno.ENOENT, bus: "/dev/i2c1", address: nil)
+        #expect(I2CHelp.openFailure(typo, buses: ["/dev/i2c-1"])
+                == .failure("there is no I2C bus /dev/i2c1: an I2C bus is /dev/i2c-N; this machine has /dev/i2c-1",
+                            fix: "Give --bus a bus such as /dev/i2c-1 (or just 1): on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1."))
+        #expect(I2CHelp.openFailure(typo, buses: [])
+                == .failure("there is no I2C bus /dev/i2c1: an I2C bus is /dev/i2c-N",
+                            fix: "Give --bus a bus such as /dev/i2c-1 (or just 1): on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1. "
+                                + "'ls /dev/i2c-*' lists none here: " + I2CHelp.enableFix))
+        let r = plumb(["read", "--bus", "/dev/null", "--count", "1"])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: /dev/null is not an i2c-dev node: I2C_FUNCS failed (Inappropriate ioctl for device)\n"
+                + "Fix: Give --bus an I2C adapter's device, /dev/i2c-N ('ls /dev/i2c-*' lists them; on a Raspberry Pi the 40-pin header is /dev/i2c-1).\n")
+    }
+
     @Test func noPermissionSaysWhichGroupAndToLogInAgain() {
         let denied = I2CError(errno: Errno.EACCES, bus: "/dev/i2c-1", address: nil)
         #expect(I2CHelp.openFailure(denied, buses: ["/dev/i2c-1"])
