@@ -182,3 +182,15 @@ import Testing
         #expect(r.err.hasPrefix("Error: --mode arrow drives 1 to 4 LEDs; 5 were given.\nUsage: plumb led "))
     }
 }
+
+/// `--output` that is not a regular file is written, never read to see what it holds: reading
+/// /dev/stdout on a terminal would wait for the user's typing, and /dev/zero never ends.
+@Suite struct CalibrateOutputDeviceTests {
+    @Test func aDeviceIsNotReadBeforeItIsWritten() {
+        #expect(throws: Never.self) { try Calibrate.checkReplaceable("/dev/zero") }
+        #expect(throws: Never.self) { try Calibrate.checkReplaceable("/dev/null") }
+        let r = runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", "/dev/zero"])
+        #expect(r.status == 0)
+        #expect(r.out.hasSuffix("saved to /dev/zero\n"))
+    }
+}

@@ -121,7 +121,11 @@ enum Calibrate {
     /// --calibration plumb.json` used to answer "run 'plumb calibrate --output plumb.json' again",
     /// and calibrate wrote over the configuration. An earlier calibration (a JSON object with
     /// `gyroscopeBias`, even one whose values are refused) and an empty file may be replaced.
+    /// Only a regular file is looked at: `--output /dev/stdout` (a terminal or a pipe) is written, never read.
     static func checkReplaceable(_ path: String) throws(CLIError) {
+        let type: FileAttributeType?
+        do { type = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType } catch { type = nil }
+        guard type == .typeRegular else { return }
         let data: Data
         do { data = try InputFile.read(path, limit: 1 << 20) } catch {
             throw CLIError.failure("\(path) exists and cannot be read (\(error.reason)), so it cannot be told apart from a file to keep.",
