@@ -57,6 +57,12 @@ enum I2CHelp {
     static func openFailure(_ error: I2CError, buses: @autoclosure () -> [String] = existingBuses()) -> CLIError {
         let path = error.bus
         switch error.errno {
+        case Errno.ENOENT where !isBusPath(path):
+            // A typo ("/dev/i2c1", "/dev/i2c-a"): the name is wrong, whether I2C is on or not.
+            let others = buses().filter { $0 != path }
+            return .failure("there is no I2C bus \(path): an I2C bus is /dev/i2c-N" + (others.isEmpty ? "" : "; this machine has \(others.joined(separator: ", "))"),
+                            fix: "Give --bus a bus such as /dev/i2c-1 (or just 1): on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1."
+                                + (others.isEmpty ? " 'ls /dev/i2c-*' lists none here: " + enableFix : ""))
         case Errno.ENOENT:
             let others = buses().filter { $0 != path }
             if others.isEmpty {
@@ -67,7 +73,15 @@ enum I2CHelp {
         case Errno.EACCES, Errno.EPERM:
             return .failure("permission denied on \(path)", fix: permissionFix)
         default:
-            return .failure(error.description, fix: nil)
+            // Not an I2C adapter's node at all (/dev/null: I2C_FUNCS fails; a directory: EISDIR).
+            return .failure(error.description, fix: "Give --bus an I2C adapter's device, /dev/i2c-N ('ls /dev/i2c-*' lists them; on a Raspberry Pi the 40-pin header is /dev/i2c-1).")
         }
+    }
+
+    /// "/dev/i2c-" and digits: the name i2c-dev gives an adapter's node.
+    static func isBusPath(_ path: String) -> Bool {
+        guard path.hasPrefix("/dev/i2c-") else { return false }
+        let number = path.dropFirst("/dev/i2c-".count)
+        return !number.isEmpty && number.allSatisfy { $0.isASCII && $0.isNumber }
     }
 }

@@ -60,13 +60,28 @@ extension Board {
 func decodeAddress(_ r: ObjectReader, _ key: String) throws(ConfigurationError) -> I2CAddress? {
     guard let node = r.node(key) else { return nil }
     let allowed = "allowed 0x08...0x77, written as \"0x68\" or 104"
+    /// Digits that read as an IMU's address in hexadecimal, as `i2cdetect` prints it ("68", "6a"):
+    /// the address meant, which the decimal (68 is 0x44, where no IMU answers) or the bare hex is not.
+    func meantInHex(_ text: String) -> String? {
+        let digits = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let value = Int(digits, radix: 16), [0x68, 0x69, 0x6A, 0x6B].contains(value) else { return nil }
+        return "0x" + digits
+    }
     switch node.value {
     case .string(let text):
-        guard let address = I2CAddress(parsing: text) else { throw r.error(key, "\"\(text)\" is not a 7-bit I2C address; \(allowed)") }
+        if let meant = meantInHex(text), text.trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber), let address = I2CAddress(parsing: text) {
+            throw r.error(key, "\"\(text)\" is decimal (\(address)), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"\(meant)\"")
+        }
+        guard let address = I2CAddress(parsing: text) else {
+            throw r.error(key, "\"\(text)\" is not a 7-bit I2C address; " + (meantInHex(text).map { "write \"\($0)\" for hexadecimal" } ?? allowed))
+        }
         return address
     case .number(let n, let text):
         // Int(exactly:) rather than Int(_:), which traps on 1e300.
         guard let value = Int(exactly: n), let address = I2CAddress(value) else { throw r.error(key, "\(text) is not a 7-bit I2C address; \(allowed)") }
+        if let meant = meantInHex(text) {
+            throw r.error(key, "\(text) is decimal (\(address)), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"\(meant)\"")
+        }
         return address
     default:
         throw r.error(key, "expected an I2C address, found \(node.kindDescription); \(allowed)")

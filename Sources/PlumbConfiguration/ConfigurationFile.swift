@@ -59,6 +59,18 @@ extension Configuration {
 
     static func decodeIMU(_ r: ObjectReader) throws(ConfigurationError) -> IMUSettings {
         var s = IMUSettings()
+        // The bus as 'plumb read --bus 1' or i2cdetect's "i2c-1" names it: say the path meant.
+        if let node = r.node("bus") {
+            var number: String?
+            switch node.value {
+            case .number(let n, let text): if Int(exactly: n).map({ $0 >= 0 }) == true { number = text }
+            case .string(let text):
+                let digits = text.hasPrefix("i2c-") ? String(text.dropFirst(4)) : text
+                if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) { number = digits }
+            default: break
+            }
+            if let number { throw r.error("bus", "\(describe(node)) is not a device path; write \"/dev/i2c-\(number)\"") }
+        }
         s.bus = try r.path("bus")
         if let bus = s.bus, !bus.hasPrefix("/dev/i2c-") {
             throw r.error("bus", "\"\(bus)\" is not an I2C device; allowed: /dev/i2c-N (list them with i2cdetect -l)")

@@ -64,8 +64,7 @@ public final class MotionOrientationSource: OrientationSource {
             forName: MotionOrientationChangedNotification, object: motion, queue: nil
         ) { [weak self] notification in
             guard let change = notification.userInfo?[MotionOrientation.UserInfoKey.change] as? OrientationChange else { return }
-            self?.deliver(device: change.deviceOrientation, interface: change.interfaceOrientation,
-                          generation: generation, report: report)
+            self?.deliver(generation: generation, report: report) { (change.deviceOrientation, change.interfaceOrientation) }
         }
         let notices = self.notices
         let noticeObserver = NotificationCenter.default.addObserver(
@@ -83,7 +82,10 @@ public final class MotionOrientationSource: OrientationSource {
         let tokens = [ObserverToken(token: observer), ObserverToken(token: noticeObserver)]
         state.withLock { $0.observers = tokens }
         motion.start()
-        deliver(device: motion.deviceOrientation, interface: motion.interfaceOrientation, generation: generation, report: report)
+        // The notifier's state is read under the source's lock, as a change is delivered: the
+        // notifier records a change before it posts it, so a change delivered before this read
+        // is one it reads (or reads past), and one delivered after it comes after this report.
+        deliver(generation: generation, report: report) { (self.motion.deviceOrientation, self.motion.interfaceOrientation) }
     }
 
     public func stop() {
@@ -99,10 +101,19 @@ public final class MotionOrientationSource: OrientationSource {
         motion.stop()
     }
 
-    private func deliver(device: DeviceOrientation, interface: InterfaceOrientation, generation: UInt64,
-                         report: @Sendable (AccelerometerOrientation) -> Void) {
-        let value: AccelerometerOrientation? = state.withLock { s in
-            guard s.running, s.generation == generation else { return nil }
+    /// Takes the orientation `read` gives and reports it if the property changes. `read` and
+    /// `report` are called with the source's lock held, so the value reported last is the one
+    /// taken last: reported after the lock, the start's first report (the notifier's state when
+    /// the claim began) could reach the service after a newer change delivered meanwhile from the
+    /// notification queue, and leave the property at the older value with no PropertiesChanged
+    /// for the newer one (the race `OrientationRelay.start` had). `report` must therefore not
+    /// call back into the source; ``SensorProxyService`` only takes its own lock and wakes its
+    /// bus thread.
+    private func deliver(generation: UInt64, report: @Sendable (AccelerometerOrientation) -> Void,
+                         read: () -> (DeviceOrientation, InterfaceOrientation)) {
+        state.withLock { s in
+            guard s.running, s.generation == generation else { return }
+            let (device, interface) = read()
             // Only an allowed upright face ends `undefined`: one outside `allowedInterfaces` would
             // report the portrait default, which the desktop would turn the screen to.
             if allowedInterfaces.contains(interface) {
@@ -110,11 +121,10 @@ public final class MotionOrientationSource: OrientationSource {
                 if device.isUpright { s.seenUpright = true }
             }
             let value = s.seenUpright ? AccelerometerOrientation(s.interface) : .undefined
-            guard value != s.last else { return nil }
+            guard value != s.last else { return }
             s.last = value
-            return value
+            report(value)
         }
-        if let value { report(value) }
     }
 }
 

@@ -49,7 +49,14 @@ public struct SensorProxyError: Error, Sendable, Equatable, CustomStringConverti
         case .connect:
             return "check the address (for example unix:path=/run/dbus/system_bus_socket) and that the bus is running"
         case .nameTaken:
-            return "stop iio-sensor-proxy first: systemctl stop iio-sensor-proxy (or systemctl mask it to replace it for good)"
+            // The owner is iio-sensor-proxy or another Plumb: plumb.service with outputs.dbus and
+            // plumb-sensor-proxy.service both serve the name, and a second plumb dbus or plumb run
+            // started by hand meets the first. busctl's status names the owner's process and unit.
+            let status = bus == SensorProxyError.systemBus ? "busctl status net.hadess.SensorProxy"
+                : "busctl --address=\(bus) status net.hadess.SensorProxy"
+            return "'\(status)' names the process that owns it. If it is iio-sensor-proxy: systemctl stop iio-sensor-proxy "
+                + "(or systemctl mask it to replace it for good). If it is plumb: plumb.service (outputs.dbus), plumb-sensor-proxy.service "
+                + "or a plumb started by hand already serves it; run one of them, not both"
         case .notAllowed:
             return "install the policy file: scripts/install copies packaging/plumb-sensor-proxy.conf to /etc/dbus-1/system.d/plumb-sensor-proxy.conf, or run as the user it names"
         case .export:

@@ -96,7 +96,7 @@ final class GPIODRequest {
         let foundLine = Self.text(&result.line_name)
         let described = Self.describe(chip: chipName, offset: result.offset, lineName: foundLine)
         guard let handle else {
-            throw Self.error(result, selector: selector, described: described, chip: chipName, label: label, consumer: consumer)
+            throw Self.error(result, selector: selector, described: described, chip: chipName, label: label, consumer: consumer, output: output)
         }
         self.handle = handle
         self.name = described
@@ -111,8 +111,10 @@ final class GPIODRequest {
         "\(chip) line \(offset)" + (lineName.isEmpty ? "" : " (\(lineName))")
     }
 
+    /// The request's failure in words; `output` tells an LED line from a data-ready line, for a
+    /// line another plumb process holds.
     static func error(_ result: plumb_gpio_result, selector: GPIOLineSelector, described: String, chip: String,
-                      label: String, consumer: String) -> GPIOError {
+                      label: String, consumer: String, output: Bool = false) -> GPIOError {
         var result = result
         let e = result.error_number
         let reason = e != 0 ? Sys.describe(errno: e) : "unknown error"
@@ -135,6 +137,21 @@ final class GPIODRequest {
             }
         case PLUMB_GPIO_LINE_BUSY:
             let holder = text(&result.consumer)
+            if !holder.isEmpty, holder == consumer, output {
+                return GPIOError(.lineBusy, errno: e,
+                                 message: "\(described) is busy: held by consumer \"\(holder)\", another plumb process driving it "
+                                    + "(plumb.service with outputs.leds, or a plumb led in another terminal); stop it first "
+                                    + "('sudo systemctl stop plumb'), or choose another line")
+            }
+            if !holder.isEmpty, holder == consumer {
+                // Plumb's own name: another plumb process reads the IMU this line wakes (the service
+                // while the user tries a command). Another line would not help: the two would
+                // reset and configure the same chip and drain each other's FIFO.
+                return GPIOError(.lineBusy, errno: e,
+                                 message: "\(described) is busy: held by consumer \"\(holder)\", another plumb process reading the IMU this line wakes "
+                                    + "(plumb.service, plumb-sensor-proxy.service, or a plumb command in another terminal); stop it first "
+                                    + "('sudo systemctl stop plumb'): two would each reset and configure the same chip")
+            }
             let who = holder.isEmpty ? "another consumer (the kernel does not say which)" : "consumer \"\(holder)\""
             return GPIOError(.lineBusy, errno: e,
                              message: "\(described) is busy: held by \(who); stop that program or driver, or choose another line")

@@ -91,6 +91,10 @@ private func run(_ args: [String], environment: [String: String] = [:]) -> (stat
         defer { try? FileManager.default.removeItem(atPath: path) }
         let r = run(["config", "check", "--boards-dir", boards, path])
         #expect(r.status == 0)
+        // The example names the installed calibration's place; a machine without it gets the note.
+        let calibration = "/var/lib/plumb/calibration.json"
+        let note = FileManager.default.fileExists(atPath: calibration) ? "" : "  note: calibration: cannot read the calibration file \(calibration) (no such file), "
+            + "so plumb run will not start: Run 'plumb calibrate' and save its result there, or remove \"calibration\" from the configuration.\n"
         #expect(r.out == """
             \(path): OK
               board: auto
@@ -102,7 +106,7 @@ private func run(_ args: [String], environment: [String: String] = [:]) -> (stat
               outputs: kiosk, leds
               log level: info
 
-            """)
+            """ + note)
     }
 
     @Test func keyReferenceListsEveryTopLevelKey() {

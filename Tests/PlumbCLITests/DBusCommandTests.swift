@@ -15,7 +15,7 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(result.out == "")
         #expect(result.err == """
             Error: /nonexistent/plumb.json: cannot read the file (no such file)
-            Fix: Run 'plumb config check /nonexistent/plumb.json'; 'plumb config example --keys' lists every key.
+            Fix: Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at /etc/plumb/plumb.json).
 
             """)
     }

@@ -249,10 +249,10 @@ struct LiveSensorTests {
         #expect(r.err.hasPrefix("Error: '--config' names the board's IMU; it cannot be combined with '--replay'.\n"))
         r = plumb(["kiosk", "--bus", "/dev/i2c-1", "--config", "/nonexistent/plumb.json"])
         #expect(r.status == 1)
-        #expect(r.err == "Error: /nonexistent/plumb.json: cannot read the file (no such file)\nFix: Run 'plumb config check /nonexistent/plumb.json', or use --simulate or --replay FILE.csv.\n")
+        #expect(r.err == "Error: /nonexistent/plumb.json: cannot read the file (no such file)\nFix: Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at /etc/plumb/plumb.json); or use --simulate or --replay FILE.csv.\n")
         r = plumb(["level", "--terminal", "--config", "/nonexistent/plumb.json"])
         #expect(r.status == 1)
-        #expect(r.err == "Error: /nonexistent/plumb.json: cannot read the file (no such file)\nFix: Run 'plumb config check /nonexistent/plumb.json', or use --simulate or --angle DEG.\n")
+        #expect(r.err == "Error: /nonexistent/plumb.json: cannot read the file (no such file)\nFix: Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at /etc/plumb/plumb.json); or use --simulate or --angle DEG.\n")
         #expect(r.out == "")
         r = plumb(["led", "--bus", "i2c1"])
         #expect(r.status == 64)
@@ -279,6 +279,23 @@ struct LiveSensorTests {
                             fix: "Give --bus one of those: on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1. 'plumb probe' shows what answers on each."))
         #expect(I2CHelp.openFailure(missing, buses: []) == .failure("there is no I2C bus /dev/i2c-3: I2C is not enabled", fix: I2CHelp.enableFix))
         #expect(I2CHelp.enableFix.contains("sudo raspi-config nonint do_i2c 0"))
+    }
+
+    /// A typo in the name ("/dev/i2c1") said "I2C is not enabled" where none is, and a node that
+    /// is not an adapter (/dev/null, a directory) had no fix at all.
+    @Test func aMistypedBusOrANodeThatIsNoAdapterSaysWhatABusIsCalled() {
+        let typo = I2CError(errno: Errno.ENOENT, bus: "/dev/i2c1", address: nil)
+        #expect(I2CHelp.openFailure(typo, buses: ["/dev/i2c-1"])
+                == .failure("there is no I2C bus /dev/i2c1: an I2C bus is /dev/i2c-N; this machine has /dev/i2c-1",
+                            fix: "Give --bus a bus such as /dev/i2c-1 (or just 1): on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1."))
+        #expect(I2CHelp.openFailure(typo, buses: [])
+                == .failure("there is no I2C bus /dev/i2c1: an I2C bus is /dev/i2c-N",
+                            fix: "Give --bus a bus such as /dev/i2c-1 (or just 1): on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1. "
+                                + "'ls /dev/i2c-*' lists none here: " + I2CHelp.enableFix))
+        let r = plumb(["read", "--bus", "/dev/null", "--count", "1"])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: /dev/null is not an i2c-dev node: I2C_FUNCS failed (Inappropriate ioctl for device)\n"
+                + "Fix: Give --bus an I2C adapter's device, /dev/i2c-N ('ls /dev/i2c-*' lists them; on a Raspberry Pi the 40-pin header is /dev/i2c-1).\n")
     }
 
     @Test func noPermissionSaysWhichGroupAndToLogInAgain() {

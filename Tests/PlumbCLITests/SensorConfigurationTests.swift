@@ -80,7 +80,7 @@ import Testing
         #expect(missing.status == 1)
         #expect(missing.err == """
             Error: /nonexistent/plumb.json: cannot read the file (no such file)
-            Fix: Run 'plumb config check /nonexistent/plumb.json', or leave --config out: the chip is then found by probing.
+            Fix: Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at /etc/plumb/plumb.json); or leave --config out: the chip is then found by probing.
 
             """)
     }

@@ -96,7 +96,7 @@ import Foundation
         #expect(r.status == 1)
         #expect(r.err == """
             Error: /dev/null:1:1: syntax error: the file is empty; expected a JSON object
-            Fix: Run 'plumb config example --keys' for every key and its allowed values.
+            Fix: Write the settings there: 'plumb config example' prints a file to start from.
 
             """)
     }

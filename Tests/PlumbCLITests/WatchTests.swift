@@ -97,7 +97,7 @@ struct WatchTests {
         // Without --simulate or --replay: the board's IMU, named by the configuration file.
         var r = run(["watch", "--config", "/nonexistent/plumb.json"])
         #expect(r.status == 1)
-        #expect(r.err == "Error: /nonexistent/plumb.json: cannot read the file (no such file)\nFix: Run 'plumb config check /nonexistent/plumb.json', or use --simulate or --replay FILE.csv.\n")
+        #expect(r.err == "Error: /nonexistent/plumb.json: cannot read the file (no such file)\nFix: Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at /etc/plumb/plumb.json); or use --simulate or --replay FILE.csv.\n")
         r = run(["watch", "--simulate", "--rule", "seed"])
         #expect(r.status == 64)
         #expect(r.err.hasPrefix("Error: --rule seed needs --replay FILE.\n"))

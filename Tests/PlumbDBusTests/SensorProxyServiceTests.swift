@@ -247,6 +247,25 @@ struct SensorProxyServiceTests {
         #expect(throws: SensorProxyError(.nameTaken, errno: EEXIST, bus: bus.address)) { try second.run() }
     }
 
+    /// The owner is often another plumb (plumb.service with outputs.dbus, plumb-sensor-proxy.service,
+    /// or one started by hand), not iio-sensor-proxy, which the fix alone named; busctl names it.
+    @Test func aTakenNamesFixSaysHowToFindTheOwner() throws {
+        let bus = try PrivateBus()
+        let running = try RunningService(source: nil, address: bus.address)
+        defer { try? running.shutDown() }
+        let second = SensorProxyService(source: nil, busAddress: bus.address)
+        var taken: SensorProxyError?
+        do { try second.run() } catch { taken = error as? SensorProxyError }
+        #expect(taken?.kind == .nameTaken)
+        if let error = taken {
+            #expect(error.fix == "'busctl --address=\(bus.address) status net.hadess.SensorProxy' names the process that owns it. "
+                    + "If it is iio-sensor-proxy: systemctl stop iio-sensor-proxy (or systemctl mask it to replace it for good). "
+                    + "If it is plumb: plumb.service (outputs.dbus), plumb-sensor-proxy.service or a plumb started by hand already serves it; "
+                    + "run one of them, not both")
+        }
+        #expect(SensorProxyError(.nameTaken, errno: EEXIST, bus: SensorProxyError.systemBus).fix.hasPrefix("'busctl status net.hadess.SensorProxy' names"))
+    }
+
     @Test func aPolicyThatDeniesTheNameIsReported() throws {
         let bus = try PrivateBus(policy: false)
         let service = SensorProxyService(source: nil, busAddress: bus.address)

@@ -1,6 +1,8 @@
 import Testing
 import Foundation
 import PlumbHAL
+import CGPIOD
+import Glibc
 @testable import PlumbLinux
 
 /// Host-side libgpiod checks (no GPIO chip is needed); the kernel paths run in the VM test.
@@ -54,5 +56,43 @@ import PlumbHAL
         clock.sleep(nanoseconds: 2_000_000)
         let b = clock.nowNanoseconds
         #expect(b >= a + 2_000_000)
+    }
+}
+
+/// A data-ready line held by Plumb's own consumer name is another plumb process on the same IMU
+/// (plumb.service running while the user tries 'plumb level'): the error said "stop that program
+/// or driver, or choose another line", and another line would leave two processes resetting one chip.
+@Suite struct GPIOBusyByPlumbTests {
+    static func busy(heldBy holder: String, output: Bool = false) -> GPIOError {
+        var result = plumb_gpio_result()
+        result.status = PLUMB_GPIO_LINE_BUSY
+        result.error_number = EBUSY
+        withUnsafeMutableBytes(of: &result.consumer) { buffer in
+            for (i, byte) in holder.utf8.enumerated() { buffer[i] = byte }
+        }
+        return GPIODRequest.error(result, selector: GPIOLineSelector(chip: "gpiochip0", line: .offset(17)),
+                                  described: "gpiochip0 line 17 (GPIO17)", chip: "gpiochip0", label: "pinctrl-bcm2711", consumer: "plumb", output: output)
+    }
+
+    @Test func aLineHeldByPlumbNamesTheOtherPlumbProcess() {
+        let error = Self.busy(heldBy: "plumb")
+        #expect(error.kind == .lineBusy)
+        #expect(error.message == "gpiochip0 line 17 (GPIO17) is busy: held by consumer \"plumb\", another plumb process reading the IMU this line wakes "
+                + "(plumb.service, plumb-sensor-proxy.service, or a plumb command in another terminal); stop it first "
+                + "('sudo systemctl stop plumb'): two would each reset and configure the same chip")
+    }
+
+    /// An LED line (plumb led, outputs.leds) held by another plumb process: another line is a way out there.
+    @Test func anLEDLineHeldByPlumbNamesTheOtherPlumbProcess() {
+        #expect(Self.busy(heldBy: "plumb", output: true).message
+                == "gpiochip0 line 17 (GPIO17) is busy: held by consumer \"plumb\", another plumb process driving it "
+                + "(plumb.service with outputs.leds, or a plumb led in another terminal); stop it first ('sudo systemctl stop plumb'), or choose another line")
+    }
+
+    @Test func aLineHeldBySomethingElseSaysToFreeItOrChooseAnother() {
+        #expect(Self.busy(heldBy: "shutdown").message
+                == "gpiochip0 line 17 (GPIO17) is busy: held by consumer \"shutdown\"; stop that program or driver, or choose another line")
+        #expect(Self.busy(heldBy: "").message
+                == "gpiochip0 line 17 (GPIO17) is busy: held by another consumer (the kernel does not say which); stop that program or driver, or choose another line")
     }
 }

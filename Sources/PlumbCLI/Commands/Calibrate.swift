@@ -1,5 +1,6 @@
 import Foundation
 import PlumbHAL
+import PlumbConfiguration
 import PlumbDrivers
 import PlumbSimulation
 
@@ -20,7 +21,7 @@ enum Calibrate {
         file in plumb.json's "calibration".
         """,
         options: [
-            .option("output", short: "o", value: "FILE", help: "Where to save the calibration. Default plumb-calibration.json."),
+            .option("output", short: "o", value: "FILE", help: "Where to save the calibration (an earlier one there is replaced, another file refused). Default plumb-calibration.json."),
             .flag("gyro-only", help: "Only the gyroscope bias (keep the sensor still)."),
             .option("hold", value: "SECONDS", help: "Stillness needed per face. Default 2."),
             .option("timeout", value: "SECONDS", help: "Give up after this long. Default 180."),
@@ -116,8 +117,35 @@ enum Calibrate {
         context.out.line("saved to \(output)")
     }
 
+    /// Refuses to replace a file that holds something other than a calibration: `plumb read
+    /// --calibration plumb.json` used to answer "run 'plumb calibrate --output plumb.json' again",
+    /// and calibrate wrote over the configuration. An earlier calibration (a JSON object with
+    /// `gyroscopeBias`, even one whose values are refused) and an empty file may be replaced.
+    /// Only a regular file is looked at: `--output /dev/stdout` (a terminal or a pipe) is written, never read.
+    static func checkReplaceable(_ path: String) throws(CLIError) {
+        let type: FileAttributeType?
+        do { type = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType } catch { type = nil }
+        guard type == .typeRegular else { return }
+        let data: Data
+        do { data = try InputFile.read(path, limit: 1 << 20) } catch {
+            throw CLIError.failure("\(path) exists and cannot be read (\(error.reason)), so it cannot be told apart from a file to keep.",
+                                   fix: "Choose another path with --output, or remove \(path) first if it may go.")
+        }
+        if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) { return }
+        let object: Any?
+        do { object = try JSONSerialization.jsonObject(with: data) } catch { object = nil }
+        if let dictionary = object as? [String: Any], dictionary["gyroscopeBias"] != nil { return }
+        var what = "something other than a Plumb calibration"
+        if let dictionary = object as? [String: Any], !Set(dictionary.keys).isDisjoint(with: ["imu", "outputs", "orientation", "board"]) {
+            what = "a configuration (plumb.json), not a calibration"
+        }
+        throw CLIError.failure("\(path) exists and holds \(what); saving the calibration would replace it.",
+                               fix: "Choose another path with --output (the calibration goes in its own file, which plumb.json's \"calibration\" names), or remove \(path) first if it may go.")
+    }
+
     /// Refuses an `--output` that cannot be written: a directory, or a file in a directory that
-    /// does not exist or is not writable.
+    /// does not exist or is not writable, or a file that is not an earlier calibration
+    /// (``checkReplaceable(_:)``).
     static func checkOutput(_ path: String) throws(CLIError) {
         let files = FileManager.default
         var isDirectory: ObjCBool = false
@@ -129,6 +157,7 @@ enum Calibrate {
             guard files.isWritableFile(atPath: path) else {
                 throw CLIError.failure("\(path) cannot be written (permission denied).", fix: "Choose another path with --output.")
             }
+            try checkReplaceable(path)
             return
         }
         let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path

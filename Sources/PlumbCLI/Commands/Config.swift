@@ -1,5 +1,6 @@
 import Foundation
 import PlumbConfiguration
+import PlumbDisplay
 import PlumbDrivers
 import PlumbOrientation
 
@@ -18,18 +19,34 @@ enum Config {
         let catalog = try BoardSupport.catalog(args, context: context)
         let c: Configuration
         do throws(ConfigurationError) { c = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
-            // A file that is not there has no key to look up: say where one comes from instead.
-            let fix = FileManager.default.fileExists(atPath: path)
-                ? "Run 'plumb config example --keys' for every key and its allowed values."
-                : "Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at \(Configuration.defaultPath))."
-            throw CLIError.failure(error.description, fix: fix)
+            throw CLIError.failure(error.description, fix: loadFix(error, otherwise: "Run 'plumb config example --keys' for every key and its allowed values."))
         }
         try checkPartSettings(c, path: path)
         context.out.line("\(path): OK")
         for line in summary(c) { context.out.line("  " + line) }
+        for note in fileNotes(c) { context.out.line("  note: " + note) }
         if c.outputs.mqtt != nil, let note = networkNote(systemdDirectory: context.environment["PLUMB_SYSTEMD_DIR"] ?? "/etc/systemd/system") {
             context.out.line("  note: " + note)
         }
+    }
+
+    /// The fix for a configuration file that cannot be used, as every command that reads one
+    /// says it: a file that is not there (or a directory) has no key to look up, so the fix says
+    /// where one comes from; a syntax error is JSON to correct, which the key reference does not
+    /// help with; any other error is `otherwise` (the key reference, or the command's way round it).
+    /// `instead` ("use --simulate") ends the fix for a file that is not there.
+    static func loadFix(_ error: ConfigurationError, otherwise: String, instead: String? = nil) -> String {
+        if error.position == nil, error.message.hasSuffix("(no such file)") || error.message.hasSuffix("(it is a directory, not a file)") {
+            return "Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at \(Configuration.defaultPath))"
+                + (instead.map { "; or \($0)." } ?? ".")
+        }
+        if error.message.hasPrefix("syntax error: the file is empty") {
+            return "Write the settings there: 'plumb config example' prints a file to start from."
+        }
+        if error.message.hasPrefix("syntax error") {
+            return "Correct the JSON there: keys and strings in double quotes, a comma between members and none after the last, no comments; 'plumb config example' prints a valid file."
+        }
+        return otherwise
     }
 
     /// Refuses the settings the part named by `imu.part` would refuse at start, as its driver
@@ -42,6 +59,28 @@ enum Config {
             throw CLIError.failure("\(path): imu.rate: \(error) (imu.part \"\(c.imu.part)\")",
                                    fix: "Set imu.rate within the range named above.")
         }
+    }
+
+    /// What `plumb run` would refuse at start among the files the configuration names, read as it
+    /// reads them: the calibration (missing, or not one) and the enabled level image. Notes, not
+    /// errors: the file may be checked before calibrating, or away from the board, and scripts
+    /// check files whose paths are the target's; but 'OK' alone sent the user to a daemon that
+    /// stopped with "cannot start".
+    static func fileNotes(_ c: Configuration) -> [String] {
+        var notes: [String] = []
+        do { _ = try DaemonFactory.calibration(c) } catch {
+            var text = "calibration: \(error), so plumb run will not start"
+            if case .failure(let message, let fix)? = error as? CLIError {
+                text = "calibration: \(message), so plumb run will not start" + (fix.map { ": \($0)" } ?? "")
+            }
+            notes.append(text)
+        }
+        if let level = c.outputs.level {
+            do { _ = try ImageFile.load(level.image) } catch {
+                notes.append("outputs.level.image: \(error), so plumb run will not start: point it at a PNG or JPEG file the plumb user can read.")
+            }
+        }
+        return notes
     }
 
     /// A warning when outputs.mqtt is set but the installed plumb.service keeps the network out (no

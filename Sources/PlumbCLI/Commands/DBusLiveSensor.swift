@@ -21,7 +21,7 @@ enum DBusLiveSensor {
         let catalog = try BoardSupport.catalog(args, context: context)
         let configuration: Configuration
         do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
-            throw .failure(error.description, fix: "Run 'plumb config check \(path)'; 'plumb config example --keys' lists every key.")
+            throw .failure(error.description, fix: Config.loadFix(error, otherwise: "Run 'plumb config check \(path)'; 'plumb config example --keys' lists every key."))
         }
         let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
         let setup = DaemonSetup(path: path, configuration: configuration, board: board)

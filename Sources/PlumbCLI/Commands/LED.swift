@@ -97,21 +97,18 @@ enum LED {
         }
 
         let mode = LEDMode(rawValue: try args.choice("mode", LEDMode.allCases.map(\.rawValue)) ?? "faces") ?? .faces
-        var outputs: [any DigitalOutput] = []
+        guard let list = args.string(backend == "sysfs" ? "leds" : "lines") else {
+            throw CLIError.usage(backend == "sysfs" ? "'--backend sysfs' needs '--leds NAMES'." : "'--backend gpio' needs '--lines LIST'.")
+        }
+        let items = list.split(separator: ",").map(String.init)
+        // A usage error before any LED or line is opened: a missing LED would hide it.
+        let needed = mode == .faces ? 6 : 4
+        guard (1...needed).contains(items.count) else {
+            throw CLIError.usage("--mode \(mode.rawValue) drives 1 to \(needed) LEDs; \(items.count) were given.")
+        }
+        let outputs: [any DigitalOutput]
         do {
-            if backend == "sysfs" {
-                guard let list = args.string("leds") else { throw CLIError.usage("'--backend sysfs' needs '--leds NAMES'.") }
-                for name in list.split(separator: ",") {
-                    outputs.append(try SysfsLED(String(name), root: args.string("sysfs-root") ?? "/sys/class/leds"))
-                }
-            } else {
-                guard let list = args.string("lines") else { throw CLIError.usage("'--backend gpio' needs '--lines LIST'.") }
-                let chip = args.string("chip")
-                for item in list.split(separator: ",").map(String.init) {
-                    let line: GPIOLineSelector.Line = chip != nil && UInt32(item) != nil ? .offset(UInt32(item)!) : .name(item)
-                    outputs.append(try GPIODOutput(GPIOLineSelector(chip: chip, line: line), activeLow: args.has("active-low")))
-                }
-            }
+            outputs = try open(items, backend: backend, args: args)
         } catch let error as GPIOError {
             let fix: String? = switch error.kind {
             case .permissionDenied where backend == "sysfs":
@@ -128,11 +125,24 @@ enum LED {
             }
             throw CLIError.failure(error.message, fix: fix)
         }
-        let needed = mode == .faces ? 6 : 4
-        guard (1...needed).contains(outputs.count) else {
-            throw CLIError.usage("--mode \(mode.rawValue) drives 1 to \(needed) LEDs; \(outputs.count) were given.")
-        }
         try drive(source, outputs: outputs, mode: mode, frames: frames, pacer: pacer, context: context)
+    }
+
+    /// The LEDs `items` name: sysfs LED names, or GPIO lines (offsets on `--chip`, else names).
+    static func open(_ items: [String], backend: String, args: ParsedArguments) throws -> [any DigitalOutput] {
+        var outputs: [any DigitalOutput] = []
+        if backend == "sysfs" {
+            for name in items {
+                outputs.append(try SysfsLED(name, root: args.string("sysfs-root") ?? "/sys/class/leds"))
+            }
+        } else {
+            let chip = args.string("chip")
+            for item in items {
+                let line: GPIOLineSelector.Line = chip != nil && UInt32(item) != nil ? .offset(UInt32(item)!) : .name(item)
+                outputs.append(try GPIODOutput(GPIOLineSelector(chip: chip, line: line), activeLow: args.has("active-low")))
+            }
+        }
+        return outputs
     }
 
     /// Shows each gravity reading on `outputs` until `frames` or the source ends (the board's IMU

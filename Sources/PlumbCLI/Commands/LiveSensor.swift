@@ -63,7 +63,7 @@ enum LiveSensor {
             configuration = Configuration()
         } else {
             do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
-                throw .failure(error.description, fix: "Run 'plumb config check \(path)', or use \(alternatives).")
+                throw .failure(error.description, fix: Config.loadFix(error, otherwise: "Run 'plumb config check \(path)', or use \(alternatives).", instead: "use \(alternatives)"))
             }
         }
         if let bus { configuration.imu.bus = bus }

@@ -117,10 +117,15 @@ enum Read {
         guard let path = args.string("calibration") else { return .none }
         let data: Data
         do { data = try InputFile.read(path) } catch {
-            throw .failure("cannot read the calibration file \(path) (\(error.reason))", fix: "run 'plumb calibrate --output \(path)' first")
+            // Only a file that is not there is made by calibrating: a directory or an unreadable
+            // file stays what it is.
+            let fix = error.reason == "no such file" ? "Run 'plumb calibrate --output \(path)' first, or check the path."
+                : "Give --calibration the file 'plumb calibrate --output FILE' saved."
+            throw .failure("cannot read the calibration file \(path) (\(error.reason))", fix: fix)
         }
         do { return try Calibration.load(json: data, source: path) } catch {
-            throw .failure(error.description, fix: "run 'plumb calibrate --output \(path)' again")
+            // Not "calibrate again into it": the file may be plumb.json or a recording.
+            throw .failure(error.description, fix: "Give --calibration the file 'plumb calibrate --output FILE' saved (plumb.json's \"calibration\" names it), or calibrate again into a new file.")
         }
     }
 }

@@ -49,7 +49,7 @@ enum Run {
             load: { () throws(CLIError) -> DaemonSetup in
                 let configuration: Configuration
                 do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
-                    throw .failure(error.description, fix: "Run 'plumb config check \(path)'; 'plumb config example --keys' lists every key.")
+                    throw .failure(error.description, fix: Config.loadFix(error, otherwise: "Run 'plumb config check \(path)'; 'plumb config example --keys' lists every key."))
                 }
                 let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
                 return DaemonSetup(path: path, configuration: configuration, board: board)

@@ -35,7 +35,8 @@ extension SensorOptions {
         }
         let c: Configuration
         do throws(ConfigurationError) { c = try Configuration.load(path: path) } catch {
-            throw .failure(error.description, fix: "Run 'plumb config check \(path)', or leave --config out: the chip is then found by probing.")
+            throw .failure(error.description, fix: Config.loadFix(error, otherwise: "Run 'plumb config check \(path)', or leave --config out: the chip is then found by probing.",
+                                                      instead: "leave --config out: the chip is then found by probing"))
         }
         return applying(c.imu, mounting: c.mounting, takes: takes, to: args)
     }

@@ -358,7 +358,7 @@ struct DaemonFactory {
         }
         let calibration: Calibration
         do { calibration = try Calibration.load(json: data, source: path) } catch {
-            throw CLIError.failure(error.description, fix: "Write the file with 'plumb calibrate'.")
+            throw CLIError.failure(error.description, fix: "Point \"calibration\" at the file 'plumb calibrate --output FILE' saved (calibrate again into it if it is damaged).")
         }
         if calibration.mounting != PlumbDrivers.Mounting.identity, c.mounting != PlumbConfiguration.Mounting.identity {
             throw CLIError.failure("both \(path) and the configuration's \"mounting\" rotate the axes",

@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+@testable import PlumbCLI
+
+/// The mistakes a new user makes on the README's path, each answered with the file and the fix,
+/// and nothing of theirs lost.
+@Suite struct UserPathWalkTests {
+    /// A scratch directory; removed when the test ends.
+    final class Scratch {
+        let directory: String
+        init() throws {
+            directory = NSTemporaryDirectory() + "plumb-walk-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        func file(_ name: String, _ text: String) -> String {
+            let path = directory + "/" + name
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)), "could not write \(path)")
+            return path
+        }
+        func contents(_ path: String) -> String? { FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } }
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    static let configuration = #"{ "imu": { "rate": 200 }, "outputs": { "kiosk": { "method": "wlr-randr" } } }"# + "\n"
+
+    /// `plumb read --calibration plumb.json` answered "run 'plumb calibrate --output plumb.json'
+    /// again", and calibrate wrote over the configuration.
+    @Test func calibrateDoesNotReplaceAConfiguration() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", Self.configuration)
+        let r = runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", path])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(path) exists and holds a configuration (plumb.json), not a calibration; saving the calibration would replace it.\n"
+                + "Fix: Choose another path with --output (the calibration goes in its own file, which plumb.json's \"calibration\" names), or remove \(path) first if it may go.\n")
+        #expect(scratch.contents(path) == Self.configuration)
+        // A recording is kept too.
+        let csv = scratch.file("imu.csv", "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\n")
+        let c = runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", csv])
+        #expect(c.status == 1)
+        #expect(c.err.hasPrefix("Error: \(csv) exists and holds something other than a Plumb calibration; saving the calibration would replace it.\n"))
+    }
+
+    /// An earlier calibration (calibrating again) and an empty file are replaced.
+    @Test func calibrateReplacesAnEarlierCalibration() throws {
+        let scratch = try Scratch()
+        let path = scratch.directory + "/cal.json"
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", path]).status == 0)
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", path]).status == 0)
+        // A damaged one, whose values read refuses, is what calibrating again is for.
+        let damaged = scratch.file("damaged.json", #"{"gyroscopeBias": [99, 0, 0]}"#)
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", damaged]).status == 0)
+        #expect(runPlumb(["read", "--simulate", "--count", "1", "--calibration", damaged]).status == 0)
+        let empty = scratch.file("empty.json", "")
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", empty]).status == 0)
+    }
+
+    /// The fixes of read --calibration never say to calibrate into a file that is there.
+    @Test func readCalibrationFixesDoNotSendTheUserToOverwriteIt() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", Self.configuration)
+        var r = runPlumb(["read", "--simulate", "--count", "1", "--calibration", path])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(path) is not a Plumb calibration: gyroscopeBias is missing\n"
+                + "Fix: Give --calibration the file 'plumb calibrate --output FILE' saved (plumb.json's \"calibration\" names it), or calibrate again into a new file.\n")
+        r = runPlumb(["read", "--simulate", "--count", "1", "--calibration", scratch.directory])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: cannot read the calibration file \(scratch.directory) (it is a directory, not a file)\n"
+                + "Fix: Give --calibration the file 'plumb calibrate --output FILE' saved.\n")
+        r = runPlumb(["read", "--simulate", "--count", "1", "--calibration", scratch.directory + "/cal.json"])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: cannot read the calibration file \(scratch.directory)/cal.json (no such file)\n"
+                + "Fix: Run 'plumb calibrate --output \(scratch.directory)/cal.json' first, or check the path.\n")
+    }
+
+    static let syntaxFix = "Fix: Correct the JSON there: keys and strings in double quotes, a comma between members and none after the last, no comments; 'plumb config example' prints a valid file.\n"
+
+    /// A trailing comma, a comment or single quotes: the fix was the key reference, which says
+    /// nothing about JSON's syntax.
+    @Test(arguments: [
+        ("{\n  \"imu\": { \"rate\": 100, }\n}\n", "2:25: syntax error: trailing comma before '}'"),
+        ("{\n  // the IMU\n  \"imu\": {}\n}\n", "2:3: syntax error: expected a key in double quotes, found '/'"),
+        ("{ 'imu': {} }", "1:3: syntax error: expected a key in double quotes, found '''"),
+    ])
+    func aSyntaxErrorsFixIsAboutJSON(text: String, error: String) throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", text)
+        let check = runPlumb(["config", "check", path])
+        #expect(check.status == 1)
+        #expect(check.err == "Error: \(path):\(error)\n" + Self.syntaxFix)
+        let watch = runPlumb(["watch", "--config", path])
+        #expect(watch.status == 1)
+        #expect(watch.err == "Error: \(path):\(error)\n" + Self.syntaxFix)
+        let read = runPlumb(["read", "--config", path, "--count", "1"])
+        #expect(read.err == "Error: \(path):\(error)\n" + Self.syntaxFix)
+    }
+
+    /// A directory given as the file: the fix was the key reference too.
+    @Test func aDirectoryGivenToConfigCheckGetsThePathFix() throws {
+        let scratch = try Scratch()
+        let r = runPlumb(["config", "check", scratch.directory])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(scratch.directory): cannot read the file (it is a directory, not a file)\n"
+                + "Fix: Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at /etc/plumb/plumb.json).\n")
+    }
+
+    static let keysFix = "Fix: Run 'plumb config example --keys' for every key and its allowed values.\n"
+
+    /// i2cdetect prints 68; in plumb.json that was taken as decimal, 0x44, and `config check`
+    /// said OK while plumb run then found nothing there ('plumb read --address 68' warns).
+    @Test(arguments: [
+        (#""address": 68"#, "1:23: imu.address: 68 is decimal (0x44), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x68\""),
+        (#""address": "69""#, "1:23: imu.address: \"69\" is decimal (0x45), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x69\""),
+        (#""address": "6a""#, "1:23: imu.address: \"6a\" is not a 7-bit I2C address; write \"0x6a\" for hexadecimal"),
+        (#""bus": 1"#, "1:19: imu.bus: 1 is not a device path; write \"/dev/i2c-1\""),
+        (#""bus": "1""#, "1:19: imu.bus: \"1\" is not a device path; write \"/dev/i2c-1\""),
+        (#""bus": "i2c-22""#, "1:19: imu.bus: \"i2c-22\" is not a device path; write \"/dev/i2c-22\""),
+    ])
+    func anAddressOrBusWrittenAsI2cdetectShowsItSaysWhatToWrite(member: String, error: String) throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", "{ \"imu\": { \(member) } }")
+        let r = runPlumb(["config", "check", path])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(path):\(error)\n" + Self.keysFix)
+    }
+
+    /// The written forms that mean what they say are kept.
+    @Test(arguments: [#""address": "0x68""#, #""address": 104"#, #""address": "104""#, #""address": "0x6B""#, #""bus": "/dev/i2c-1""#])
+    func addressesAndBusesMeaningWhatTheySayAreTaken(member: String) throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", "{ \"imu\": { \(member) } }")
+        #expect(runPlumb(["config", "check", path]).status == 0)
+    }
+
+    /// plumb run without the file sent the user to 'plumb config check', which says only that the
+    /// file is not there.
+    @Test func runWithoutTheFileSaysWhereOneComesFrom() throws {
+        let scratch = try Scratch()
+        let r = runPlumb(["run", "--simulate", "--config", scratch.directory + "/plumb.json", "--log-format", "plain"])
+        #expect(r.status == 1)
+        #expect(r.err.contains("fix: Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at /etc/plumb/plumb.json).\n"))
+    }
+}
+
+/// `plumb config check` said OK for a file whose calibration or level image plumb run then could
+/// not read ("cannot start"); it says so now, as a note (the file may be checked before calibrating).
+@Suite struct ConfigCheckFileNoteTests {
+    @Test func aMissingCalibrationOrLevelImageIsNoted() throws {
+        let scratch = try UserPathWalkTests.Scratch()
+        let calibration = scratch.directory + "/calibration.json"
+        let image = scratch.directory + "/level.png"
+        let path = scratch.file("plumb.json", #"{"calibration": "\#(calibration)", "outputs": {"level": {"image": "\#(image)"}}}"#)
+        var r = runPlumb(["config", "check", path])
+        #expect(r.status == 0)
+        #expect(r.out.hasSuffix("""
+              note: calibration: cannot read the calibration file \(calibration) (no such file), so plumb run will not start: Run 'plumb calibrate' and save its result there, or remove "calibration" from the configuration.
+              note: outputs.level.image: \(image): cannot read the file: no such file, so plumb run will not start: point it at a PNG or JPEG file the plumb user can read.
+
+            """))
+        // A configuration named as the calibration is not one.
+        let other = scratch.file("other.json", #"{"calibration": "\#(path)"}"#)
+        r = runPlumb(["config", "check", other])
+        #expect(r.status == 0)
+        #expect(r.out.hasSuffix("  note: calibration: \(path) is not a Plumb calibration: gyroscopeBias is missing, so plumb run will not start: "
+                                + "Point \"calibration\" at the file 'plumb calibrate --output FILE' saved (calibrate again into it if it is damaged).\n"))
+        // With both files there, nothing is noted.
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", calibration]).status == 0)
+        #expect(runPlumb(["level", "--angle", "0", "--size", "8x8", "--png", image]).status == 0)
+        r = runPlumb(["config", "check", path])
+        #expect(r.status == 0)
+        #expect(!r.out.contains("note:"))
+    }
+}
+
+/// Too many LEDs for the mode is a usage error, said before any LED is opened: a name the board
+/// lacks hid it ("no LED ..."), and the user fixed that only to meet the count next.
+@Suite struct LEDCountBeforeHardwareTests {
+    @Test(arguments: [["--backend", "sysfs", "--leds", "ACT,PWR,A,B,C", "--sysfs-root", "/nonexistent/leds"],
+                      ["--backend", "gpio", "--chip", "no-such-chip", "--lines", "5,6,13,19,26"]])
+    func tooManyLEDsForTheArrowIsAUsageErrorFirst(backend: [String]) {
+        let r = runPlumb(["led", "--mode", "arrow", "--angle", "10"] + backend)
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("Error: --mode arrow drives 1 to 4 LEDs; 5 were given.\nUsage: plumb led "))
+    }
+}
+
+/// `--output` that is not a regular file is written, never read to see what it holds: reading
+/// /dev/stdout on a terminal would wait for the user's typing, and /dev/zero never ends.
+@Suite struct CalibrateOutputDeviceTests {
+    @Test func aDeviceIsNotReadBeforeItIsWritten() {
+        #expect(throws: Never.self) { try Calibrate.checkReplaceable("/dev/zero") }
+        #expect(throws: Never.self) { try Calibrate.checkReplaceable("/dev/null") }
+        let r = runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", "/dev/zero"])
+        #expect(r.status == 0)
+        #expect(r.out.hasSuffix("saved to /dev/zero\n"))
+    }
+}
