@@ -114,6 +114,24 @@ private func isWaitLine(_ line: String) -> Bool {
         #expect(log.last == "sensor stopped: no output needs it (no D-Bus claim)", "\(log.suffix(5))")
     }
 
+    /// A chip lost while the session runs shows the same STATUS while it is away (with or
+    /// without the flag: the stream waits for it either way), and the summary once it is back.
+    @Test func aChipLostDuringTheRunShowsTheWaitingStatus() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        let (pipeline, output) = try session(on: board, clock: board.clock, waits: false)
+        #expect(pipeline.status == "IMU at 0x68 on /dev/i2c-1, polling at 100 Hz")
+        func step() throws { _ = try pipeline.step(timeoutNanoseconds: 100_000_000) }
+        try step()
+        board.plugged = false
+        for _ in 0..<200 where output.presence.isEmpty { try step() }
+        #expect(pipeline.status == "waiting for the IMU at 0x68 on /dev/i2c-1, polling: it does not answer; check its wiring and power ('plumb probe' lists what answers)")
+        board.plugged = true
+        for _ in 0..<200 where output.presence.count < 2 { try step() }
+        #expect(output.presence.last == .present)
+        #expect(pipeline.status == "IMU at 0x68 on /dev/i2c-1, polling at 100 Hz")
+        try pipeline.shutdown()
+    }
+
     /// Without --wait-for-sensor (`plumb run` typed by hand) the start fails at once, as before.
     @Test func withoutTheFlagTheStartStillFails() throws {
         let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
