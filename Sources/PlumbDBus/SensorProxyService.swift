@@ -94,13 +94,51 @@ public final class SensorProxyService: Sendable {
     /// - Parameters:
     ///   - source: where orientation comes from; nil serves the interface with no accelerometer.
     ///   - busAddress: a D-Bus address ("unix:path=/tmp/bus"), or nil for the system bus.
+    ///   - absentAtStart: why the source's sensor does not answer now (`plumb dbus
+    ///     --wait-for-sensor` started while nothing acknowledges the IMU's address), or nil:
+    ///     HasAccelerometer is then false from the start, and a claim does not turn it true; the
+    ///     source's ``SensorPresence/present`` or ``sensorPresenceChanged(_:)`` does.
     ///   - events: called on the bus thread for every ``Event``.
-    public init(source: (any OrientationSource)?, busAddress: String? = nil,
+    public init(source: (any OrientationSource)?, busAddress: String? = nil, absentAtStart: String? = nil,
                 events: @escaping @Sendable (Event) -> Void = { _ in }) {
         self.source = source
         self.busAddress = busAddress
         self.events = events
-        self.state = Mutex(State(hasAccelerometer: source != nil))
+        var initial = State(hasAccelerometer: source != nil && absentAtStart == nil)
+        initial.lost = source != nil && absentAtStart != nil
+        self.state = Mutex(initial)
+    }
+
+    /// The sensor's presence told from outside a run of the source: `plumb dbus --wait-for-sensor`
+    /// checks every second a sensor that did not answer at start while no claim runs it, and
+    /// tells ``SensorPresence/present`` once it answers, so that HasAccelerometer turns true
+    /// (with PropertiesChanged) and desktops, which claim only an accelerometer that is there,
+    /// claim it. The same state as the source's own reports (``OrientationSource/start(report:presence:)``):
+    /// a repeat changes nothing. Any thread.
+    public func sensorPresenceChanged(_ presence: SensorPresence) {
+        let bus: SensorProxyBus? = state.withLock { s in
+            guard Self.change(&s, to: presence) else { return nil }
+            return s.bus
+        }
+        bus?.wake()
+    }
+
+    /// Records `presence` in `s` (HasAccelerometer, the lost flag, the event to deliver); false
+    /// when it is no change.
+    private static func change(_ s: inout State, to presence: SensorPresence) -> Bool {
+        switch presence {
+        case .absent(let what):
+            guard !s.lost else { return false }
+            s.lost = true
+            s.presenceEvents.append(.sensorLost(what))
+            if s.hasAccelerometer { s.hasAccelerometer = false; s.hasAccelerometerChanged = true }
+        case .present:
+            guard s.lost else { return false }
+            s.lost = false
+            s.presenceEvents.append(.sensorBack)
+            if !s.hasAccelerometer { s.hasAccelerometer = true; s.hasAccelerometerChanged = true }
+        }
+        return true
     }
 
     public var status: Status {
@@ -289,19 +327,7 @@ public final class SensorProxyService: Sendable {
     /// follows (the bus thread sends PropertiesChanged); a report from an earlier run is dropped.
     private func sourcePresence(_ presence: SensorPresence, generation: UInt64) {
         let bus: SensorProxyBus? = state.withLock { s in
-            guard s.generation == generation, s.sensorRunning else { return nil }
-            switch presence {
-            case .absent(let what):
-                guard !s.lost else { return nil }
-                s.lost = true
-                s.presenceEvents.append(.sensorLost(what))
-                if s.hasAccelerometer { s.hasAccelerometer = false; s.hasAccelerometerChanged = true }
-            case .present:
-                guard s.lost else { return nil }
-                s.lost = false
-                s.presenceEvents.append(.sensorBack)
-                if !s.hasAccelerometer { s.hasAccelerometer = true; s.hasAccelerometerChanged = true }
-            }
+            guard s.generation == generation, s.sensorRunning, Self.change(&s, to: presence) else { return nil }
             return s.bus
         }
         bus?.wake()

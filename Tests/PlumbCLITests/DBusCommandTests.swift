@@ -115,10 +115,12 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             Claim/ReleaseAccelerometer. The sensor runs only while a client holds a claim. Light and
             proximity are reported absent. Stop iio-sensor-proxy first: only one service can own the name.
             Without --simulate or --script it reads the board's IMU as 'plumb run' does (--config), opening
-            it only while a client holds a claim; it fails at start if the IMU does not answer.
+            it only while a client holds a claim; it fails at start if the IMU does not answer, unless
+            --wait-for-sensor is given: it then serves with HasAccelerometer false, checks the IMU every
+            second while no client holds a claim, and turns it true once the IMU answers.
             Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
 
-            USAGE: plumb dbus [--bus-address <ADDRESS>] [--config <FILE>] [--board <ID>] [--boards-dir <DIR>] [--simulate] [--profile <NAME>] [--chip <KEY>] [--script <STEPS>] [--repeat] [--speed <FACTOR>] [--filter <NAME>] [--format <FORMAT>]
+            USAGE: plumb dbus [--bus-address <ADDRESS>] [--config <FILE>] [--board <ID>] [--boards-dir <DIR>] [--simulate] [--profile <NAME>] [--chip <KEY>] [--script <STEPS>] [--repeat] [--speed <FACTOR>] [--filter <NAME>] [--format <FORMAT>] [--wait-for-sensor]
 
             OPTIONS:
               --bus-address <ADDRESS> A D-Bus address (unix:path=/run/x) instead of the system bus.
@@ -133,6 +135,7 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
               --speed <FACTOR>        Play --simulate or --script this many times faster than real time (default 1).
               --filter <NAME>         Fusion filter for --simulate: plumb (default), madgwick, complementary (the live IMU uses the configuration's).
               --format <FORMAT>       jsonl or text (default: text on a terminal, jsonl otherwise).
+              --wait-for-sensor       When the IMU does not answer at start, serve anyway and take it once it answers (plumb-sensor-proxy.service does).
               -h, --help              Show help information.
 
             """)

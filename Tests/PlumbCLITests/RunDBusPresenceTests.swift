@@ -149,6 +149,34 @@ struct RunDBusPresenceTests {
         #expect(session.log.filter { $0.hasPrefix("dbus: HasAccelerometer false") }.count == 1, "one loss is told once: \(session.log)")
     }
 
+    /// `plumb run --wait-for-sensor` with `outputs.dbus` the only output, started while its chip
+    /// does not answer and before any desktop claims (a desktop claims only an accelerometer
+    /// that is there): HasAccelerometer turns false on the bus at once, unclaimed, and true once
+    /// the chip answers. The output told only a claim's run before, so it stayed true unclaimed.
+    @Test func aChipAbsentAtStartIsAbsentOnTheBusUntilItAnswers() throws {
+        let bus = try OpenBus()
+        let board = DBusBoard(nothingAnswersErrno: Errno.EREMOTEIO)
+        board.plugged = false
+        let at = I2CAddress(UInt8(0x68))
+        let imu = try DaemonFactory.makeIMU(bus: board, address: at, clock: board.clock, part: nil)
+        let source = StreamSampleSource(name: "IMU at \(at) on /dev/i2c-1, polling", imu: imu, line: nil, clock: board.clock)
+        let output = try DBusDaemonOutput(settings: DBusOutput(bus: bus.address))
+        defer { try? output.restore() }
+        let monitor = try PropertiesMonitor(address: bus.address)
+        try Self.until("the monitor to subscribe (have \(monitor.raw))", {}) { monitor.raw.contains("is owned by") }
+        let pipeline = try SensorPipeline(
+            source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
+            outputs: [output], allowedInterfaces: Set(InterfaceOrientation.allCases), waitsForSensor: true, describe: { _ in "" })
+        let session = Session(pipeline: pipeline)
+        try Self.until("HasAccelerometer false on the bus (have \(monitor.changes))", session.step) { !monitor.changes.isEmpty }
+        #expect(monitor.changes == [Self.lostSignal])
+        #expect(!pipeline.sensorActive)
+
+        board.plugged = true
+        try Self.until("HasAccelerometer true on the bus (have \(monitor.changes))", session.step) { monitor.changes.count == 2 }
+        #expect(monitor.changes.last?.contains("{'HasAccelerometer': <true>, 'AccelerometerOrientation': <") == true, "\(monitor.changes)")
+    }
+
     /// The daemon's session and what it logged.
     final class Session {
         let pipeline: SensorPipeline

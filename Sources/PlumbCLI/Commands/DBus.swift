@@ -5,6 +5,7 @@ import PlumbHAL
 import PlumbLinux
 import PlumbOrientation
 import PlumbSimulation
+import Synchronization
 
 /// `plumb dbus`: serves iio-sensor-proxy's `net.hadess.SensorProxy` so desktops rotate the screen.
 enum DBus {
@@ -18,7 +19,9 @@ enum DBus {
         Claim/ReleaseAccelerometer. The sensor runs only while a client holds a claim. Light and
         proximity are reported absent. Stop iio-sensor-proxy first: only one service can own the name.
         Without --simulate or --script it reads the board's IMU as 'plumb run' does (--config), opening
-        it only while a client holds a claim; it fails at start if the IMU does not answer.
+        it only while a client holds a claim; it fails at start if the IMU does not answer, unless
+        --wait-for-sensor is given: it then serves with HasAccelerometer false, checks the IMU every
+        second while no client holds a claim, and turns it true once the IMU answers.
         Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
         """,
         options: [
@@ -33,6 +36,7 @@ enum DBus {
             .option("speed", value: "FACTOR", help: "Play --simulate or --script this many times faster than real time (default 1)."),
             .option("filter", value: "NAME", help: "Fusion filter for --simulate: plumb (default), madgwick, complementary (the live IMU uses the configuration's)."),
             .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
+            .flag("wait-for-sensor", help: "When the IMU does not answer at start, serve anyway and take it once it answers (plumb-sensor-proxy.service does)."),
         ])
 
     static let command = Command(spec) { args, context in
@@ -62,18 +66,50 @@ enum DBus {
             source = MotionOrientationSource(motion: simulatedMotion(chip: chip, profile: profile, speed: speed,
                                                                      algorithm: algorithm, counters: counters))
         } else {
-            source = try DBusLiveSensor.source(args, context: context)
+            source = try DBusLiveSensor.source(args, context: context, waitsForSensor: args.has("wait-for-sensor"))
         }
 
         let printer = EventPrinter(format: format, bus: address ?? SensorProxyError.systemBus,
                                    counters: simulated ? counters : nil, context: context)
-        let service = SensorProxyService(source: source, busAddress: address) { printer.print($0) }
+        let awaited = (source as? DBusSensorWait).flatMap { $0.absentAtStart == nil ? nil : $0 }
+        let service = SensorProxyService(source: source, busAddress: address, absentAtStart: awaited?.absentAtStart) { printer.print($0) }
+        let waitFailure = awaited.map { wait(for: $0, service: service, context: context) }
         do throws(SensorProxyError) {
             try service.runUntilSignalled()
         } catch {
             throw CLIError.failure(error.description, fix: error.fix)
         }
+        waitFailure?.state.withLock { $0.stopped = true }
+        if let failure = waitFailure?.state.withLock({ $0.error }) { throw failure }
         printer.printExit()
+    }
+
+    /// Checks the chip `awaited` waits for every second on a thread of its own
+    /// (``DBusSensorWait/waitForSensor(service:clock:interval:shouldStop:)``), printing to standard
+    /// error when it answers. A failure other than silence at the address (another chip answers
+    /// there now) stops `service`, and is returned for the command to end with, as at start.
+    private static func wait(for awaited: DBusSensorWait, service: SensorProxyService,
+                             context: CommandContext) -> WaitState {
+        let shared = WaitState()
+        let err = context.err
+        Thread.detachNewThread {
+            do throws(CLIError) {
+                let line = try awaited.waitForSensor(service: service, clock: SystemClock(), shouldStop: { shared.state.withLock { $0.stopped } })
+                if let line {
+                    err.line("plumb dbus: " + line)
+                    err.flush()
+                }
+            } catch {
+                shared.state.withLock { $0.error = error }
+                service.stop()
+            }
+        }
+        return shared
+    }
+
+    /// Between the command and its wait thread: the service stopped; the wait's failure.
+    final class WaitState: Sendable {
+        let state = Mutex<(stopped: Bool, error: CLIError?)>((false, nil))
     }
 
     /// The notifier on the simulated IMU (the real driver against the register-level emulator)

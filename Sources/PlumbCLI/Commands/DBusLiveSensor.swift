@@ -16,7 +16,11 @@ enum DBusLiveSensor {
     /// applies the calibration file and the mounting rotation, and uses the configured filter,
     /// rate and orientation settings as `plumb run` does (``notifier(_:normal:source:powerMonitor:)``),
     /// and the source reports only the configured interface orientations (``orientationSource(_:motion:)``).
-    static func source(_ args: ParsedArguments, context: CommandContext) throws(CLIError) -> MotionOrientationSource {
+    ///
+    /// With `waitsForSensor` (`--wait-for-sensor`) a chip where nothing answers at the address does
+    /// not fail the start: the source is then a ``DBusSensorWait`` awaiting it
+    /// (``awaitingSource(_:path:normal:open:context:powerMonitor:)``).
+    static func source(_ args: ParsedArguments, context: CommandContext, waitsForSensor: Bool = false) throws(CLIError) -> any OrientationSource {
         let path = args.string("config") ?? Configuration.defaultPath
         let catalog = try BoardSupport.catalog(args, context: context)
         let configuration: Configuration
@@ -39,8 +43,32 @@ enum DBusLiveSensor {
         }
         // Power saver, battery, heat and display blanking, as plumb run follows them: the sensor
         // pauses while the screen is off, even while a desktop holds its claim.
-        return try source(configuration, path: path, normal: normal, open: open, context: context,
-                          powerMonitor: SystemPowerStateMonitor.polled(pollInterval: EnergySettings.default.pollInterval))
+        let monitor = SystemPowerStateMonitor.polled(pollInterval: EnergySettings.default.pollInterval)
+        if waitsForSensor {
+            return try awaitingSource(configuration, path: path, normal: normal, open: open, context: context, powerMonitor: monitor)
+        }
+        return try source(configuration, path: path, normal: normal, open: open, context: context, powerMonitor: monitor)
+    }
+
+    /// ``source(_:path:normal:open:context:powerMonitor:)`` for `--wait-for-sensor`: a chip where
+    /// nothing acknowledges the address (``check(_:normal:configurationPath:waitsForSensor:)``)
+    /// does not fail the start; standard error says once what is awaited and the wiring fix
+    /// ("plumb dbus: … does not answer (…); serving without it …"), and the returned source
+    /// awaits it (``DBusSensorWait``). Any other failure at start is thrown as without the flag.
+    static func awaitingSource(_ configuration: Configuration, path: String, normal: IMUConfiguration, open: @escaping Opener,
+                               context: CommandContext, powerMonitor: (any PowerStateMonitor)?) throws(CLIError) -> DBusSensorWait {
+        let checkOnce: @Sendable () throws(CLIError) -> (source: String, error: MotionSourceError)? = { () throws(CLIError) in
+            try check({ try open { _ in } }, normal: normal, configurationPath: path, waitsForSensor: true)
+        }
+        let absent = try checkOnce()
+        if let absent {
+            for line in DBusSensorWait.waitLines(source: absent.source, error: absent.error) { context.err.line("plumb dbus: " + line) }
+            context.err.flush()
+        }
+        let inner = notifierSource(configuration, path: path, normal: normal, open: open, context: context, powerMonitor: powerMonitor)
+        return DBusSensorWait(inner: inner, name: absent?.source ?? "the IMU",
+                              absentAtStart: absent.map { "\($0.source): \($0.error.description)" },
+                              check: { () throws(CLIError) -> MotionSourceError? in try checkOnce()?.error })
     }
 
     /// Opens the board's IMU (not started), its stream's events going to the sink given.
@@ -55,6 +83,12 @@ enum DBusLiveSensor {
     static func source(_ configuration: Configuration, path: String, normal: IMUConfiguration, open: @escaping Opener,
                        context: CommandContext, powerMonitor: (any PowerStateMonitor)?) throws(CLIError) -> MotionOrientationSource {
         try check({ try open { _ in } }, normal: normal, configurationPath: path)
+        return notifierSource(configuration, path: path, normal: normal, open: open, context: context, powerMonitor: powerMonitor)
+    }
+
+    /// The service's source on the IMU `open` opens, not checked: opened afresh on every claim.
+    private static func notifierSource(_ configuration: Configuration, path: String, normal: IMUConfiguration, open: @escaping Opener,
+                                       context: CommandContext, powerMonitor: (any PowerStateMonitor)?) -> MotionOrientationSource {
         let sink = LiveSensor.printingSink(command: "dbus", context: context)
         let source: MotionOrientation.SourceFactory = { () throws(MotionSourceError) -> any MotionSampleSource in
             do {
@@ -88,6 +122,15 @@ enum DBusLiveSensor {
     /// built the driver, which touches no register.
     static func check(_ open: () throws -> any MotionSampleSource, normal: IMUConfiguration,
                       configurationPath: String) throws(CLIError) {
+        _ = try check(open, normal: normal, configurationPath: configurationPath, waitsForSensor: false)
+    }
+
+    /// ``check(_:normal:configurationPath:)``, which with `waitsForSensor` (`--wait-for-sensor`)
+    /// returns, rather than throws, a failure that says nothing acknowledges the address
+    /// (ENXIO, or EREMOTEIO as a Raspberry Pi reports it: ``I2CError/mayMeanNothingAnswers``),
+    /// with the source's name; nil when the chip answered. Any other failure is thrown.
+    static func check(_ open: () throws -> any MotionSampleSource, normal: IMUConfiguration,
+                      configurationPath: String, waitsForSensor: Bool) throws(CLIError) -> (source: String, error: MotionSourceError)? {
         let source: any MotionSampleSource
         do { source = try open() } catch let error as CLIError {
             throw error
@@ -95,11 +138,15 @@ enum DBusLiveSensor {
             throw .failure(String(describing: error), fix: nil)
         }
         do { _ = try source.start(normal) } catch {
+            if waitsForSensor, error.busError?.mayMeanNothingAnswers == true { return (source.name, error) }
             throw SensorPipeline.startFailure(error, source: source.name, configurationPath: configurationPath, then: restartService)
         }
         do { try source.stop() } catch {
+            // Gone between its start and its stop: as absent as one that never answered.
+            if waitsForSensor, error.busError?.mayMeanNothingAnswers == true { return (source.name, error) }
             throw SensorPipeline.stopFailure(error, source: source.name, purpose: "after checking it at start", then: restartService)
         }
+        return nil
     }
 
     /// `motion` as the service's source, reporting only the interface orientations

@@ -13,6 +13,8 @@ enum Run {
             image, kiosk rotation, LEDs, D-Bus sensor proxy (net.hadess.SensorProxy) and MQTT publisher it names. SIGHUP reloads the configuration (a broken file is refused and the
             running one kept; a kiosk screen the new one still turns keeps its rotation); SIGTERM or Ctrl-C stops, restoring the display. Under systemd (Type=notify) it reports
             READY=1, RELOADING=1, STOPPING=1 and WATCHDOG=1, and its log lines carry journald <N> priority prefixes.
+            An IMU that does not answer at its address fails the start, unless --wait-for-sensor is given: the daemon then starts without it
+            (STATUS says what it waits for), tries it every second and sets it up once it answers. Any other sensor failure fails the start.
             """,
         options: [.option("config", value: "FILE", help: "The configuration file (default \(Configuration.defaultPath))."),
                   BoardSupport.boardOption, BoardSupport.boardsDirectoryOption,
@@ -20,6 +22,7 @@ enum Run {
                   .option("profile", value: "NAME", help: "The simulated motion: rest, tour, rotation, shaking or tapping (default tour)."),
                   .option("replay", value: "FILE", help: "Drive the outputs from a recorded CSV instead of the IMU."),
                   .option("duration", value: "SECONDS", help: "Stop by itself after this long."),
+                  .flag("wait-for-sensor", help: "When the IMU does not answer at start, run anyway and set it up once it answers (plumb.service does)."),
                   .option("log-format", value: "FORMAT", help: "journal (<N> prefixes) or plain (default: journal under systemd).")])
     ) { args, context in
         let path = args.string("config") ?? Configuration.defaultPath
@@ -33,6 +36,7 @@ enum Run {
         let catalog = try BoardSupport.catalog(args, context: context)
         let clock = SystemClock()
         var factory = DaemonFactory(source: source, context: context, realClock: clock)
+        factory.waitsForSensor = args.has("wait-for-sensor")
         if let profile = args.string("profile") {
             guard args.has("simulate") else { throw CLIError.usage("--profile needs --simulate.") }
             factory.profile = try args.choice("profile", ["rest", "tour", "rotation", "shaking", "tapping"]) ?? profile

@@ -125,8 +125,14 @@ final class DBusDaemonOutput: DaemonOutput {
         relay.publish(device: orientation, interface: interface)
     }
 
+    /// Passed to a claim's run (the relay) and to the service itself, so that HasAccelerometer
+    /// follows while no desktop holds a claim too: a chip awaited since the start
+    /// (`plumb run --wait-for-sensor`) shows false, and desktops, which claim only an
+    /// accelerometer that is there, claim once it answers. During a claim the second telling is
+    /// a repeat, which changes nothing.
     func sensorPresenceChanged(_ presence: SensorPresence) {
         relay.tell(presence)
+        service.sensorPresenceChanged(presence)
     }
 
     func takeEvents() -> [DaemonEvent] {

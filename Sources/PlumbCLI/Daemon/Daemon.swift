@@ -5,6 +5,9 @@ import PlumbHAL
 protocol DaemonPipeline: AnyObject {
     /// One line for the log and systemd's STATUS: what runs where.
     var summary: String { get }
+    /// systemd's STATUS: the ``summary`` while the sensor runs; what the session waits for and
+    /// the fix while it waits for a chip that does not answer. Sent again when it changes.
+    var status: String { get }
     /// Waits at most `timeoutNanoseconds` for sensor data, processes it and drives the outputs.
     /// Returns what happened worth logging (orientation changes, gaps).
     func step(timeoutNanoseconds: UInt64) throws -> [DaemonEvent]
@@ -14,6 +17,10 @@ protocol DaemonPipeline: AnyObject {
     /// Before a reload's ``shutdown()``: leaves the outputs whose target `next` keeps as they are
     /// (the kiosk's screen at its rotation) and returns them for the pipeline built from `next`.
     func handOver(to next: DaemonSetup) -> DaemonHandover
+}
+
+extension DaemonPipeline {
+    var status: String { summary }
 }
 
 /// Thrown by ``DaemonPipeline/step(timeoutNanoseconds:)`` when a bounded source (a recording
@@ -82,7 +89,9 @@ final class Daemon {
         }
         log.info("started with \(setup.path); board \(setup.board.explanation)")
         log.info(pipeline.summary)
-        send("READY=1\nSTATUS=\(pipeline.summary)")
+        // A session waiting for its chip (--wait-for-sensor) is ready: its outputs are up.
+        var status = pipeline.status
+        send("READY=1\nSTATUS=\(status)")
 
         let watchdog = notifier.watchdogIntervalNanoseconds
         if let watchdog { log.debug("watchdog every \(Double(watchdog) / 1e9) s; pinging every \(Double(watchdog) / 2e9) s") }
@@ -98,6 +107,7 @@ final class Daemon {
                 case .reload:
                     guard let next = reload(current: setup, pipeline: pipeline) else { return ExitCode.failure }
                     (setup, pipeline) = next
+                    status = pipeline.status
                 }
             }
             if let duration, clock.nowNanoseconds &- started >= duration {
@@ -112,6 +122,10 @@ final class Daemon {
                 do { try pipeline.shutdown() } catch { log.warning("while stopping: \(describe(error))") }
                 send("STATUS=failed: \(describe(error))")
                 return ExitCode.failure
+            }
+            if pipeline.status != status {
+                status = pipeline.status
+                send("STATUS=\(status)")
             }
             if let watchdog, clock.nowNanoseconds &- lastPing >= watchdog / 2 {
                 send("WATCHDOG=1")
@@ -128,7 +142,7 @@ final class Daemon {
         let next: DaemonSetup
         do { next = try load() } catch {
             logFailure("reload failed, keeping the running configuration", error)
-            send("READY=1\nSTATUS=\(pipeline.summary) (reload failed: \(describe(error)))")
+            send("READY=1\nSTATUS=\(pipeline.status) (reload failed: \(describe(error)))")
             return (current, pipeline)
         }
         let handover = pipeline.handOver(to: next)
@@ -138,13 +152,13 @@ final class Daemon {
             log.level = next.configuration.logLevel
             log.info("reloaded \(next.path); board \(next.board.explanation)")
             log.info(rebuilt.summary)
-            send("READY=1\nSTATUS=\(rebuilt.summary)")
+            send("READY=1\nSTATUS=\(rebuilt.status)")
             return (next, rebuilt)
         } catch {
             logFailure("reload failed, restarting the previous configuration", error)
             do {
                 let old = try build(current, handover)
-                send("READY=1\nSTATUS=\(old.summary) (reload failed)")
+                send("READY=1\nSTATUS=\(old.status) (reload failed)")
                 return (current, old)
             } catch {
                 do { try handover.restoreUntaken() } catch { log.error("could not restore the outputs: \(describe(error))") }

@@ -36,6 +36,10 @@ struct DaemonFactory {
     var rotationRunner: (any RotationActionRunner & Sendable)?
     /// Where `lowEnergy: auto` reads the power state (the running system's, on a poller thread).
     var powerMonitor: any PowerStateMonitor = SystemPowerStateMonitor.polled(pollInterval: Double(EnergyMode.defaultPollInterval) / 1e9)
+    /// Whether a session whose chip does not answer at start (nothing acknowledges its address)
+    /// starts anyway and waits for it (`plumb run --wait-for-sensor`, which plumb.service passes):
+    /// ``SensorPipeline/waitsForSensor``.
+    var waitsForSensor = false
 
     /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
     static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {
@@ -107,7 +111,8 @@ struct DaemonFactory {
         if !outputs.isEmpty, outputs.allSatisfy({ $0 is DBusDaemonOutput }) { outputNames += " (the sensor runs only while a client holds a claim)" }
         do {
             return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: try Self.calibration(c),
-                                    pacing: pacing, powerMonitor: powerMonitor, configurationPath: setup.path, describe: { effective in
+                                    pacing: pacing, powerMonitor: powerMonitor, configurationPath: setup.path,
+                                    waitsForSensor: waitsForSensor, describe: { effective in
                 "\(sampleSource.name) at \(Int(effective.outputDataRate.rounded())) Hz, \(c.filter.kind.rawValue) filter, \(outputNames)"
             })
         } catch {
@@ -129,13 +134,14 @@ struct DaemonFactory {
     static func session(_ c: Configuration, source: any MotionSampleSource, normal: IMUConfiguration,
                         outputs: [any DaemonOutput], correct: ((inout IMUSample) -> Void)?, pacing: (any MonotonicClock)?,
                         powerMonitor: any PowerStateMonitor, explain: ((MotionSourceError) -> CLIError)? = nil,
-                        configurationPath: String? = nil, describe: (IMUConfiguration) -> String) throws -> SensorPipeline {
+                        configurationPath: String? = nil, waitsForSensor: Bool = false,
+                        describe: @escaping (IMUConfiguration) -> String) throws -> SensorPipeline {
         try SensorPipeline(
             source: source, configuration: normal, orientation: orientationPipeline(c), outputs: outputs,
             allowedInterfaces: allowedInterfaces(c.orientation), listedInterfaces: interfaceOrientations(c.orientation),
             correct: correct, pacing: pacing,
             energy: energyMode(c, normal: normal, monitor: powerMonitor), explain: explain,
-            configurationPath: configurationPath, describe: describe)
+            configurationPath: configurationPath, waitsForSensor: waitsForSensor, describe: describe)
     }
 
     /// The fix for a sensor start the driver refused as a setting it cannot run

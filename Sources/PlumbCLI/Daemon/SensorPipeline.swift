@@ -66,7 +66,11 @@ extension DaemonEvent {
 final class SensorPipeline: DaemonPipeline {
     let source: any MotionSampleSource
     let outputs: [any DaemonOutput]
-    let summary: String
+    /// What runs where, with the rate the chip took (the rate asked for while it is awaited).
+    private(set) var summary: String
+    /// systemd's STATUS: the ``summary``, or while the chip is awaited or lost what the session
+    /// waits for and the fix (``waitingStatus(_:)``).
+    private(set) var status: String
     /// The interface orientations the outputs may take, in the configuration's order; others
     /// leave the interface as it is. The log line shows the interface through
     /// ``DaemonFactory/shownInterface(_:allowed:)`` (never one outside them), while the outputs
@@ -114,13 +118,19 @@ final class SensorPipeline: DaemonPipeline {
     static let lostStartInterval = Nanoseconds.perSecond
     /// The first start that a lost chip did not take was logged (once until one succeeds).
     private var lostStartReported = false
+    /// Whether a chip that does not answer when the session starts is waited for
+    /// (`plumb run --wait-for-sensor`) instead of failing the start.
+    let waitsForSensor: Bool
+    /// While a chip that did not answer at the session's start is awaited (``waitsForSensor``):
+    /// since when, on the source's clock, in nanoseconds; `nil` once it answered (or never awaited).
+    private(set) var awaitedSince: UInt64?
 
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
          outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, listedInterfaces: [InterfaceOrientation]? = nil,
          correct: ((inout IMUSample) -> Void)? = nil,
          pacing: (any MonotonicClock)? = nil, stallLimit: UInt64 = 10 * Nanoseconds.perSecond, energy: EnergyMode? = nil,
          explain: ((MotionSourceError) -> CLIError)? = nil, configurationPath: String? = nil,
-         describe: (IMUConfiguration) -> String) throws {
+         waitsForSensor: Bool = false, describe: @escaping (IMUConfiguration) -> String) throws {
         let energy = energy ?? EnergyMode(policy: .never, normal: configuration)
         self.energy = energy
         lowEnergy = energy.startsLow
@@ -132,6 +142,8 @@ final class SensorPipeline: DaemonPipeline {
         self.stallLimit = stallLimit
         self.explain = explain
         self.configurationPath = configurationPath
+        self.waitsForSensor = waitsForSensor
+        describeSettings = describe
         samples.reserveCapacity(1024)
         let effective: IMUConfiguration
         var orientation = orientation
@@ -141,11 +153,47 @@ final class SensorPipeline: DaemonPipeline {
         // A monitor with a poller thread starts reading now, before the sensor runs.
         if case .auto(let monitor) = energy.policy { monitor.prepare() }
         do { effective = try source.start(activeConfiguration) } catch {
-            throw explain?(error) ?? Self.startFailure(error, source: source.name, configurationPath: configurationPath)
+            // Nothing acknowledges the address (a loose cable, a HAT powered up late): with
+            // --wait-for-sensor the session starts without it and sets it up once it answers
+            // (``awaitChip(_:)``). Any other failure (another chip's WHO_AM_I, a setting the chip
+            // refuses) fails the start as before: waiting would not mend it.
+            guard waitsForSensor, error.busError?.mayMeanNothingAnswers == true else {
+                throw explain?(error) ?? Self.startFailure(error, source: source.name, configurationPath: configurationPath)
+            }
+            let now = source.clock.nowNanoseconds
+            summary = describe(activeConfiguration)
+            lastData = now
+            sensorActive = false
+            awaitedSince = now
+            lost = SensorNotice(kind: .lost, source: source.name, message: "does not answer at start: \(error.description)",
+                                timeNanoseconds: now, error: error)
+            lostStartReported = true
+            lostStartWait = Self.lostStartInterval
+            status = Self.waitingStatus(source.name)
+            startEvents = ((source as? DaemonEventSource)?.takeEvents() ?? []) + [
+                DaemonEvent(level: .warning, message: "\(source.name) does not answer (\(error.description)); waiting for it, trying to start it every second"),
+                DaemonEvent(level: .warning, message: "fix: " + Self.stopFix(error, then: Self.setUpOnceItAnswers)),
+            ]
+            for output in outputs { output.sensorPresenceChanged(.absent("\(source.name) does not answer: \(error.description)")) }
+            return
         }
         summary = describe(effective)
+        status = summary
         lastData = source.clock.nowNanoseconds
         startEvents = (source as? DaemonEventSource)?.takeEvents() ?? []
+    }
+
+    /// Makes ``summary`` from the settings the chip took.
+    private let describeSettings: (IMUConfiguration) -> String
+
+    /// How the fix for a chip awaited since the start ends: the session sets it up on its own.
+    static let setUpOnceItAnswers = "plumb sets it up within a second once it answers."
+
+    /// systemd's STATUS while the session waits for the chip named `source` (at start with
+    /// --wait-for-sensor, or lost while it ran): what it waits for and the fix, short enough for
+    /// `systemctl status`.
+    static func waitingStatus(_ source: String) -> String {
+        "waiting for the \(source): it does not answer; check its wiring and power ('plumb probe' lists what answers)"
     }
 
     func step(timeoutNanoseconds: UInt64) throws -> [DaemonEvent] {
@@ -216,9 +264,13 @@ final class SensorPipeline: DaemonPipeline {
         if let notice = source.takeNotices().last(where: { $0.kind == .lost }) {
             let first = lost == nil
             lost = notice
-            if first { for output in outputs { output.sensorPresenceChanged(.absent(notice.description)) } }
+            if first {
+                status = Self.waitingStatus(source.name)
+                for output in outputs { output.sensorPresenceChanged(.absent(notice.description)) }
+            }
         } else if lost != nil, samplesArrived {
             lost = nil
+            status = summary
             for output in outputs { output.sensorPresenceChanged(.present) }
         }
     }
@@ -239,6 +291,7 @@ final class SensorPipeline: DaemonPipeline {
     /// Pauses the sensor when no output needs it and resumes it when one does. Returns the step's
     /// events while paused (after waiting `timeoutNanoseconds` on the real clock), nil to read.
     private func followDemand(timeoutNanoseconds: UInt64) throws -> [DaemonEvent]? {
+        if awaitedSince != nil { return try awaitChip(timeoutNanoseconds) }
         let wanted = outputs.isEmpty || outputs.contains { $0.needsSensor }
         guard wanted != sensorActive else {
             guard !wanted else { return nil }
@@ -295,6 +348,51 @@ final class SensorPipeline: DaemonPipeline {
         sensorActive = false
         events.append(DaemonEvent(level: .info, message: "sensor stopped: no output needs it (no D-Bus claim)"))
         return events
+    }
+
+    /// A chip that did not answer when the session started (``waitsForSensor``): tries to start it
+    /// every second (``lostStartInterval``, counted in step timeouts as for a lost chip), whether
+    /// or not an output needs it, so that the outputs learn it is there (a desktop claims the
+    /// accelerometer only while HasAccelerometer is true); waits one step otherwise. A start that
+    /// fails for another reason than silence at the address (another chip answers there) ends
+    /// the session as it would have at start. Once it starts, the outputs are told it is
+    /// present, and returns nil so that the step reads it (a pause follows at the next step when
+    /// no output needs it, as after a normal start).
+    private func awaitChip(_ timeoutNanoseconds: UInt64) throws -> [DaemonEvent]? {
+        var events = startEvents + ((source as? DaemonEventSource)?.takeEvents() ?? [])
+        startEvents.removeAll()
+        for output in outputs { events += output.takeEvents() }
+        if lostStartWait > 0 {
+            lostStartWait -= min(lostStartWait, timeoutNanoseconds)
+            idle(timeoutNanoseconds)
+            return events
+        }
+        let effective: IMUConfiguration
+        do { effective = try source.start(activeConfiguration) } catch {
+            guard error.busError?.mayMeanNothingAnswers == true else {
+                throw explain?(error) ?? Self.startFailure(error, source: source.name, configurationPath: configurationPath)
+            }
+            lostStartWait = Self.lostStartInterval
+            idle(timeoutNanoseconds)
+            return events
+        }
+        let now = source.clock.nowNanoseconds
+        let waited = (now &- (awaitedSince ?? now)) / Nanoseconds.perSecond
+        awaitedSince = nil
+        lost = nil
+        lostStartReported = false
+        sensorActive = true
+        orientation.restartEstimation()
+        lastData = now
+        stallReported = false
+        pacingStart = nil
+        summary = describeSettings(effective)
+        status = summary
+        events.append(DaemonEvent(level: .notice, message: "\(source.name) answers after \(waited) s of waiting; sensor started: \(summary)"))
+        for output in outputs { output.sensorPresenceChanged(.present) }
+        // Logged with this step's samples (the source's start-up lines follow them).
+        startEvents = events
+        return nil
     }
 
     /// `lowEnergy: auto`: reads the power monitor every poll interval and switches modes.

@@ -1,0 +1,140 @@
+import Foundation
+import PlumbConfiguration
+import PlumbDBus
+import PlumbDrivers
+import PlumbHAL
+import PlumbOrientation
+import Synchronization
+
+/// `plumb dbus --wait-for-sensor` (plumb-sensor-proxy.service): the service's source on a board
+/// IMU that may not answer at start (nothing acknowledges its address: a HAT that powers up late,
+/// a loose cable). The service then serves with HasAccelerometer false
+/// (``SensorProxyService/init(source:busAddress:absentAtStart:events:)``) instead of exiting into
+/// systemd's restarts; ``waitForSensor(service:clock:interval:shouldStop:)`` checks the chip every
+/// second while no claim runs it and tells the service once it answers, so that desktops, which
+/// claim only an accelerometer that is there, claim it.
+///
+/// One user of the chip at a time: a claim's start and a check take the same lock, so a desktop
+/// claiming while a check runs waits for it (a check takes a few transfers), and no check runs
+/// while a claim runs the sensor: the notifier says then whether it answers
+/// (``SensorPresence/present`` once its samples come after a failure). A claim while the chip is
+/// awaited checks it first, so a chip that answers by then is told present at once (the notifier
+/// would see no failure to recover from, and say nothing).
+final class DBusSensorWait: OrientationSource, @unchecked Sendable {
+    /// What one check found (``attempt()``).
+    enum Attempt: Equatable, Sendable {
+        /// Nothing answers yet.
+        case stillAbsent
+        /// The chip answered now: the service was told.
+        case answered
+        /// The chip is not awaited (it answered at start, or since).
+        case notAwaited
+        /// A claim runs the sensor: its notifier follows the chip.
+        case claimed
+    }
+
+    /// The service's source on the chip (the notifier).
+    let inner: any OrientationSource
+    /// The chip's source name ("IMU at 0x68 on /dev/i2c-1, polling").
+    let name: String
+    /// Why the chip was absent at start, or nil when it answered (no waiting then).
+    let absentAtStart: String?
+    /// Starts and stops the chip once: nil when it answered, the failure when nothing acknowledges
+    /// its address; throws any other failure (``DBusLiveSensor/check(_:normal:configurationPath:waitsForSensor:)``).
+    private let check: @Sendable () throws(CLIError) -> MotionSourceError?
+    /// Held across a claim's start and stop and across a check.
+    private let access = NSLock()
+    private let state: Mutex<(running: Bool, awaiting: Bool)>
+
+    init(inner: any OrientationSource, name: String, absentAtStart: String?,
+         check: @escaping @Sendable () throws(CLIError) -> MotionSourceError?) {
+        self.inner = inner
+        self.name = name
+        self.absentAtStart = absentAtStart
+        self.check = check
+        state = Mutex((running: false, awaiting: absentAtStart != nil))
+    }
+
+    /// Whether the chip is still awaited.
+    var isAwaiting: Bool { state.withLock { $0.awaiting } }
+
+    func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void) throws {
+        try start(report: report, presence: { _ in })
+    }
+
+    func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void,
+               presence: @escaping @Sendable (SensorPresence) -> Void) throws {
+        access.lock()
+        defer { access.unlock() }
+        state.withLock { $0.running = true }
+        if state.withLock({ $0.awaiting }) {
+            do {
+                if try check() == nil {
+                    state.withLock { $0.awaiting = false }
+                    presence(.present)
+                }
+            } catch {
+                // Another chip answers at the address now: the notifier's start says it as its
+                // failure (the claim stands, HasAccelerometer stays false).
+            }
+        }
+        do {
+            try inner.start(report: report, presence: { [weak self] told in
+                if told == .present { self?.state.withLock { $0.awaiting = false } }
+                presence(told)
+            })
+        } catch {
+            state.withLock { $0.running = false }
+            throw error
+        }
+    }
+
+    func stop() {
+        access.lock()
+        defer { access.unlock() }
+        inner.stop()
+        state.withLock { $0.running = false }
+    }
+
+    /// One check of an awaited chip, unless a claim runs it; throws a failure other than silence
+    /// at the address (another chip's WHO_AM_I there now).
+    func attempt() throws(CLIError) -> Attempt {
+        access.lock()
+        defer { access.unlock() }
+        let (running, awaiting) = state.withLock { ($0.running, $0.awaiting) }
+        guard awaiting else { return .notAwaited }
+        guard !running else { return .claimed }
+        guard try check() == nil else { return .stillAbsent }
+        state.withLock { $0.awaiting = false }
+        return .answered
+    }
+
+    /// Checks the awaited chip every `interval` nanoseconds on `clock` until it answers (then
+    /// tells `service` it is present and returns the log line), it is found by a claim's notifier
+    /// (nil), or `shouldStop` says the service stopped (nil). Throws a failure other than silence
+    /// at the address, which ends `plumb dbus` as it would have at start.
+    func waitForSensor(service: SensorProxyService, clock: any MonotonicClock, interval: UInt64 = Nanoseconds.perSecond,
+                       shouldStop: () -> Bool) throws(CLIError) -> String? {
+        let since = clock.nowNanoseconds
+        while !shouldStop() {
+            clock.sleep(nanoseconds: interval)
+            switch try attempt() {
+            case .answered:
+                service.sensorPresenceChanged(.present)
+                return "\(name) answers after \((clock.nowNanoseconds &- since) / Nanoseconds.perSecond) s of waiting (HasAccelerometer true)"
+            case .notAwaited:
+                return nil
+            case .stillAbsent, .claimed:
+                continue
+            }
+        }
+        return nil
+    }
+
+    /// The lines `plumb dbus` prints to standard error when it starts without its chip: what it
+    /// waits for, and the wiring fix.
+    static func waitLines(source: String, error: MotionSourceError) -> [String] {
+        ["\(source) does not answer (\(error.description)); serving without it (HasAccelerometer false), trying it every second",
+         "fix: " + SensorPipeline.stopFix(error, then: "plumb dbus takes it within a second once it answers.")]
+    }
+}
