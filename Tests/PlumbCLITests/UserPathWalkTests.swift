@@ -133,7 +133,9 @@ import Testing
         (#""address": 68"#, "1:23: imu.address: 68 is decimal (0x44), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x68\""),
         (#""address": "69""#, "1:23: imu.address: \"69\" is decimal (0x45), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x69\""),
         (#""address": "6a""#, "1:23: imu.address: \"6a\" is not a 7-bit I2C address; write \"0x6a\" for hexadecimal"),
+        (#""address": 68.0"#, "1:23: imu.address: 68.0 is decimal (0x44), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x68\""),
         (#""bus": 1"#, "1:19: imu.bus: 1 is not a device path; write \"/dev/i2c-1\""),
+        (#""bus": 1.0"#, "1:19: imu.bus: 1.0 is not a device path; write \"/dev/i2c-1\""),
         (#""bus": "1""#, "1:19: imu.bus: \"1\" is not a device path; write \"/dev/i2c-1\""),
         (#""bus": "i2c-22""#, "1:19: imu.bus: \"i2c-22\" is not a device path; write \"/dev/i2c-22\""),
     ])
@@ -146,7 +148,8 @@ import Testing
     }
 
     /// The written forms that mean what they say are kept.
-    @Test(arguments: [#""address": "0x68""#, #""address": 104"#, #""address": "104""#, #""address": "0x6B""#, #""bus": "/dev/i2c-1""#])
+    @Test(arguments: [#""address": "0x68""#, #""address": 104"#, #""address": "104""#, #""address": "0x6B""#, #""address": "0X68""#,
+                      #""address": "68h""#, #""address": 105"#, #""address": "0x44""#, #""bus": "/dev/i2c-1""#])
     func addressesAndBusesMeaningWhatTheySayAreTaken(member: String) throws {
         let scratch = try Scratch()
         let path = scratch.file("plumb.json", "{ \"imu\": { \(member) } }")
