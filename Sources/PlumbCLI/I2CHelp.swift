@@ -73,6 +73,11 @@ enum I2CHelp {
         case Errno.EACCES, Errno.EPERM:
             return .failure("permission denied on \(path)", fix: permissionFix)
         default:
+            if isBusPath(path), error.errno != ENOTTY, error.errno != EISDIR {
+                // The right name whose adapter failed otherwise (ENODEV: its driver was unloaded):
+                // "give --bus an adapter's device" would send the user round to the same one.
+                return .failure(error.description, fix: "'i2cdetect -l' lists the adapters there are (\(path)'s may have gone with its driver); 'plumb probe' tries each bus.")
+            }
             // Not an I2C adapter's node at all (/dev/null: I2C_FUNCS fails; a directory: EISDIR).
             return .failure(error.description, fix: "Give --bus an I2C adapter's device, /dev/i2c-N ('ls /dev/i2c-*' lists them; on a Raspberry Pi the 40-pin header is /dev/i2c-1).")
         }

@@ -79,7 +79,8 @@ func decodeAddress(_ r: ObjectReader, _ key: String) throws(ConfigurationError) 
     case .number(let n, let text):
         // Int(exactly:) rather than Int(_:), which traps on 1e300.
         guard let value = Int(exactly: n), let address = I2CAddress(value) else { throw r.error(key, "\(text) is not a 7-bit I2C address; \(allowed)") }
-        if let meant = meantInHex(text) {
+        // The value, not its text: 68.0 and 6.8e1 are 68 too (the text would read as no hex at all).
+        if let meant = meantInHex(String(value)) {
             throw r.error(key, "\(text) is decimal (\(address)), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"\(meant)\"")
         }
         return address

@@ -63,7 +63,8 @@ extension Configuration {
         if let node = r.node("bus") {
             var number: String?
             switch node.value {
-            case .number(let n, let text): if Int(exactly: n).map({ $0 >= 0 }) == true { number = text }
+            // The value, not its text: 1.0 is /dev/i2c-1, not /dev/i2c-1.0.
+            case .number(let n, _): if let value = Int(exactly: n), value >= 0 { number = String(value) }
             case .string(let text):
                 let digits = text.hasPrefix("i2c-") ? String(text.dropFirst(4)) : text
                 if !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) { number = digits }

@@ -50,6 +50,10 @@ public final class MotionOrientationSource: OrientationSource {
         try start(report: report, presence: { _ in })
     }
 
+    /// Starts the notifier and reports its orientation now and on every change. `report` runs
+    /// with the source's lock held (the values go out in the order they were taken), so it must
+    /// not call ``stop()`` or start the source again: that would wait on the lock it holds.
+    /// `presence` runs outside it.
     public func start(report: @escaping @Sendable (AccelerometerOrientation) -> Void,
                       presence: @escaping @Sendable (SensorPresence) -> Void) throws {
         let generation: UInt64? = state.withLock { s in

@@ -1,5 +1,6 @@
 import PlumbHAL
 import CGPIOD
+import Synchronization
 
 /// Which GPIO line to request: a chip (by path, name, number or label) and a line (by offset or name).
 ///
@@ -96,15 +97,33 @@ final class GPIODRequest {
         let foundLine = Self.text(&result.line_name)
         let described = Self.describe(chip: chipName, offset: result.offset, lineName: foundLine)
         guard let handle else {
-            throw Self.error(result, selector: selector, described: described, chip: chipName, label: label, consumer: consumer, output: output)
+            throw Self.error(result, selector: selector, described: described, chip: chipName, label: label, consumer: consumer, output: output,
+                             heldHere: Self.held.withLock { $0[Self.key(chip: chipName, offset: result.offset)] })
         }
         self.handle = handle
         self.name = described
         self.chipName = chipName
         self.offset = result.offset
+        self.output = output
+        Self.held.withLock { $0[Self.key(chip: chipName, offset: result.offset)] = output }
     }
 
-    deinit { Sys.gpioRelease(handle) }
+    /// Whether this request drives the line (an LED) or waits on it (a data-ready line).
+    let output: Bool
+
+    /// The lines this process holds, by chip and offset, each `true` for an output: a line busy
+    /// under Plumb's consumer name may be held by this very process (`plumb led --lines 17,17`,
+    /// or an LED on the IMU's data-ready line), which stopping another plumb would not free.
+    private static let held = Mutex<[String: Bool]>([:])
+
+    private static func key(chip: String, offset: UInt32) -> String { "\(chip)/\(offset)" }
+
+    deinit {
+        // Forgotten before the release: a request in the window gets the other-process wording,
+        // never a line this process no longer holds named as its own.
+        _ = Self.held.withLock { $0.removeValue(forKey: Self.key(chip: chipName, offset: offset)) }
+        Sys.gpioRelease(handle)
+    }
 
     /// "gpiochip0 line 17 (GPIO17)".
     static func describe(chip: String, offset: UInt32, lineName: String) -> String {
@@ -112,9 +131,10 @@ final class GPIODRequest {
     }
 
     /// The request's failure in words; `output` tells an LED line from a data-ready line, for a
-    /// line another plumb process holds.
+    /// line another plumb process holds. `heldHere` is how this process itself holds the line
+    /// (`true` as an output), `nil` when it does not.
     static func error(_ result: plumb_gpio_result, selector: GPIOLineSelector, described: String, chip: String,
-                      label: String, consumer: String, output: Bool = false) -> GPIOError {
+                      label: String, consumer: String, output: Bool = false, heldHere: Bool? = nil) -> GPIOError {
         var result = result
         let e = result.error_number
         let reason = e != 0 ? Sys.describe(errno: e) : "unknown error"
@@ -137,11 +157,23 @@ final class GPIODRequest {
             }
         case PLUMB_GPIO_LINE_BUSY:
             let holder = text(&result.consumer)
+            if let heldHere {
+                // This process: stopping another plumb would not free it, the line is named twice.
+                let use = heldHere ? "drives an LED on it" : "waits on it as the IMU's data-ready line"
+                let fix = switch (heldHere, output) {
+                case (true, true): "name each line once in --lines"
+                case (false, true): "give the LED another line (the data-ready line is imu.interrupt or the board's)"
+                case (true, false): "give the LED another line, or the IMU another data-ready line (imu.interrupt)"
+                case (false, false): "give each IMU its own data-ready line (imu.interrupt)"
+                }
+                return GPIOError(.lineBusy, errno: e, message: "\(described) is busy: this plumb process already \(use); \(fix)")
+            }
             if !holder.isEmpty, holder == consumer, output {
+                // Only plumb led drives GPIO lines (outputs.leds are sysfs LEDs, whose kernel
+                // driver holds a GPIO under the LED's name).
                 return GPIOError(.lineBusy, errno: e,
                                  message: "\(described) is busy: held by consumer \"\(holder)\", another plumb process driving it "
-                                    + "(plumb.service with outputs.leds, or a plumb led in another terminal); stop it first "
-                                    + "('sudo systemctl stop plumb'), or choose another line")
+                                    + "(a plumb led in another terminal or a script); stop it first, or choose another line")
             }
             if !holder.isEmpty, holder == consumer {
                 // Plumb's own name: another plumb process reads the IMU this line wakes (the service

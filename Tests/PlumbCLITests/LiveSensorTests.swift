@@ -298,6 +298,18 @@ struct LiveSensorTests {
                 + "Fix: Give --bus an I2C adapter's device, /dev/i2c-N ('ls /dev/i2c-*' lists them; on a Raspberry Pi the 40-pin header is /dev/i2c-1).\n")
     }
 
+    /// /dev/i2c-1 itself failing otherwise (ENODEV: the adapter's driver went) was told to give
+    /// --bus an I2C adapter's device, /dev/i2c-N: the one it gave.
+    @Test func aBusThatFailsOtherwiseIsNotCalledAWrongName() {
+        let gone = I2CError(errno: Errno.ENODEV, bus: "/dev/i2c-1", address: nil)
+        guard case .failure(_, let fix)? = Optional(I2CHelp.openFailure(gone, buses: ["/dev/i2c-1"])) else { Issue.record("not a failure"); return }
+        #expect(fix == "'i2cdetect -l' lists the adapters there are (/dev/i2c-1's may have gone with its driver); 'plumb probe' tries each bus.")
+        // A node named like a bus that is no adapter (a regular file) still gets the name's fix.
+        let file = I2CError(errno: ENOTTY, bus: "/dev/i2c-1", address: nil)
+        guard case .failure(_, let fileFix)? = Optional(I2CHelp.openFailure(file, buses: [])) else { Issue.record("not a failure"); return }
+        #expect(fileFix?.hasPrefix("Give --bus an I2C adapter's device") == true)
+    }
+
     @Test func noPermissionSaysWhichGroupAndToLogInAgain() {
         let denied = I2CError(errno: Errno.EACCES, bus: "/dev/i2c-1", address: nil)
         #expect(I2CHelp.openFailure(denied, buses: ["/dev/i2c-1"])

@@ -40,6 +40,25 @@ import Testing
         #expect(c.err.hasPrefix("Error: \(csv) exists and holds something other than a Plumb calibration; saving the calibration would replace it.\n"))
     }
 
+    /// A symbolic link to the configuration (a dotfiles-managed /etc/plumb/plumb.json): the check
+    /// looked at the link itself (FileManager's attributes are lstat's), not a regular file, so
+    /// the configuration behind it was replaced. A link to an earlier calibration is still replaced.
+    @Test func calibrateFollowsALinkToAConfiguration() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", Self.configuration)
+        let link = scratch.directory + "/link.json"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        let r = runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", link])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: \(link) exists and holds a configuration (plumb.json), not a calibration;"))
+        #expect(scratch.contents(path) == Self.configuration)
+        let calibration = scratch.directory + "/cal.json"
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", calibration]).status == 0)
+        let calibrationLink = scratch.directory + "/cal-link.json"
+        try FileManager.default.createSymbolicLink(atPath: calibrationLink, withDestinationPath: calibration)
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", calibrationLink]).status == 0)
+    }
+
     /// An earlier calibration (calibrating again) and an empty file are replaced.
     @Test func calibrateReplacesAnEarlierCalibration() throws {
         let scratch = try Scratch()
@@ -50,6 +69,9 @@ import Testing
         let damaged = scratch.file("damaged.json", #"{"gyroscopeBias": [99, 0, 0]}"#)
         #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", damaged]).status == 0)
         #expect(runPlumb(["read", "--simulate", "--count", "1", "--calibration", damaged]).status == 0)
+        // One cut short, which plumb run's fix says to calibrate again into.
+        let cut = scratch.file("cut.json", #"{"gyroscopeBias": [0.01, 0"#)
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", cut]).status == 0)
         let empty = scratch.file("empty.json", "")
         #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", empty]).status == 0)
     }
@@ -111,7 +133,9 @@ import Testing
         (#""address": 68"#, "1:23: imu.address: 68 is decimal (0x44), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x68\""),
         (#""address": "69""#, "1:23: imu.address: \"69\" is decimal (0x45), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x69\""),
         (#""address": "6a""#, "1:23: imu.address: \"6a\" is not a 7-bit I2C address; write \"0x6a\" for hexadecimal"),
+        (#""address": 68.0"#, "1:23: imu.address: 68.0 is decimal (0x44), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x68\""),
         (#""bus": 1"#, "1:19: imu.bus: 1 is not a device path; write \"/dev/i2c-1\""),
+        (#""bus": 1.0"#, "1:19: imu.bus: 1.0 is not a device path; write \"/dev/i2c-1\""),
         (#""bus": "1""#, "1:19: imu.bus: \"1\" is not a device path; write \"/dev/i2c-1\""),
         (#""bus": "i2c-22""#, "1:19: imu.bus: \"i2c-22\" is not a device path; write \"/dev/i2c-22\""),
     ])
@@ -124,7 +148,8 @@ import Testing
     }
 
     /// The written forms that mean what they say are kept.
-    @Test(arguments: [#""address": "0x68""#, #""address": 104"#, #""address": "104""#, #""address": "0x6B""#, #""bus": "/dev/i2c-1""#])
+    @Test(arguments: [#""address": "0x68""#, #""address": 104"#, #""address": "104""#, #""address": "0x6B""#, #""address": "0X68""#,
+                      #""address": "68h""#, #""address": 105"#, #""address": "0x44""#, #""bus": "/dev/i2c-1""#])
     func addressesAndBusesMeaningWhatTheySayAreTaken(member: String) throws {
         let scratch = try Scratch()
         let path = scratch.file("plumb.json", "{ \"imu\": { \(member) } }")

@@ -63,7 +63,7 @@ import Glibc
 /// (plumb.service running while the user tries 'plumb level'): the error said "stop that program
 /// or driver, or choose another line", and another line would leave two processes resetting one chip.
 @Suite struct GPIOBusyByPlumbTests {
-    static func busy(heldBy holder: String, output: Bool = false) -> GPIOError {
+    static func busy(heldBy holder: String, output: Bool = false, heldHere: Bool? = nil) -> GPIOError {
         var result = plumb_gpio_result()
         result.status = PLUMB_GPIO_LINE_BUSY
         result.error_number = EBUSY
@@ -71,7 +71,7 @@ import Glibc
             for (i, byte) in holder.utf8.enumerated() { buffer[i] = byte }
         }
         return GPIODRequest.error(result, selector: GPIOLineSelector(chip: "gpiochip0", line: .offset(17)),
-                                  described: "gpiochip0 line 17 (GPIO17)", chip: "gpiochip0", label: "pinctrl-bcm2711", consumer: "plumb", output: output)
+                                  described: "gpiochip0 line 17 (GPIO17)", chip: "gpiochip0", label: "pinctrl-bcm2711", consumer: "plumb", output: output, heldHere: heldHere)
     }
 
     @Test func aLineHeldByPlumbNamesTheOtherPlumbProcess() {
@@ -82,11 +82,26 @@ import Glibc
                 + "('sudo systemctl stop plumb'): two would each reset and configure the same chip")
     }
 
-    /// An LED line (plumb led, outputs.leds) held by another plumb process: another line is a way out there.
+    /// An LED line held by another plumb process: only plumb led drives GPIO lines (the daemon's
+    /// outputs.leds are sysfs LEDs, whose kernel driver holds the GPIO under the LED's name), so
+    /// stopping plumb.service does not free it.
     @Test func anLEDLineHeldByPlumbNamesTheOtherPlumbProcess() {
         #expect(Self.busy(heldBy: "plumb", output: true).message
                 == "gpiochip0 line 17 (GPIO17) is busy: held by consumer \"plumb\", another plumb process driving it "
-                + "(plumb.service with outputs.leds, or a plumb led in another terminal); stop it first ('sudo systemctl stop plumb'), or choose another line")
+                + "(a plumb led in another terminal or a script); stop it first, or choose another line")
+    }
+
+    /// The same process asking twice (`plumb led --lines 17,17`, or an LED on the IMU's data-ready
+    /// line): it was named "another plumb process", to be stopped with systemctl, which frees nothing.
+    @Test func aLineThisProcessHoldsIsNamedAsItsOwn() {
+        #expect(Self.busy(heldBy: "plumb", output: true, heldHere: true).message
+                == "gpiochip0 line 17 (GPIO17) is busy: this plumb process already drives an LED on it; name each line once in --lines")
+        #expect(Self.busy(heldBy: "plumb", output: true, heldHere: false).message
+                == "gpiochip0 line 17 (GPIO17) is busy: this plumb process already waits on it as the IMU's data-ready line; "
+                + "give the LED another line (the data-ready line is imu.interrupt or the board's)")
+        #expect(Self.busy(heldBy: "plumb", heldHere: true).message
+                == "gpiochip0 line 17 (GPIO17) is busy: this plumb process already drives an LED on it; "
+                + "give the LED another line, or the IMU another data-ready line (imu.interrupt)")
     }
 
     @Test func aLineHeldBySomethingElseSaysToFreeItOrChooseAnother() {

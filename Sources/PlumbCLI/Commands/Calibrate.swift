@@ -120,12 +120,14 @@ enum Calibrate {
     /// Refuses to replace a file that holds something other than a calibration: `plumb read
     /// --calibration plumb.json` used to answer "run 'plumb calibrate --output plumb.json' again",
     /// and calibrate wrote over the configuration. An earlier calibration (a JSON object with
-    /// `gyroscopeBias`, even one whose values are refused) and an empty file may be replaced.
+    /// `gyroscopeBias`, even one whose values are refused or whose JSON was cut short) and an empty
+    /// file may be replaced.
     /// Only a regular file is looked at: `--output /dev/stdout` (a terminal or a pipe) is written, never read.
+    /// A symbolic link is followed (stat(2), not lstat(2), which FileManager's attributes use): the
+    /// write goes through it, so `--output` naming a link to plumb.json would replace plumb.json.
     static func checkReplaceable(_ path: String) throws(CLIError) {
-        let type: FileAttributeType?
-        do { type = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType } catch { type = nil }
-        guard type == .typeRegular else { return }
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
         let data: Data
         do { data = try InputFile.read(path, limit: 1 << 20) } catch {
             throw CLIError.failure("\(path) exists and cannot be read (\(error.reason)), so it cannot be told apart from a file to keep.",
@@ -135,6 +137,9 @@ enum Calibrate {
         let object: Any?
         do { object = try JSONSerialization.jsonObject(with: data) } catch { object = nil }
         if let dictionary = object as? [String: Any], dictionary["gyroscopeBias"] != nil { return }
+        // A calibration cut short (a full disk, a write interrupted) is no JSON but still one:
+        // plumb run's fix for it is to calibrate again into it.
+        if object == nil, String(decoding: data, as: UTF8.self).hasPrefix("{"), data.range(of: Data("\"gyroscopeBias\"".utf8)) != nil { return }
         var what = "something other than a Plumb calibration"
         if let dictionary = object as? [String: Any], !Set(dictionary.keys).isDisjoint(with: ["imu", "outputs", "orientation", "board"]) {
             what = "a configuration (plumb.json), not a calibration"
