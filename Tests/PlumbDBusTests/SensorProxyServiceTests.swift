@@ -255,7 +255,7 @@ struct SensorProxyServiceTests {
         defer { try? running.shutDown() }
         let second = SensorProxyService(source: nil, busAddress: bus.address)
         var taken: SensorProxyError?
-        do { try second.run() } catch { taken = error as? SensorProxyError }
+        do { try second.run() } catch { taken = error }
         #expect(taken?.kind == .nameTaken)
         if let error = taken {
             #expect(error.fix == "'busctl --address=\(bus.address) status net.hadess.SensorProxy' names the process that owns it. "
