@@ -5,7 +5,6 @@ import PlumbHAL
 import PlumbLinux
 import PlumbOrientation
 import PlumbSimulation
-import Synchronization
 
 /// `plumb dbus`: serves iio-sensor-proxy's `net.hadess.SensorProxy` so desktops rotate the screen.
 enum DBus {
@@ -73,43 +72,24 @@ enum DBus {
                                    counters: simulated ? counters : nil, context: context)
         let awaited = (source as? DBusSensorWait).flatMap { $0.absentAtStart == nil ? nil : $0 }
         let service = SensorProxyService(source: source, busAddress: address, absentAtStart: awaited?.absentAtStart) { printer.print($0) }
-        let waitFailure = awaited.map { wait(for: $0, service: service, context: context) }
+        let err = context.err
+        let waiting = awaited.map { awaited in
+            DBusSensorWaitThread(awaited: awaited, service: service, said: { line in
+                err.line("plumb dbus: " + line)
+                err.flush()
+            })
+        }
+        // The checking thread ends before the command does, however the service's run ended: a
+        // check under way stops the chip it started.
+        let waitFailure = waiting?.stopAndJoin
         do throws(SensorProxyError) {
             try service.runUntilSignalled()
         } catch {
+            _ = waitFailure?()
             throw CLIError.failure(error.description, fix: error.fix)
         }
-        waitFailure?.state.withLock { $0.stopped = true }
-        if let failure = waitFailure?.state.withLock({ $0.error }) { throw failure }
+        if let failure = waitFailure?() { throw failure }
         printer.printExit()
-    }
-
-    /// Checks the chip `awaited` waits for every second on a thread of its own
-    /// (``DBusSensorWait/waitForSensor(service:clock:interval:shouldStop:)``), printing to standard
-    /// error when it answers. A failure other than silence at the address (another chip answers
-    /// there now) stops `service`, and is returned for the command to end with, as at start.
-    private static func wait(for awaited: DBusSensorWait, service: SensorProxyService,
-                             context: CommandContext) -> WaitState {
-        let shared = WaitState()
-        let err = context.err
-        Thread.detachNewThread {
-            do throws(CLIError) {
-                let line = try awaited.waitForSensor(service: service, clock: SystemClock(), shouldStop: { shared.state.withLock { $0.stopped } })
-                if let line {
-                    err.line("plumb dbus: " + line)
-                    err.flush()
-                }
-            } catch {
-                shared.state.withLock { $0.error = error }
-                service.stop()
-            }
-        }
-        return shared
-    }
-
-    /// Between the command and its wait thread: the service stopped; the wait's failure.
-    final class WaitState: Sendable {
-        let state = Mutex<(stopped: Bool, error: CLIError?)>((false, nil))
     }
 
     /// The notifier on the simulated IMU (the real driver against the register-level emulator)

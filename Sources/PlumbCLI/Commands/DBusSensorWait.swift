@@ -3,6 +3,7 @@ import PlumbConfiguration
 import PlumbDBus
 import PlumbDrivers
 import PlumbHAL
+import PlumbLinux
 import PlumbOrientation
 import Synchronization
 
@@ -136,5 +137,82 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
     static func waitLines(source: String, error: MotionSourceError) -> [String] {
         ["\(source) does not answer (\(error.description)); serving without it (HasAccelerometer false), trying it every second",
          "fix: " + SensorPipeline.stopFix(error, then: "plumb dbus takes it within a second once it answers.")]
+    }
+}
+
+/// The thread on which `plumb dbus --wait-for-sensor` runs
+/// ``DBusSensorWait/waitForSensor(service:clock:interval:shouldStop:)``, and its end.
+///
+/// ``stopAndJoin()`` wakes the thread from its wait between checks and returns only once the
+/// thread has ended. A detached thread left running when the command returned was ended with the
+/// process wherever it was: in the middle of a check, between the chip's start and its stop, it
+/// left the chip running (measuring, drawing current) with no one to stop it; and a check that
+/// failed after the service's run had returned was lost (the command exited 0).
+final class DBusSensorWaitThread: @unchecked Sendable {
+    /// Guards ``stopped``, ``finished`` and ``failure``; signalled when one changes.
+    private let condition = NSCondition()
+    private var stopped = false
+    private var finished = false
+    private var failure: CLIError?
+
+    /// Starts checking `awaited` every `interval` on `clock` (its time, and the limit of each wait,
+    /// which ``stopAndJoin()`` cuts short). `said` gets the line when the chip answers; a failure
+    /// other than silence at the address stops `service` and is returned by ``stopAndJoin()``.
+    init(awaited: DBusSensorWait, service: SensorProxyService, clock: any MonotonicClock = SystemClock(),
+         interval: UInt64 = Nanoseconds.perSecond, said: @escaping @Sendable (String) -> Void) {
+        let pausing = PausingClock(base: clock, owner: self)
+        Thread.detachNewThread { [self] in
+            do throws(CLIError) {
+                if let line = try awaited.waitForSensor(service: service, clock: pausing, interval: interval,
+                                                        shouldStop: { self.isStopped }) {
+                    said(line)
+                }
+            } catch {
+                condition.withLock { failure = error }
+                service.stop()
+            }
+            condition.withLock {
+                finished = true
+                condition.broadcast()
+            }
+        }
+    }
+
+    /// Whether ``stopAndJoin()`` was called.
+    var isStopped: Bool { condition.withLock { stopped } }
+
+    /// Ends the waits, then waits for the thread to end (a check under way finishes, stopping the
+    /// chip it started). Returns the failure that ended the checking, if one did.
+    func stopAndJoin() -> CLIError? {
+        condition.withLock {
+            stopped = true
+            condition.broadcast()
+            while !finished { condition.wait() }
+            return failure
+        }
+    }
+
+    /// Waits up to `nanoseconds` of `base`'s time, less once ``stopAndJoin()`` was called.
+    fileprivate func pause(_ nanoseconds: UInt64, base: any MonotonicClock) {
+        let end = base.nowNanoseconds &+ nanoseconds
+        condition.withLock {
+            while !stopped {
+                let now = base.nowNanoseconds
+                guard now < end else { return }
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(end - now) / 1e9))
+            }
+        }
+    }
+
+    /// `base`'s time, whose sleeps end early once the owner is stopped.
+    private final class PausingClock: MonotonicClock, @unchecked Sendable {
+        let base: any MonotonicClock
+        unowned let owner: DBusSensorWaitThread
+        init(base: any MonotonicClock, owner: DBusSensorWaitThread) {
+            self.base = base
+            self.owner = owner
+        }
+        var nowNanoseconds: UInt64 { base.nowNanoseconds }
+        func sleep(nanoseconds: UInt64) { owner.pause(nanoseconds, base: base) }
     }
 }

@@ -1,0 +1,70 @@
+import Dispatch
+import Foundation
+import PlumbDBus
+import PlumbHAL
+import PlumbLinux
+import PlumbOrientation
+import Synchronization
+import Testing
+@testable import PlumbCLI
+
+/// `plumb dbus --wait-for-sensor`'s checking thread ends before the command does. It was a
+/// detached thread that the command only flagged: the process then ended it wherever it was, in
+/// a check between the chip's start and its stop too, which left the chip running with no one
+/// to stop it, and a failure found after the flag was lost.
+@Suite struct DBusSensorWaitThreadTests {
+    /// A check that never finds the chip, holding each check until the test lets it go.
+    final class HeldCheck: Sendable {
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        /// Whether `stopAndJoin()` had returned when a check ended.
+        let joinedWhenACheckEnded = Mutex<[Bool]>([])
+        let joined = Atomic<Bool>(false)
+
+        func check() -> MotionSourceError? {
+            entered.signal()
+            release.wait()
+            joinedWhenACheckEnded.withLock { $0.append(joined.load(ordering: .sequentiallyConsistent)) }
+            return .bus(I2CError(errno: Errno.ENXIO, bus: "/dev/i2c-1", address: I2CAddress(0x68)))
+        }
+    }
+
+    static func awaited(_ held: HeldCheck) -> DBusSensorWait {
+        DBusSensorWait(inner: ScriptedOrientationSource(steps: [.init(.normal, for: 1)], clock: SystemClock()),
+                       name: "IMU at 0x68 on /dev/i2c-1, polling", absentAtStart: "test",
+                       check: { () throws(CLIError) -> MotionSourceError? in held.check() })
+    }
+
+    @Test func stopAndJoinWaitsForACheckUnderWay() throws {
+        let held = HeldCheck()
+        let service = SensorProxyService(source: nil)
+        let thread = DBusSensorWaitThread(awaited: Self.awaited(held), service: service, interval: 1_000_000, said: { _ in })
+        held.entered.wait()  // A check is under way (the chip started, not yet stopped).
+        let done = DispatchSemaphore(value: 0)
+        let failure = Mutex<CLIError?>(nil)
+        Thread.detachNewThread {
+            let result = thread.stopAndJoin()
+            held.joined.store(true, ordering: .sequentiallyConsistent)
+            failure.withLock { $0 = result }
+            done.signal()
+        }
+        // Give a stopAndJoin that does not wait the time to return; one that waits is still waiting.
+        let returnedEarly = done.wait(timeout: .now() + 0.2) == .success
+        held.release.signal()
+        if !returnedEarly { done.wait() }
+        #expect(held.joinedWhenACheckEnded.withLock { $0 } == [false], "stopAndJoin returned while the check still ran")
+        #expect(failure.withLock { $0 } == nil)
+        #expect(thread.isStopped)
+    }
+
+    /// The wait between checks is cut short: stopAndJoin does not wait out the interval.
+    @Test func stopAndJoinEndsTheWaitBetweenChecks() throws {
+        let held = HeldCheck()
+        let service = SensorProxyService(source: nil)
+        // An hour between checks: only the stop ends the first wait.
+        let thread = DBusSensorWaitThread(awaited: Self.awaited(held), service: service,
+                                          interval: 3600 * Nanoseconds.perSecond, said: { _ in })
+        #expect(thread.stopAndJoin() == nil)
+        #expect(held.joinedWhenACheckEnded.withLock { $0 }.isEmpty, "no check ran")
+    }
+}
