@@ -62,8 +62,8 @@ private func lostChipSession(_ board: DBusBoard, stallLimit: UInt64 = 10 * Nanos
     }
 
     /// The claim comes back while the chip is still away: the start cannot set it up. That ended
-    /// `plumb run` ("cannot restart …"); the session now tries again every second, says so once,
-    /// and takes the chip's samples once it answers.
+    /// `plumb run` ("cannot restart …"); the session, which has tried the chip every second since
+    /// the pause, goes on trying, says nothing more, and takes the chip's samples once it answers.
     @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
     func aClaimWhileTheChipIsStillAwayWaitsForIt(errno: Int32) throws {
         let board = DBusBoard(nothingAnswersErrno: errno)
@@ -80,14 +80,43 @@ private func lostChipSession(_ board: DBusBoard, stallLimit: UInt64 = 10 * Nanos
         output.needsSensor = true
         for _ in 0..<50 { try step() }
         #expect(!pipeline.sensorActive)
-        let said = log.filter { $0.hasPrefix("IMU at 0x68 on /dev/i2c-1, polling still does not answer (") && $0.hasSuffix("); trying to start it again every second") }
-        #expect(said.count == 1, "\(log.suffix(10))")
+        let said = log.filter { $0.contains("still does not answer") }
+        #expect(said.count == 1 && said[0].hasSuffix("; it is tried every second and set up again once it answers"), "\(log.suffix(10))")
 
         board.plugged = true
         for _ in 0..<200 where output.presence.count < 2 { try step() }
         #expect(pipeline.sensorActive)
         #expect(output.presence.last == .present, "\(output.presence)")
-        #expect(log.contains("sensor started: an output needs it"), "\(log.suffix(10))")
+        #expect(log.contains { $0.hasPrefix("IMU at 0x68 on /dev/i2c-1, polling answers after ") }, "\(log.suffix(10))")
+        for _ in 0..<5 { try step() }
+        #expect(pipeline.sensorActive)
+    }
+
+    /// The chip comes back while the sensor is paused and no claim is made (a desktop claims only
+    /// while HasAccelerometer is true): nothing started it again, so it stayed absent for good and
+    /// no desktop claimed it until `plumb run` restarted. It is tried every second, told present
+    /// once it answers, and paused again.
+    @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
+    func aChipBackWhilePausedIsToldPresentWithoutAClaim(errno: Int32) throws {
+        let board = DBusBoard(nothingAnswersErrno: errno)
+        let (pipeline, output) = try lostChipSession(board, stallLimit: .max)
+        var log: [String] = []
+        func step() throws { log += try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) }
+        board.plugged = false
+        for _ in 0..<200 where output.presence.isEmpty { try step() }
+        guard case .absent = output.presence.first else { Issue.record("never lost: \(log)"); return }
+        output.needsSensor = false
+        for _ in 0..<30 { try step() }
+        #expect(!pipeline.sensorActive)
+        #expect(output.presence.count == 1, "\(output.presence)")
+
+        board.plugged = true
+        for _ in 0..<200 where output.presence.count < 2 { try step() }
+        #expect(output.presence.count == 2 && output.presence.last == .present, "\(output.presence) \(log.suffix(10))")
+        for _ in 0..<5 { try step() }
+        #expect(!pipeline.sensorActive, "\(log.suffix(10))")
+        #expect(log.filter { $0 == "sensor stopped: no output needs it (no D-Bus claim)" }.count == 2, "\(log.suffix(10))")
+        #expect(output.presence.count == 2, "\(output.presence)")
     }
 
     /// A stop that fails while the chip is not known lost still ends the session, as before.

@@ -121,8 +121,9 @@ final class SensorPipeline: DaemonPipeline {
     /// Whether a chip that does not answer when the session starts is waited for
     /// (`plumb run --wait-for-sensor`) instead of failing the start.
     let waitsForSensor: Bool
-    /// While a chip that did not answer at the session's start is awaited (``waitsForSensor``):
-    /// since when, on the source's clock, in nanoseconds; `nil` once it answered (or never awaited).
+    /// While a chip that did not answer at the session's start (``waitsForSensor``), or a lost one
+    /// paused without its stop, is awaited: since when, on the source's clock, in nanoseconds;
+    /// `nil` once it answered (or never awaited).
     private(set) var awaitedSince: UInt64?
 
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
@@ -343,14 +344,20 @@ final class SensorPipeline: DaemonPipeline {
                 let failure = stopFailure(error, for: "to pause it: no output needs it")
                 throw CLIError.failure(failure.message, fix: failure.fix)
             }
-            events.append(DaemonEvent(level: .notice, message: "\(source.name) still does not answer, so it is paused without its stop (\(error.description)); it is set up again when an output needs it"))
+            events.append(DaemonEvent(level: .notice, message: "\(source.name) still does not answer, so it is paused without its stop (\(error.description)); it is tried every second and set up again once it answers"))
+            // Nothing would start it again without a claim, and a desktop claims only while
+            // HasAccelerometer is true: the chip is awaited as one absent at start (``awaitChip``),
+            // tried every second whether or not an output needs it, so the outputs learn it is back.
+            awaitedSince = source.clock.nowNanoseconds
+            lostStartWait = Self.lostStartInterval
         }
         sensorActive = false
         events.append(DaemonEvent(level: .info, message: "sensor stopped: no output needs it (no D-Bus claim)"))
         return events
     }
 
-    /// A chip that did not answer when the session started (``waitsForSensor``): tries to start it
+    /// A chip that did not answer when the session started (``waitsForSensor``), or a lost chip
+    /// paused while away (``followDemand(timeoutNanoseconds:)``): tries to start it
     /// every second (``lostStartInterval``, counted in step timeouts as for a lost chip), whether
     /// or not an output needs it, so that the outputs learn it is there (a desktop claims the
     /// accelerometer only while HasAccelerometer is true); waits one step otherwise. A start that
