@@ -67,4 +67,32 @@ import Testing
         #expect(thread.stopAndJoin() == nil)
         #expect(held.joinedWhenACheckEnded.withLock { $0 }.isEmpty, "no check ran")
     }
+
+    /// The service is told "present" under the lock a claim's start takes: a claim starting as
+    /// the chip answers, whose notifier finds the chip gone again, says "absent" after the check's
+    /// "present", so HasAccelerometer does not end true with the chip away.
+    @Test func aClaimStartingAsTheChipAnswersIsToldAfterTheCheck() throws {
+        let claimWaiting = DispatchSemaphore(value: 0)
+        let told = Mutex<[String]>([])
+        let wait = DBusSensorWait(inner: ScriptedOrientationSource(steps: [.init(.normal, for: 1)], clock: SystemClock()),
+                                  name: "IMU at 0x68 on /dev/i2c-1, polling", absentAtStart: "test",
+                                  check: { () throws(CLIError) -> MotionSourceError? in nil })
+        let claimDone = DispatchSemaphore(value: 0)
+        let result = try wait.attempt(answered: {
+            Thread.detachNewThread {
+                claimWaiting.signal()
+                do { try wait.start(report: { _ in }, presence: { _ in }) } catch { Issue.record("claim failed: \(error)") }
+                told.withLock { $0.append("claim started") }
+                claimDone.signal()
+            }
+            claimWaiting.wait()
+            // A claim that could start now would have done so in this time.
+            if claimDone.wait(timeout: .now() + 0.2) == .success { claimDone.signal() }
+            told.withLock { $0.append("present") }
+        })
+        claimDone.wait()
+        wait.stop()
+        #expect(result == .answered)
+        #expect(told.withLock { $0 } == ["present", "claim started"])
+    }
 }

@@ -98,8 +98,10 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
     }
 
     /// One check of an awaited chip, unless a claim runs it; throws a failure other than silence
-    /// at the address (another chip's WHO_AM_I there now).
-    func attempt() throws(CLIError) -> Attempt {
+    /// at the address (another chip's WHO_AM_I there now). `answered` runs when the chip answers,
+    /// still under the lock a claim's start takes: a claim starting next, whose notifier may find
+    /// the chip gone again and say so, says it after this, not before.
+    func attempt(answered: () -> Void = {}) throws(CLIError) -> Attempt {
         access.lock()
         defer { access.unlock() }
         let (running, awaiting) = state.withLock { ($0.running, $0.awaiting) }
@@ -107,6 +109,7 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
         guard !running else { return .claimed }
         guard try check() == nil else { return .stillAbsent }
         state.withLock { $0.awaiting = false }
+        answered()
         return .answered
     }
 
@@ -119,9 +122,8 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
         let since = clock.nowNanoseconds
         while !shouldStop() {
             clock.sleep(nanoseconds: interval)
-            switch try attempt() {
+            switch try attempt(answered: { service.sensorPresenceChanged(.present) }) {
             case .answered:
-                service.sensorPresenceChanged(.present)
                 return "\(name) answers after \((clock.nowNanoseconds &- since) / Nanoseconds.perSecond) s of waiting (HasAccelerometer true)"
             case .notAwaited:
                 return nil
