@@ -39,6 +39,10 @@ final class DBusBoard: I2CBus, @unchecked Sendable {
 
     var path: String { bus.path }
 
+    /// Makes every transfer fail with `errno` from now on (a fault other than silence at the
+    /// address); only from the thread that transfers, like the rest of the emulated bus.
+    func failEveryTransfer(errno: Int32) { bus.faults = [FaultRule(.always, effect: .errno(errno))] }
+
     /// The emulated bus's virtual clock.
     var clock: any MonotonicClock { bus.clock }
 

@@ -119,12 +119,38 @@ private func lostChipSession(_ board: DBusBoard, stallLimit: UInt64 = 10 * Nanos
         #expect(output.presence.count == 2, "\(output.presence)")
     }
 
-    /// A stop that fails while the chip is not known lost still ends the session, as before.
-    @Test func aStopThatFailsWithTheChipNotKnownLostStillFails() throws {
+    /// The chip goes just as the claim is released, before the stream notices: the pause's stop
+    /// finds nothing answering. That ended `plumb run` ("cannot stop …"); the chip is now taken
+    /// as lost (the outputs told absent), paused without its stop, tried every second and told
+    /// present once it answers.
+    @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
+    func aStopThatFindsNothingAnsweringPausesAndAwaitsTheChip(errno: Int32) throws {
+        let board = DBusBoard(nothingAnswersErrno: errno)
+        let (pipeline, output) = try lostChipSession(board, stallLimit: .max)
+        var log: [String] = []
+        func step() throws { log += try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) }
+        try step()
+        board.plugged = false
+        output.needsSensor = false
+        try step()
+        #expect(!pipeline.sensorActive)
+        guard case .absent = output.presence.first else { Issue.record("not told absent: \(output.presence) \(log)"); return }
+        #expect(log.contains { $0.hasPrefix("IMU at 0x68 on /dev/i2c-1, polling does not answer, so it is paused without its stop (") }, "\(log)")
+        #expect(pipeline.status.hasPrefix("waiting for the IMU at 0x68"), "\(pipeline.status)")
+
+        board.plugged = true
+        for _ in 0..<200 where output.presence.count < 2 { try step() }
+        #expect(output.presence.count == 2 && output.presence.last == .present, "\(output.presence)")
+        for _ in 0..<5 { try step() }
+        #expect(!pipeline.sensorActive)
+    }
+
+    /// A stop that fails for another reason than silence at the address still ends the session.
+    @Test func aStopThatFailsOtherwiseStillEndsTheSession() throws {
         let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
         let (pipeline, output) = try lostChipSession(board, stallLimit: .max)
         _ = try pipeline.step(timeoutNanoseconds: 100_000_000)
-        board.plugged = false
+        board.failEveryTransfer(errno: Errno.EINVAL)
         output.needsSensor = false
         #expect(throws: CLIError.self) { _ = try pipeline.step(timeoutNanoseconds: 100_000_000) }
         #expect(output.presence.isEmpty)

@@ -336,15 +336,23 @@ final class SensorPipeline: DaemonPipeline {
             return nil
         }
         do { try source.stop() } catch {
-            // A chip the stream lost (``followPresence(samplesArrived:)``) cannot take the stop:
-            // nothing answers. It is paused all the same (the stream and driver mark themselves
-            // stopped first, and the next start sets the chip up from its reset), so that a
-            // desktop releasing its claim while the chip is away does not end `plumb run`.
-            guard isAwayStill(error) else {
+            // A chip the stream lost (``followPresence(samplesArrived:)``), or one that went just
+            // now, before the stream noticed, cannot take the stop: nothing answers. It is paused
+            // all the same (the stream and driver mark themselves stopped first, and the next
+            // start sets the chip up from its reset), so that a desktop releasing its claim while
+            // the chip is away does not end `plumb run`.
+            guard error.busError?.mayMeanNothingAnswers == true else {
                 let failure = stopFailure(error, for: "to pause it: no output needs it")
                 throw CLIError.failure(failure.message, fix: failure.fix)
             }
-            events.append(DaemonEvent(level: .notice, message: "\(source.name) still does not answer, so it is paused without its stop (\(error.description)); it is tried every second and set up again once it answers"))
+            let known = lost != nil
+            if !known {
+                lost = SensorNotice(kind: .lost, source: source.name, message: "does not answer: \(error.description)",
+                                    timeNanoseconds: source.clock.nowNanoseconds, error: error)
+                status = Self.waitingStatus(source.name)
+                for output in outputs { output.sensorPresenceChanged(.absent("\(source.name) does not answer: \(error.description)")) }
+            }
+            events.append(DaemonEvent(level: .notice, message: "\(source.name) \(known ? "still does" : "does") not answer, so it is paused without its stop (\(error.description)); it is tried every second and set up again once it answers"))
             // Nothing would start it again without a claim, and a desktop claims only while
             // HasAccelerometer is true: the chip is awaited as one absent at start (``awaitChip``),
             // tried every second whether or not an output needs it, so the outputs learn it is back.
