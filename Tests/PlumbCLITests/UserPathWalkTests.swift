@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import PlumbCLI
+import PlumbHAL
+import PlumbLinux
 
 /// The mistakes a new user makes on the README's path, each answered with the file and the fix,
 /// and nothing of theirs lost.
@@ -114,6 +116,30 @@ import Testing
         #expect(watch.err == "Error: \(path):\(error)\n" + Self.syntaxFix)
         let read = runPlumb(["read", "--config", path, "--count", "1"])
         #expect(read.err == "Error: \(path):\(error)\n" + Self.syntaxFix)
+    }
+
+    /// A bus named in the file (imu.bus) that cannot be opened was told to change --bus, which the
+    /// user never gave: the fix names the file's key; a --bus given still gets the flag's fix.
+    @Test func aBadBusFromTheFileNamesTheKeyNotTheFlag() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", #"{ "imu": { "bus": "/dev/i2c-x" } }"# + "\n")
+        let fromFile = "Fix: Set imu.bus in \(path) to a bus such as /dev/i2c-1: on a Raspberry Pi"
+        for command in [["watch", "--config", path], ["read", "--config", path, "--count", "1"]] {
+            let r = runPlumb(command)
+            #expect(r.status == 1)
+            #expect(r.err.hasPrefix("Error: there is no I2C bus /dev/i2c-x: an I2C bus is /dev/i2c-N"))
+            #expect(r.err.contains(fromFile), "\(command[0]): \(r.err)")
+            let flag = runPlumb(command + ["--bus", "/dev/i2c-y"])
+            #expect(flag.err.contains("Fix: Give --bus a bus such as /dev/i2c-1 (or just 1): on a Raspberry Pi"), "\(command[0]): \(flag.err)")
+        }
+        let file = I2CHelp.BusSetting.configuration(path: "/etc/plumb/plumb.json")
+        let missing = I2CError(errno: Errno.ENOENT, bus: "/dev/i2c-3", address: nil)
+        #expect(I2CHelp.openFailure(missing, buses: ["/dev/i2c-1"], setting: file)
+                == .failure("there is no I2C bus /dev/i2c-3; this machine has /dev/i2c-1",
+                            fix: "Set imu.bus in /etc/plumb/plumb.json to one of those: on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1. 'plumb probe' shows what answers on each."))
+        let notAnAdapter = I2CError(errno: ENOTTY, bus: "/dev/i2c-1", address: nil)
+        guard case .failure(_, let fix)? = Optional(I2CHelp.openFailure(notAnAdapter, buses: [], setting: file)) else { Issue.record("not a failure"); return }
+        #expect(fix?.hasPrefix("Set imu.bus in /etc/plumb/plumb.json to an I2C adapter's device, /dev/i2c-N (") == true)
     }
 
     /// A directory given as the file: the fix was the key reference too.

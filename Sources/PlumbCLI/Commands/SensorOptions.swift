@@ -104,9 +104,10 @@ enum SensorOptions {
         }
 
         let clock = SystemClock()
+        let setting = busSetting(args)
         return try search(candidateBuses(args), at: address) { path throws(CLIError) -> Opened in
             let bus: LinuxI2CBus
-            do throws(I2CError) { bus = try LinuxI2CBus(path: path, clock: clock) } catch { throw I2CHelp.openFailure(error) }
+            do throws(I2CError) { bus = try LinuxI2CBus(path: path, clock: clock) } catch { throw I2CHelp.openFailure(error, setting: setting) }
             let (imu, identity) = try identify(bus: bus, address: address, part: part, clock: clock,
                                                fifoCompression: !args.has("no-fifo-compression"))
             var line: (any InterruptLine)?
@@ -146,6 +147,11 @@ enum SensorOptions {
             context.err.line("warning: --address \(digits) is decimal (\(address)); the IMUs answer at 0x68, 0x69, 0x6A or 0x6B: write 0x\(digits) for hexadecimal")
         }
         return address
+    }
+
+    /// Where `--bus` came from: the command line, or `imu.bus` of `--config FILE` (``applyingConfiguration(_:takes:)``).
+    static func busSetting(_ args: ParsedArguments) -> I2CHelp.BusSetting {
+        args.fromConfiguration["bus"].map { .configuration(path: $0) } ?? .option
     }
 
     /// The buses to search: `--bus`, or every I2C adapter the kernel lists.
