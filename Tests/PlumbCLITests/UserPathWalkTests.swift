@@ -160,6 +160,11 @@ import PlumbLinux
         (#""address": "69""#, "1:23: imu.address: \"69\" is decimal (0x45), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x69\""),
         (#""address": "6a""#, "1:23: imu.address: \"6a\" is not a 7-bit I2C address; write \"0x6a\" for hexadecimal"),
         (#""address": 68.0"#, "1:23: imu.address: 68.0 is decimal (0x44), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x68\""),
+        // A sign or a newline that the parser drops was read as decimal too, with no word.
+        (#""address": "+68""#, "1:23: imu.address: \"+68\" is decimal (0x44), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x68\""),
+        (#""address": "68\n""#, "1:23: imu.address: \"68\\n\" is decimal (0x44), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x68\""),
+        (#""address": " +69 ""#, "1:23: imu.address: \" +69 \" is decimal (0x45), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x69\""),
+        (#""address": "+6a""#, "1:23: imu.address: \"+6a\" is not a 7-bit I2C address; write \"0x6a\" for hexadecimal"),
         (#""bus": 1"#, "1:19: imu.bus: 1 is not a device path; write \"/dev/i2c-1\""),
         (#""bus": 1.0"#, "1:19: imu.bus: 1.0 is not a device path; write \"/dev/i2c-1\""),
         (#""bus": "1""#, "1:19: imu.bus: \"1\" is not a device path; write \"/dev/i2c-1\""),

@@ -142,9 +142,11 @@ enum SensorOptions {
         guard let address = I2CAddress(parsing: text) else {
             throw .usage("The value '\(text)' is invalid for '--address': expected a 7-bit address 0x08...0x77, such as 0x68.")
         }
-        let digits = text.trimmingCharacters()
-        if digits.allSatisfy(\.isNumber), let hex = Int(digits, radix: 16), [0x68, 0x69, 0x6A, 0x6B].contains(hex) {
-            context.err.line("warning: --address \(digits) is decimal (\(address)); the IMUs answer at 0x68, 0x69, 0x6A or 0x6B: write 0x\(digits) for hexadecimal")
+        // As I2CAddress(parsing:) reads it: around it whitespace, before it a "+" ("+68" is 68 too).
+        let written = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let digits = written.hasPrefix("+") ? String(written.dropFirst()) : written
+        if digits.allSatisfy({ $0.isASCII && $0.isNumber }), let hex = Int(digits, radix: 16), [0x68, 0x69, 0x6A, 0x6B].contains(hex) {
+            context.err.line("warning: --address \(written) is decimal (\(address)); the IMUs answer at 0x68, 0x69, 0x6A or 0x6B: write 0x\(digits) for hexadecimal")
         }
         return address
     }
