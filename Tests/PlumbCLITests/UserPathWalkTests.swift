@@ -227,6 +227,54 @@ import PlumbLinux
     }
 }
 
+/// The built `plumb` next to this test bundle.
+private let plumbBinary: String = {
+    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var dir = runner.deletingLastPathComponent()
+    if dir.lastPathComponent == "MacOS" || dir.lastPathComponent == "Contents" { dir = dir.deletingLastPathComponent() }
+    return dir.appendingPathComponent("plumb").path
+}()
+
+extension ConfigCheckFileNoteTests {
+    /// A calibration the user running the check may not read (root's, mode 0600) was said to stop
+    /// plumb run, which reads it as plumb.service's user, who may well read it.
+    @Test(.enabled(if: getuid() != 0 || (FileManager.default.isExecutableFile(atPath: plumbBinary)
+                                        && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")),
+                   "as root, needs the plumb binary and setpriv to check as another user"))
+    func aCalibrationThisUserCannotReadIsNotSaidToStopTheDaemon() throws {
+        let scratch = try UserPathWalkTests.Scratch()
+        #expect(chmod(scratch.directory, 0o755) == 0)
+        let calibration = scratch.directory + "/calibration.json"
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", calibration]).status == 0)
+        let path = scratch.file("plumb.json", #"{"calibration": "\#(calibration)"}"#)
+        #expect(chmod(path, 0o644) == 0)
+        let note = "  note: calibration: you cannot read \(calibration) (permission denied); plumb run reads it as plumb.service's user "
+            + "(plumb, or the one its drop-in names), who needs to: check its owner and mode with 'ls -l \(calibration)'.\n"
+        let out: String
+        if getuid() == 0 {
+            // root reads any file: check as nobody (uid 65534) what root's 0600 file looks like.
+            #expect(chmod(calibration, 0o600) == 0)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", plumbBinary, "config", "check", path]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            out = String(decoding: data, as: UTF8.self)
+        } else {
+            #expect(chmod(calibration, 0) == 0)
+            let r = runPlumb(["config", "check", path])
+            #expect(r.status == 0)
+            out = r.out
+        }
+        #expect(out.hasSuffix(note), "\(out)")
+        #expect(!out.contains("will not start"))
+    }
+}
+
 /// Too many LEDs for the mode is a usage error, said before any LED is opened: a name the board
 /// lacks hid it ("no LED ..."), and the user fixed that only to meet the count next.
 @Suite struct LEDCountBeforeHardwareTests {
