@@ -57,6 +57,9 @@ public struct ParsedArguments: Sendable {
     public internal(set) var values: [String: [String]] = [:]
     public internal(set) var flags: Set<String> = []
     public internal(set) var positionals: [String] = []
+    /// The options whose value came from a configuration file, not the command line (option name →
+    /// the file's path), so that an error can name the file's key instead of the flag.
+    var fromConfiguration: [String: String] = [:]
 
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
 

@@ -53,15 +53,34 @@ enum I2CHelp {
         }
     }
 
+    /// Where the bus being opened was named, so that the fix says what to change.
+    enum BusSetting: Equatable, Sendable {
+        /// `--bus` (or nothing: the bus found by probing or the board's).
+        case option
+        /// `imu.bus` in the configuration file at `path` (`--config`, /etc/plumb/plumb.json).
+        case configuration(path: String)
+
+        /// "Give --bus WHAT" or "Set imu.bus in FILE to WHAT"; `orNumber` adds "(or just 1)",
+        /// which only `--bus` takes (the file wants the device path).
+        func give(_ what: String, orNumber: Bool = false) -> String {
+            switch self {
+            case .option: "Give --bus \(what)" + (orNumber ? " (or just 1)" : "")
+            case .configuration(let path): "Set imu.bus in \(path) to \(what)"
+            }
+        }
+    }
+
     /// A bus that could not be opened: the message and the fix for its errno.
-    static func openFailure(_ error: I2CError, buses: @autoclosure () -> [String] = existingBuses()) -> CLIError {
+    /// - Parameter setting: where the bus was named: the fix changes `--bus` or the file's `imu.bus`.
+    static func openFailure(_ error: I2CError, buses: @autoclosure () -> [String] = existingBuses(),
+                            setting: BusSetting = .option) -> CLIError {
         let path = error.bus
         switch error.errno {
         case Errno.ENOENT where !isBusPath(path):
             // A typo ("/dev/i2c1", "/dev/i2c-a"): the name is wrong, whether I2C is on or not.
             let others = buses().filter { $0 != path }
             return .failure("there is no I2C bus \(path): an I2C bus is /dev/i2c-N" + (others.isEmpty ? "" : "; this machine has \(others.joined(separator: ", "))"),
-                            fix: "Give --bus a bus such as /dev/i2c-1 (or just 1): on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1."
+                            fix: setting.give("a bus such as /dev/i2c-1", orNumber: true) + ": on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1."
                                 + (others.isEmpty ? " 'ls /dev/i2c-*' lists none here: " + enableFix : ""))
         case Errno.ENOENT:
             let others = buses().filter { $0 != path }
@@ -69,7 +88,7 @@ enum I2CHelp {
                 return .failure("there is no I2C bus \(path): I2C is not enabled", fix: enableFix)
             }
             return .failure("there is no I2C bus \(path); this machine has \(others.joined(separator: ", "))",
-                            fix: "Give --bus one of those: on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1. 'plumb probe' shows what answers on each.")
+                            fix: setting.give("one of those") + ": on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1. 'plumb probe' shows what answers on each.")
         case Errno.EACCES, Errno.EPERM:
             return .failure("permission denied on \(path)", fix: permissionFix)
         default:
@@ -79,7 +98,7 @@ enum I2CHelp {
                 return .failure(error.description, fix: "'i2cdetect -l' lists the adapters there are (\(path)'s may have gone with its driver); 'plumb probe' tries each bus.")
             }
             // Not an I2C adapter's node at all (/dev/null: I2C_FUNCS fails; a directory: EISDIR).
-            return .failure(error.description, fix: "Give --bus an I2C adapter's device, /dev/i2c-N ('ls /dev/i2c-*' lists them; on a Raspberry Pi the 40-pin header is /dev/i2c-1).")
+            return .failure(error.description, fix: setting.give("an I2C adapter's device, /dev/i2c-N") + " ('ls /dev/i2c-*' lists them; on a Raspberry Pi the 40-pin header is /dev/i2c-1).")
         }
     }
 

@@ -60,20 +60,27 @@ extension Board {
 func decodeAddress(_ r: ObjectReader, _ key: String) throws(ConfigurationError) -> I2CAddress? {
     guard let node = r.node(key) else { return nil }
     let allowed = "allowed 0x08...0x77, written as \"0x68\" or 104"
+    /// The digits of `text` as `I2CAddress(parsing:)` reads them: without the whitespace around
+    /// them (newlines too) and a leading "+", which `Int(_:)` accepts ("+68" is 68, 0x44).
+    func bare(_ text: String) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.hasPrefix("+") ? String(trimmed.dropFirst()) : trimmed
+    }
     /// Digits that read as an IMU's address in hexadecimal, as `i2cdetect` prints it ("68", "6a"):
     /// the address meant, which the decimal (68 is 0x44, where no IMU answers) or the bare hex is not.
     func meantInHex(_ text: String) -> String? {
-        let digits = text.trimmingCharacters(in: .whitespaces).lowercased()
-        guard let value = Int(digits, radix: 16), [0x68, 0x69, 0x6A, 0x6B].contains(value) else { return nil }
+        let digits = bare(text).lowercased()
+        guard digits.allSatisfy(\.isHexDigit), digits.allSatisfy(\.isASCII),
+              let value = Int(digits, radix: 16), [0x68, 0x69, 0x6A, 0x6B].contains(value) else { return nil }
         return "0x" + digits
     }
     switch node.value {
     case .string(let text):
-        if let meant = meantInHex(text), text.trimmingCharacters(in: .whitespaces).allSatisfy(\.isNumber), let address = I2CAddress(parsing: text) {
-            throw r.error(key, "\"\(text)\" is decimal (\(address)), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"\(meant)\"")
+        if let meant = meantInHex(text), bare(text).allSatisfy(\.isNumber), let address = I2CAddress(parsing: text) {
+            throw r.error(key, "\(text.debugDescription) is decimal (\(address)), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"\(meant)\"")
         }
         guard let address = I2CAddress(parsing: text) else {
-            throw r.error(key, "\"\(text)\" is not a 7-bit I2C address; " + (meantInHex(text).map { "write \"\($0)\" for hexadecimal" } ?? allowed))
+            throw r.error(key, "\(text.debugDescription) is not a 7-bit I2C address; " + (meantInHex(text).map { "write \"\($0)\" for hexadecimal" } ?? allowed))
         }
         return address
     case .number(let n, let text):

@@ -185,4 +185,23 @@ private final class DaemonChild: @unchecked Sendable {
         #expect(log.contains("<6>found MPU-6050 (WHO_AM_I 0x68) at 0x68 on simulated bus\n"))
         #expect(log.hasSuffix("<6>stopping on SIGTERM\n<6>stopped\n"))
     }
+
+    /// Ctrl-C stops as SIGTERM does (STOPPING=1, exit 0) and is logged as SIGINT, not SIGTERM.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: plumbBinary), "needs the plumb binary (swift build)"))
+    func ctrlCIsLoggedAsSIGINT() throws {
+        let dir = NSTemporaryDirectory() + "plumb-int-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let config = dir + "/plumb.json"
+        try #"{"board": "rpi4", "imu": {"rate": 100}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let notify = try FakeNotifySocket(path: dir + "/notify.sock")
+        let child = try DaemonChild(arguments: ["run", "--simulate", "--config", config, "--boards-dir", repository + "/boards"],
+                                    environment: ["NOTIFY_SOCKET": notify.path, "JOURNAL_STREAM": "8:1234"])
+        #expect(notify.receive()?.hasPrefix("READY=1\n") == true)
+        kill(child.pid, SIGINT)
+        #expect(notify.receive() == "STOPPING=1")
+        let log = try #require(child.finish(within: 30))
+        #expect(child.process.terminationStatus == 0)
+        #expect(log.hasSuffix("<6>stopping on SIGINT\n<6>stopped\n"))
+    }
 }

@@ -104,6 +104,16 @@ private func config(rate: Double) -> Configuration {
             """)
     }
 
+    /// Ctrl-C stopped the same way but was logged as "stopping on SIGTERM".
+    @Test func ctrlCStopsAlikeAndIsLoggedAsSIGINT() {
+        let h = Harness(configurations: [.success(config(rate: 100))])
+        h.signalsAtStep = [2: [.interrupt]]
+        #expect(h.makeDaemon().run() == 0)
+        #expect(h.notifier.states == ["READY=1\nSTATUS=pipeline 100.0", "STOPPING=1"])
+        #expect(h.built[0].shutDown)
+        #expect(h.err.captured.hasSuffix("<6>stopping on SIGINT\n<6>stopped\n"))
+    }
+
     @Test func sighupReloadsIntoANewPipeline() {
         let h = Harness(configurations: [.success(config(rate: 100)), .success(config(rate: 200))])
         h.signalsAtStep = [2: [.reload], 4: [.terminate]]

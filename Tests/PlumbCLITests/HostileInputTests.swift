@@ -171,6 +171,10 @@ struct HostileInputTests {
         r = runPlumb(["regs", "dump", "--simulate", "--address", "68"])
         #expect(r.status == 1)
         #expect(r.err.hasPrefix("warning: --address 68 is decimal (0x44); the IMUs answer at 0x68, 0x69, 0x6A or 0x6B: write 0x68 for hexadecimal\nError: no IMU answers at 0x44"))
+        // A sign the parser drops was decimal with no word.
+        r = runPlumb(["regs", "dump", "--simulate", "--address", "+68"])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("warning: --address +68 is decimal (0x44); the IMUs answer at 0x68, 0x69, 0x6A or 0x6B: write 0x68 for hexadecimal\nError: no IMU answers at 0x44"))
         r = runPlumb(["read", "--simulate", "--address", "104", "--count", "1"])
         #expect(r.status == 0)
         #expect(r.err == "plumb read: MPU-6050 (WHO_AM_I 0x68) at 0x68 on simulated bus\n")

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import PlumbCLI
+import PlumbHAL
+import PlumbLinux
 
 /// The mistakes a new user makes on the README's path, each answered with the file and the fix,
 /// and nothing of theirs lost.
@@ -116,6 +118,30 @@ import Testing
         #expect(read.err == "Error: \(path):\(error)\n" + Self.syntaxFix)
     }
 
+    /// A bus named in the file (imu.bus) that cannot be opened was told to change --bus, which the
+    /// user never gave: the fix names the file's key; a --bus given still gets the flag's fix.
+    @Test func aBadBusFromTheFileNamesTheKeyNotTheFlag() throws {
+        let scratch = try Scratch()
+        let path = scratch.file("plumb.json", #"{ "imu": { "bus": "/dev/i2c-x" } }"# + "\n")
+        let fromFile = "Fix: Set imu.bus in \(path) to a bus such as /dev/i2c-1: on a Raspberry Pi"
+        for command in [["watch", "--config", path], ["read", "--config", path, "--count", "1"]] {
+            let r = runPlumb(command)
+            #expect(r.status == 1)
+            #expect(r.err.hasPrefix("Error: there is no I2C bus /dev/i2c-x: an I2C bus is /dev/i2c-N"))
+            #expect(r.err.contains(fromFile), "\(command[0]): \(r.err)")
+            let flag = runPlumb(command + ["--bus", "/dev/i2c-y"])
+            #expect(flag.err.contains("Fix: Give --bus a bus such as /dev/i2c-1 (or just 1): on a Raspberry Pi"), "\(command[0]): \(flag.err)")
+        }
+        let file = I2CHelp.BusSetting.configuration(path: "/etc/plumb/plumb.json")
+        let missing = I2CError(errno: Errno.ENOENT, bus: "/dev/i2c-3", address: nil)
+        #expect(I2CHelp.openFailure(missing, buses: ["/dev/i2c-1"], setting: file)
+                == .failure("there is no I2C bus /dev/i2c-3; this machine has /dev/i2c-1",
+                            fix: "Set imu.bus in /etc/plumb/plumb.json to one of those: on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1. 'plumb probe' shows what answers on each."))
+        let notAnAdapter = I2CError(errno: ENOTTY, bus: "/dev/i2c-1", address: nil)
+        guard case .failure(_, let fix)? = Optional(I2CHelp.openFailure(notAnAdapter, buses: [], setting: file)) else { Issue.record("not a failure"); return }
+        #expect(fix?.hasPrefix("Set imu.bus in /etc/plumb/plumb.json to an I2C adapter's device, /dev/i2c-N (") == true)
+    }
+
     /// A directory given as the file: the fix was the key reference too.
     @Test func aDirectoryGivenToConfigCheckGetsThePathFix() throws {
         let scratch = try Scratch()
@@ -134,6 +160,11 @@ import Testing
         (#""address": "69""#, "1:23: imu.address: \"69\" is decimal (0x45), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x69\""),
         (#""address": "6a""#, "1:23: imu.address: \"6a\" is not a 7-bit I2C address; write \"0x6a\" for hexadecimal"),
         (#""address": 68.0"#, "1:23: imu.address: 68.0 is decimal (0x44), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x68\""),
+        // A sign or a newline that the parser drops was read as decimal too, with no word.
+        (#""address": "+68""#, "1:23: imu.address: \"+68\" is decimal (0x44), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x68\""),
+        (#""address": "68\n""#, "1:23: imu.address: \"68\\n\" is decimal (0x44), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x68\""),
+        (#""address": " +69 ""#, "1:23: imu.address: \" +69 \" is decimal (0x45), where no IMU answers; i2cdetect shows addresses in hexadecimal: write \"0x69\""),
+        (#""address": "+6a""#, "1:23: imu.address: \"+6a\" is not a 7-bit I2C address; write \"0x6a\" for hexadecimal"),
         (#""bus": 1"#, "1:19: imu.bus: 1 is not a device path; write \"/dev/i2c-1\""),
         (#""bus": 1.0"#, "1:19: imu.bus: 1.0 is not a device path; write \"/dev/i2c-1\""),
         (#""bus": "1""#, "1:19: imu.bus: \"1\" is not a device path; write \"/dev/i2c-1\""),
@@ -193,6 +224,54 @@ import Testing
         r = runPlumb(["config", "check", path])
         #expect(r.status == 0)
         #expect(!r.out.contains("note:"))
+    }
+}
+
+/// The built `plumb` next to this test bundle.
+private let plumbBinary: String = {
+    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var dir = runner.deletingLastPathComponent()
+    if dir.lastPathComponent == "MacOS" || dir.lastPathComponent == "Contents" { dir = dir.deletingLastPathComponent() }
+    return dir.appendingPathComponent("plumb").path
+}()
+
+extension ConfigCheckFileNoteTests {
+    /// A calibration the user running the check may not read (root's, mode 0600) was said to stop
+    /// plumb run, which reads it as plumb.service's user, who may well read it.
+    @Test(.enabled(if: getuid() != 0 || (FileManager.default.isExecutableFile(atPath: plumbBinary)
+                                        && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")),
+                   "as root, needs the plumb binary and setpriv to check as another user"))
+    func aCalibrationThisUserCannotReadIsNotSaidToStopTheDaemon() throws {
+        let scratch = try UserPathWalkTests.Scratch()
+        #expect(chmod(scratch.directory, 0o755) == 0)
+        let calibration = scratch.directory + "/calibration.json"
+        #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", calibration]).status == 0)
+        let path = scratch.file("plumb.json", #"{"calibration": "\#(calibration)"}"#)
+        #expect(chmod(path, 0o644) == 0)
+        let note = "  note: calibration: you cannot read \(calibration) (permission denied); plumb run reads it as plumb.service's user "
+            + "(plumb, or the one its drop-in names), who needs to: check its owner and mode with 'ls -l \(calibration)'.\n"
+        let out: String
+        if getuid() == 0 {
+            // root reads any file: check as nobody (uid 65534) what root's 0600 file looks like.
+            #expect(chmod(calibration, 0o600) == 0)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", plumbBinary, "config", "check", path]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            out = String(decoding: data, as: UTF8.self)
+        } else {
+            #expect(chmod(calibration, 0) == 0)
+            let r = runPlumb(["config", "check", path])
+            #expect(r.status == 0)
+            out = r.out
+        }
+        #expect(out.hasSuffix(note), "\(out)")
+        #expect(!out.contains("will not start"))
     }
 }
 

@@ -126,6 +126,14 @@ private let senseHAT = FramebufferGeometry(
         _ = SignalMonitor.shared.take()
         SignalMonitor.shared.raise(.reload)
         #expect(SignalMonitor.shared.take() == [.reload])
+        // Ctrl-C is a terminate that says it was SIGINT (plumb run logs "stopping on SIGINT").
+        _ = raise(SIGINT)
+        #expect(SignalMonitor.shared.takeReceived() == [ReceivedSignal(action: .terminate, number: SIGINT)])
+        _ = raise(SIGINT)
+        _ = raise(SIGTERM)
+        #expect(SignalMonitor.shared.takeReceived().map(\.description) == ["SIGTERM", "SIGINT"])
+        _ = raise(SIGINT)
+        #expect(SignalMonitor.shared.take() == [.terminate])
     }
 
     @Test func registeredWritesRunOnceNewestFirst() throws {

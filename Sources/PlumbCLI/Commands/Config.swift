@@ -70,7 +70,11 @@ enum Config {
         var notes: [String] = []
         do { _ = try DaemonFactory.calibration(c) } catch {
             var text = "calibration: \(error), so plumb run will not start"
-            if case .failure(let message, let fix)? = error as? CLIError {
+            if let path = c.calibrationFile, deniedToThisUser(path) {
+                // The check runs as whoever typed it; plumb.service reads the file as its own user.
+                text = "calibration: you cannot read \(path) (permission denied); plumb run reads it as plumb.service's user (plumb, or the one its drop-in names), "
+                    + "who needs to: check its owner and mode with 'ls -l \(path)'."
+            } else if case .failure(let message, let fix)? = error as? CLIError {
                 text = "calibration: \(message), so plumb run will not start" + (fix.map { ": \($0)" } ?? "")
             }
             notes.append(text)
@@ -81,6 +85,12 @@ enum Config {
             }
         }
         return notes
+    }
+
+    /// Whether the user running this may not read `path` for want of permission (EACCES from
+    /// `access(2)`, on the file or a directory above it), which says nothing of another user.
+    static func deniedToThisUser(_ path: String) -> Bool {
+        access(path, R_OK) != 0 && errno == EACCES
     }
 
     /// A warning when outputs.mqtt is set but the installed plumb.service keeps the network out (no

@@ -39,6 +39,8 @@ enum LiveSensor {
         var imu: IMUConfiguration
         var busPath: String
         var address: I2CAddress
+        /// Where `busPath` was named: `--bus` (or the board's bus), or the file's `imu.bus`.
+        var busSetting: I2CHelp.BusSetting = .option
     }
 
     /// Rejects the live options beside `--simulate`, `--replay` or `--angle` (`given` names it).
@@ -66,6 +68,7 @@ enum LiveSensor {
                 throw .failure(error.description, fix: Config.loadFix(error, otherwise: "Run 'plumb config check \(path)', or use \(alternatives).", instead: "use \(alternatives)"))
             }
         }
+        let busSetting: I2CHelp.BusSetting = bus == nil && configuration.imu.bus != nil ? .configuration(path: path) : .option
         if let bus { configuration.imu.bus = bus }
         if let address { configuration.imu.address = address }
         let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
@@ -73,7 +76,7 @@ enum LiveSensor {
         imu.gyroscopeEnabled = true
         return Found(setup: DaemonSetup(path: path, configuration: configuration, board: board), imu: imu,
                      busPath: configuration.imu.bus ?? board.board.i2cBus,
-                     address: configuration.imu.address ?? board.board.imuAddress)
+                     address: configuration.imu.address ?? board.board.imuAddress, busSetting: busSetting)
     }
 
     /// Opens the sensor (not started yet), with the configured calibration applied.
@@ -83,7 +86,7 @@ enum LiveSensor {
     ///   error as "plumb watch: …" while it runs; `nil` drops them (a check that starts and stops).
     static func open(_ found: Found, context: CommandContext, command: String? = nil) throws(CLIError) -> any MotionSampleSource {
         guard FileManager.default.fileExists(atPath: found.busPath) else {
-            throw I2CHelp.openFailure(I2CError(errno: Errno.ENOENT, bus: found.busPath, address: nil))
+            throw I2CHelp.openFailure(I2CError(errno: Errno.ENOENT, bus: found.busPath, address: nil), setting: found.busSetting)
         }
         var factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
         factory.eventSink = command.map { printingSink(command: $0, context: context) } ?? { _ in }
@@ -148,7 +151,7 @@ enum LiveSensor {
             return .failure(nothing,
                             fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")
         }
-        if let bus, bus.kind == .cannotOpen { return I2CHelp.openFailure(bus) }
+        if let bus, bus.kind == .cannotOpen { return I2CHelp.openFailure(bus, setting: found.busSetting) }
         if let fix = DaemonFactory.settingsFix(error, path: found.setup.path) {
             return .failure("the IMU at \(found.address) on \(found.busPath): \(error)", fix: fix)
         }

@@ -49,7 +49,9 @@ enum Run {
         let notifier = SystemdServiceNotifier()
         let daemon = Daemon(
             log: log, notifier: notifier, clock: clock,
-            takeSignals: { SignalMonitor.shared.take().map { $0 == .reload ? .reload : .terminate } },
+            takeSignals: {
+                SignalMonitor.shared.takeReceived().map { $0.action == .reload ? .reload : $0.number == SIGINT ? .interrupt : .terminate }
+            },
             load: { () throws(CLIError) -> DaemonSetup in
                 let configuration: Configuration
                 do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {

@@ -38,7 +38,9 @@ extension SensorOptions {
             throw .failure(error.description, fix: Config.loadFix(error, otherwise: "Run 'plumb config check \(path)', or leave --config out: the chip is then found by probing.",
                                                       instead: "leave --config out: the chip is then found by probing"))
         }
-        return applying(c.imu, mounting: c.mounting, takes: takes, to: args)
+        var merged = applying(c.imu, mounting: c.mounting, takes: takes, to: args)
+        if args.string("bus") == nil, c.imu.bus != nil { merged.fromConfiguration["bus"] = path }
+        return merged
     }
 
     /// `args` with `imu`'s settings (and `mounting`, if taken) written in as flags where none was given.

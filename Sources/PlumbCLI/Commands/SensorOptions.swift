@@ -104,9 +104,10 @@ enum SensorOptions {
         }
 
         let clock = SystemClock()
+        let setting = busSetting(args)
         return try search(candidateBuses(args), at: address) { path throws(CLIError) -> Opened in
             let bus: LinuxI2CBus
-            do throws(I2CError) { bus = try LinuxI2CBus(path: path, clock: clock) } catch { throw I2CHelp.openFailure(error) }
+            do throws(I2CError) { bus = try LinuxI2CBus(path: path, clock: clock) } catch { throw I2CHelp.openFailure(error, setting: setting) }
             let (imu, identity) = try identify(bus: bus, address: address, part: part, clock: clock,
                                                fifoCompression: !args.has("no-fifo-compression"))
             var line: (any InterruptLine)?
@@ -141,11 +142,18 @@ enum SensorOptions {
         guard let address = I2CAddress(parsing: text) else {
             throw .usage("The value '\(text)' is invalid for '--address': expected a 7-bit address 0x08...0x77, such as 0x68.")
         }
-        let digits = text.trimmingCharacters()
-        if digits.allSatisfy(\.isNumber), let hex = Int(digits, radix: 16), [0x68, 0x69, 0x6A, 0x6B].contains(hex) {
-            context.err.line("warning: --address \(digits) is decimal (\(address)); the IMUs answer at 0x68, 0x69, 0x6A or 0x6B: write 0x\(digits) for hexadecimal")
+        // As I2CAddress(parsing:) reads it: around it whitespace, before it a "+" ("+68" is 68 too).
+        let written = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let digits = written.hasPrefix("+") ? String(written.dropFirst()) : written
+        if digits.allSatisfy({ $0.isASCII && $0.isNumber }), let hex = Int(digits, radix: 16), [0x68, 0x69, 0x6A, 0x6B].contains(hex) {
+            context.err.line("warning: --address \(written) is decimal (\(address)); the IMUs answer at 0x68, 0x69, 0x6A or 0x6B: write 0x\(digits) for hexadecimal")
         }
         return address
+    }
+
+    /// Where `--bus` came from: the command line, or `imu.bus` of `--config FILE` (``applyingConfiguration(_:takes:)``).
+    static func busSetting(_ args: ParsedArguments) -> I2CHelp.BusSetting {
+        args.fromConfiguration["bus"].map { .configuration(path: $0) } ?? .option
     }
 
     /// The buses to search: `--bus`, or every I2C adapter the kernel lists.

@@ -104,6 +104,8 @@ final class Daemon {
                 switch signal {
                 case .terminate:
                     return stop(pipeline, reason: "stopping on SIGTERM")
+                case .interrupt:
+                    return stop(pipeline, reason: "stopping on SIGINT")
                 case .reload:
                     guard let next = reload(current: setup, pipeline: pipeline) else { return ExitCode.failure }
                     (setup, pipeline) = next
@@ -196,7 +198,9 @@ final class Daemon {
 }
 
 /// A signal the daemon acts on (mirrors PlumbLinux's DaemonSignal so tests need no signals).
-enum PlumbDaemonSignal: Sendable, Equatable { case reload, terminate }
+/// What the daemon's loop acts on: a reload (SIGHUP), or a stop, by SIGTERM (`systemctl stop`)
+/// or SIGINT (Ctrl-C), which stop alike and are logged as what they were.
+enum PlumbDaemonSignal: Sendable, Equatable { case reload, terminate, interrupt }
 
 /// One line for an error of any kind.
 func describe(_ error: Error) -> String {

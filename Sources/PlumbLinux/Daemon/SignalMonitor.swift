@@ -20,6 +20,29 @@ public enum DaemonSignal: String, Sendable, Equatable, CaseIterable {
     }
 }
 
+/// A signal received: what it asks for, and which signal it came as (``DaemonSignal/terminate``
+/// is SIGTERM from `systemctl stop` or SIGINT from Ctrl-C), so that a log can name it.
+public struct ReceivedSignal: Sendable, Equatable, CustomStringConvertible {
+    public var action: DaemonSignal
+    /// SIGHUP, SIGTERM or SIGINT.
+    public var number: Int32
+
+    public init(action: DaemonSignal, number: Int32) {
+        self.action = action
+        self.number = number
+    }
+
+    /// "SIGHUP", "SIGTERM" or "SIGINT".
+    public var description: String {
+        switch number {
+        case SIGHUP: "SIGHUP"
+        case SIGTERM: "SIGTERM"
+        case SIGINT: "SIGINT"
+        default: "signal \(number)"
+        }
+    }
+}
+
 /// Signals received and not yet taken, one bit per signal number; written by the handler.
 private let pendingSignals = Atomic<UInt64>(0)
 
@@ -63,9 +86,17 @@ public final class SignalMonitor: Sendable {
 
     /// The signals received since the last call, terminate first.
     public func take() -> [DaemonSignal] {
+        var signals: [DaemonSignal] = []
+        for received in takeReceived() where !signals.contains(received.action) { signals.append(received.action) }
+        return signals
+    }
+
+    /// The signals received since the last call, each as the signal it came as: SIGTERM, then
+    /// SIGINT, then SIGHUP (those that stop first).
+    public func takeReceived() -> [ReceivedSignal] {
         let bits = pendingSignals.exchange(0, ordering: .sequentiallyConsistent)
-        return [DaemonSignal.terminate, .reload].filter { signal in
-            signal.numbers.contains { bits & (UInt64(1) << UInt64($0)) != 0 }
+        return [DaemonSignal.terminate, .reload].flatMap { signal in
+            signal.numbers.filter { bits & (UInt64(1) << UInt64($0)) != 0 }.map { ReceivedSignal(action: signal, number: $0) }
         }
     }
 
