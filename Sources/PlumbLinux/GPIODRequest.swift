@@ -166,7 +166,10 @@ final class GPIODRequest {
                 case (true, false): "give the LED another line, or the IMU another data-ready line (imu.interrupt)"
                 case (false, false): "give each IMU its own data-ready line (imu.interrupt)"
                 }
-                return GPIOError(.lineBusy, errno: e, message: "\(described) is busy: this plumb process already \(use); \(fix)")
+                // The kernel's consumer name too when it is not plumb's own (a library user's
+                // own name for the first request).
+                let named = holder.isEmpty || holder == consumer ? "" : " (consumer \"\(holder)\")"
+                return GPIOError(.lineBusy, errno: e, message: "\(described) is busy: this plumb process already \(use)\(named); \(fix)")
             }
             if !holder.isEmpty, holder == consumer, output {
                 // Only plumb led drives GPIO lines (outputs.leds are sysfs LEDs, whose kernel

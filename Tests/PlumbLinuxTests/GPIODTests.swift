@@ -102,6 +102,11 @@ import Glibc
         #expect(Self.busy(heldBy: "plumb", heldHere: true).message
                 == "gpiochip0 line 17 (GPIO17) is busy: this plumb process already drives an LED on it; "
                 + "give the LED another line, or the IMU another data-ready line (imu.interrupt)")
+        // Held here under another consumer name (a library user's, the VM test's "imu-holder"):
+        // the kernel's name is kept in the message (scripts/vm-test's gpio.busy-line-names-consumer).
+        #expect(Self.busy(heldBy: "imu-holder", heldHere: false).message
+                == "gpiochip0 line 17 (GPIO17) is busy: this plumb process already waits on it as the IMU's data-ready line (consumer \"imu-holder\"); "
+                + "give each IMU its own data-ready line (imu.interrupt)")
     }
 
     @Test func aLineHeldBySomethingElseSaysToFreeItOrChooseAnother() {
