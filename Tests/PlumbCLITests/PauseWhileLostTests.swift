@@ -145,6 +145,33 @@ private func lostChipSession(_ board: DBusBoard, stallLimit: UInt64 = 10 * Nanos
         #expect(!pipeline.sensorActive)
     }
 
+    /// The chip comes back just before the claim is released, while the session still takes it
+    /// as lost (no samples yet): the pause's stop succeeds. The sensor was paused with the outputs
+    /// told absent and nothing to start it again without a claim, which a desktop makes only
+    /// while HasAccelerometer is true, so it stayed absent until `plumb run` restarted. The
+    /// chip answered the stop: it is set up once and told present, then paused again.
+    @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
+    func aChipBackJustBeforeThePauseIsToldPresent(errno: Int32) throws {
+        let board = DBusBoard(nothingAnswersErrno: errno)
+        let (pipeline, output) = try lostChipSession(board, stallLimit: .max)
+        var log: [String] = []
+        func step() throws { log += try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) }
+        board.plugged = false
+        for _ in 0..<200 where output.presence.isEmpty { try step() }
+        guard case .absent = output.presence.first else { Issue.record("never lost: \(log)"); return }
+
+        board.plugged = true
+        output.needsSensor = false
+        try step()
+        #expect(!pipeline.sensorActive, "\(log.suffix(10))")
+        for _ in 0..<50 where output.presence.count < 2 { try step() }
+        #expect(output.presence.count == 2 && output.presence.last == .present, "\(output.presence) \(log.suffix(10))")
+        for _ in 0..<5 { try step() }
+        #expect(!pipeline.sensorActive, "\(log.suffix(10))")
+        #expect(output.presence.count == 2, "\(output.presence)")
+        #expect(pipeline.status == "", "\(pipeline.status)")
+    }
+
     /// A stop that fails for another reason than silence at the address still ends the session.
     @Test func aStopThatFailsOtherwiseStillEndsTheSession() throws {
         let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)

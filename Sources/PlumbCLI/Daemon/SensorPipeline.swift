@@ -335,7 +335,18 @@ final class SensorPipeline: DaemonPipeline {
             startEvents = events
             return nil
         }
-        do { try source.stop() } catch {
+        do {
+            try source.stop()
+            if let lost {
+                // The stream took the chip as lost and no sample came since, yet it took the
+                // stop: it answers again (back just before the claim was released). Paused as it
+                // is, the outputs would keep it absent, and nothing would start it again without
+                // a claim, which a desktop makes only while HasAccelerometer is true: it is set
+                // up at the next step (``awaitChip``), told present, and paused again.
+                awaitedSince = lost.timeNanoseconds
+                lostStartWait = 0
+            }
+        } catch {
             // A chip the stream lost (``followPresence(samplesArrived:)``), or one that went just
             // now, before the stream noticed, cannot take the stop: nothing answers. It is paused
             // all the same (the stream and driver mark themselves stopped first, and the next

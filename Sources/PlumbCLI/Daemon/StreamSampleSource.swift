@@ -56,6 +56,9 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
         let effective: IMUConfiguration
         do { effective = try stream.start(configuration) } catch { throw .imu(error) }
+        // The chip took the start: a loss told before is over, and the next is told (it was
+        // cleared only by samples, so a chip lost again before its first sample went untold).
+        lost = false
         if let identity = imu.identity {
             emit(DaemonEvent(level: .info, message: "found \(identity.part) (WHO_AM_I 0x\(hex(identity.whoAmI))) at \(identity.address) on \(identity.bus)"))
             for warning in identity.warnings { emit(DaemonEvent(level: .warning, message: warning)) }

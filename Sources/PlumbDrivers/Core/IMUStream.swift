@@ -216,6 +216,11 @@ public final class IMUStream {
         try confirmConfiguration()
         discardQueuedEdges() // stale edges from before the start mean nothing
         started = true
+        // A start that took is a chip set up afresh: a re-initialisation still pending from before
+        // (a chip lost, then paused and started again) is done, and a loss after it is a new one,
+        // told again (``reinitialise(reason:)`` says its first failure only).
+        needsReinitialise = nil
+        consecutiveFailures = 0
         lastVerify = clock.nowNanoseconds
         lastDataTime = clock.nowNanoseconds
         lastCollection = clock.nowNanoseconds
