@@ -90,7 +90,10 @@ import Testing
             if claimDone.wait(timeout: .now() + 0.2) == .success { claimDone.signal() }
             told.withLock { $0.append("present") }
         })
-        claimDone.wait()
+        guard claimDone.wait(timeout: .now() + 60) == .success else {
+            Issue.record("the claim's start did not return within 60 s")
+            return
+        }
         wait.stop()
         #expect(result == .answered)
         #expect(told.withLock { $0 } == ["present", "claim started"])
