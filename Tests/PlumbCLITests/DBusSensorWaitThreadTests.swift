@@ -68,6 +68,39 @@ import Testing
         #expect(held.joinedWhenACheckEnded.withLock { $0 }.isEmpty, "no check ran")
     }
 
+    /// A clock that says each time it is read (the thread reads it for its start, then twice on
+    /// entering its first wait).
+    final class ReadClock: MonotonicClock, @unchecked Sendable {
+        let read = DispatchSemaphore(value: 0)
+        var nowNanoseconds: UInt64 { read.signal(); return SystemClock().nowNanoseconds }
+        func sleep(nanoseconds: UInt64) { SystemClock().sleep(nanoseconds: nanoseconds) }
+    }
+
+    /// A stop while the thread waits between checks ends the wait and runs no check after it.
+    /// The thread checked once more after the stop ended its wait: a check that blocks (the chip's
+    /// start) kept the stop waiting (the ThreadSanitizer run, slower, hung here for an hour).
+    @Test func aStopDuringTheWaitRunsNoCheckAfterIt() throws {
+        let held = HeldCheck()
+        let service = SensorProxyService(source: nil)
+        let clock = ReadClock()
+        let thread = DBusSensorWaitThread(awaited: Self.awaited(held), service: service, clock: clock,
+                                          interval: 3600 * Nanoseconds.perSecond, said: { _ in })
+        // The start's read, the wait's end, the wait's first look: the thread is in its wait.
+        for _ in 0..<3 { clock.read.wait() }
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = thread.stopAndJoin()
+            done.signal()
+        }
+        let returned = done.wait(timeout: .now() + 30) == .success
+        #expect(returned, "stopAndJoin did not return: a check ran after the stop")
+        if !returned {
+            held.release.signal()
+            done.wait()
+        }
+        #expect(held.joinedWhenACheckEnded.withLock { $0 }.isEmpty, "a check ran after the stop")
+    }
+
     /// The service is told "present" under the lock a claim's start takes: a claim starting as
     /// the chip answers, whose notifier finds the chip gone again, says "absent" after the check's
     /// "present", so HasAccelerometer does not end true with the chip away.

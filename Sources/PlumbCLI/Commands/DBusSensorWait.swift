@@ -120,8 +120,11 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
     func waitForSensor(service: SensorProxyService, clock: any MonotonicClock, interval: UInt64 = Nanoseconds.perSecond,
                        shouldStop: () -> Bool) throws(CLIError) -> String? {
         let since = clock.nowNanoseconds
-        while !shouldStop() {
+        while true {
             clock.sleep(nanoseconds: interval)
+            // Asked after the sleep, which a stop ends early: no check after a stop (it would
+            // start the chip once more, and a check that blocks would keep the stop waiting).
+            if shouldStop() { return nil }
             switch try attempt(answered: { service.sensorPresenceChanged(.present) }) {
             case .answered:
                 return "\(name) answers after \((clock.nowNanoseconds &- since) / Nanoseconds.perSecond) s of waiting (HasAccelerometer true)"
@@ -131,7 +134,6 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
                 continue
             }
         }
-        return nil
     }
 
     /// The lines `plumb dbus` prints to standard error when it starts without its chip: what it
