@@ -324,12 +324,7 @@ final class SensorPipeline: DaemonPipeline {
                 }
                 throw explain?(error) ?? CLIError.failure("cannot restart \(source.name): \(error.description)", fix: Self.startFix(error, configurationPath: configurationPath))
             }
-            lostStartReported = false
-            sensorActive = true
-            orientation.restartEstimation()
-            lastData = source.clock.nowNanoseconds
-            stallReported = false
-            pacingStart = nil
+            markStarted(at: source.clock.nowNanoseconds)
             events.append(DaemonEvent(level: .info, message: "sensor started: an output needs it"))
             // Logged with this step's samples (the source's start-up lines follow them).
             startEvents = events
@@ -406,12 +401,7 @@ final class SensorPipeline: DaemonPipeline {
         let waited = (now &- (awaitedSince ?? now)) / Nanoseconds.perSecond
         awaitedSince = nil
         lost = nil
-        lostStartReported = false
-        sensorActive = true
-        orientation.restartEstimation()
-        lastData = now
-        stallReported = false
-        pacingStart = nil
+        markStarted(at: now)
         summary = describeSettings(effective)
         status = summary
         events.append(DaemonEvent(level: .notice, message: "\(source.name) answers after \(waited) s of waiting; sensor started: \(summary)"))
@@ -419,6 +409,17 @@ final class SensorPipeline: DaemonPipeline {
         // Logged with this step's samples (the source's start-up lines follow them).
         startEvents = events
         return nil
+    }
+
+    /// A start the chip took after a pause or a wait: the sensor runs, the estimate starts afresh
+    /// (the device may have turned meanwhile), and the stall clock and pacing restart at `now`.
+    private func markStarted(at now: UInt64) {
+        lostStartReported = false
+        sensorActive = true
+        orientation.restartEstimation()
+        lastData = now
+        stallReported = false
+        pacingStart = nil
     }
 
     /// `lowEnergy: auto`: reads the power monitor every poll interval and switches modes.
