@@ -250,10 +250,37 @@ extension ConfigCheckFileNoteTests {
         #expect(chmod(path, 0o644) == 0)
         let note = "  note: calibration: you cannot read \(calibration) (permission denied); plumb run reads it as plumb.service's user "
             + "(plumb, or the one its drop-in names), who needs to: check its owner and mode with 'ls -l \(calibration)'.\n"
-        let out: String
+        let out = try configCheckByAnotherUser(path, unreadable: calibration)
+        #expect(out.hasSuffix(note), "\(out)")
+        #expect(!out.contains("will not start"))
+    }
+
+    /// A level image the user running the check may not read had the same wording; it now says
+    /// what the calibration's note says.
+    @Test(.enabled(if: getuid() != 0 || (FileManager.default.isExecutableFile(atPath: plumbBinary)
+                                        && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")),
+                   "as root, needs the plumb binary and setpriv to check as another user"))
+    func aLevelImageThisUserCannotReadIsNotSaidToStopTheDaemon() throws {
+        let scratch = try UserPathWalkTests.Scratch()
+        #expect(chmod(scratch.directory, 0o755) == 0)
+        let image = scratch.directory + "/level.png"
+        #expect(runPlumb(["level", "--angle", "0", "--size", "8x8", "--png", image]).status == 0)
+        let path = scratch.file("plumb.json", #"{"outputs": {"level": {"image": "\#(image)"}}}"#)
+        #expect(chmod(path, 0o644) == 0)
+        let note = "  note: outputs.level.image: you cannot read \(image) (permission denied); plumb run reads it as plumb.service's user "
+            + "(plumb, or the one its drop-in names), who needs to: check its owner and mode with 'ls -l \(image)'.\n"
+        let out = try configCheckByAnotherUser(path, unreadable: image)
+        #expect(out.hasSuffix(note), "\(out)")
+        #expect(!out.contains("will not start"))
+    }
+
+    /// `plumb config check path`'s stdout (exit status 0 expected) with `unreadable` unreadable to
+    /// the checking user: as root, root's 0600 file checked as nobody (uid 65534), since root reads
+    /// any file; otherwise the file's mode is 0.
+    private func configCheckByAnotherUser(_ path: String, unreadable: String) throws -> String {
         if getuid() == 0 {
             // root reads any file: check as nobody (uid 65534) what root's 0600 file looks like.
-            #expect(chmod(calibration, 0o600) == 0)
+            #expect(chmod(unreadable, 0o600) == 0)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", plumbBinary, "config", "check", path]
@@ -263,15 +290,13 @@ extension ConfigCheckFileNoteTests {
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
-            out = String(decoding: data, as: UTF8.self)
+            return String(decoding: data, as: UTF8.self)
         } else {
-            #expect(chmod(calibration, 0) == 0)
+            #expect(chmod(unreadable, 0) == 0)
             let r = runPlumb(["config", "check", path])
             #expect(r.status == 0)
-            out = r.out
+            return r.out
         }
-        #expect(out.hasSuffix(note), "\(out)")
-        #expect(!out.contains("will not start"))
     }
 }
 

@@ -81,7 +81,12 @@ enum Config {
         }
         if let level = c.outputs.level {
             do { _ = try ImageFile.load(level.image) } catch {
-                notes.append("outputs.level.image: \(error), so plumb run will not start: point it at a PNG or JPEG file the plumb user can read.")
+                if deniedToThisUser(level.image) {
+                    notes.append("outputs.level.image: you cannot read \(level.image) (permission denied); plumb run reads it as plumb.service's user (plumb, or the one its drop-in names), "
+                        + "who needs to: check its owner and mode with 'ls -l \(level.image)'.")
+                } else {
+                    notes.append("outputs.level.image: \(error), so plumb run will not start: point it at a PNG or JPEG file the plumb user can read.")
+                }
             }
         }
         return notes
