@@ -70,6 +70,13 @@ enum I2CHelp {
         }
     }
 
+    /// Another plumb process holds the chip (``I2CDeviceClaim``): which, and how to stop it.
+    static func inUse(_ error: I2CDeviceInUse) -> CLIError {
+        .failure("\(error)",
+                 fix: "Stop the other one first: one plumb drives one IMU. 'systemctl status plumb plumb-sensor-proxy' shows whether a service runs it "
+                    + "(then 'sudo systemctl stop plumb' or 'sudo systemctl stop plumb-sensor-proxy'); 'pgrep -a plumb' lists the others.")
+    }
+
     /// A bus that could not be opened: the message and the fix for its errno.
     /// - Parameter setting: where the bus was named: the fix changes `--bus` or the file's `imu.bus`.
     static func openFailure(_ error: I2CError, buses: @autoclosure () -> [String] = existingBuses(),

@@ -126,6 +126,7 @@ public final class LinuxI2CBus: I2CBus {
     private var selectedAddress: UInt8?
     private let messages: UnsafeMutablePointer<i2c_msg>
     private var scratch: UnsafeMutableBufferPointer<UInt8>
+    private var claims: [I2CDeviceClaim] = []
 
     /// Opens `/dev/i2c-<number>`.
     public convenience init(bus number: Int, options: Options = Options(), clock: any MonotonicClock = SystemClock()) throws(I2CError) {
@@ -170,6 +171,14 @@ public final class LinuxI2CBus: I2CBus {
         self.fd = fd
         messages = .allocate(capacity: Self.maximumMessages)
         scratch = .allocate(capacity: 64)
+    }
+
+    /// Claims the chip at `address` for as long as this bus is open (``I2CDeviceClaim``): another
+    /// process that claims it meanwhile is refused, and so is this one if another holds it.
+    ///
+    /// - Throws: ``I2CDeviceInUse`` when another process holds it.
+    public func claim(_ address: I2CAddress) throws(I2CDeviceInUse) {
+        claims.append(try I2CDeviceClaim.acquire(path: path, address: address))
     }
 
     deinit {

@@ -46,6 +46,9 @@ final class MockingDriver: Sendable {
         case framebufferPan(fd: Int32, yOffset: Int)
         case mapShared(fd: Int32, length: Int)
         case socket(family: Int32)
+        case lockByte(fd: Int32, offset: Int)
+        /// Answer `.value(inode)` (device 0) or `.fail(errno:)`.
+        case fileIdentity(fd: Int32)
     }
 
     /// One `struct i2c_msg` of an I2C_RDWR call: for a write, the bytes sent.

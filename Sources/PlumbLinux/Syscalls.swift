@@ -14,6 +14,7 @@ import Musl
 #endif
 import CI2C
 import CGPIOD
+import CPlumbLinux
 
 enum Sys {
     // MARK: - Files
@@ -214,6 +215,28 @@ enum Sys {
         return i2c_smbus_write_i2c_block_data(fd, register, UInt8(bytes.count), bytes.baseAddress)
     }
 
+    // MARK: - Record locks
+
+    /// `plumb_ofd_lock_byte`: an open-file-description write lock on the byte at `offset`, without
+    /// waiting (fcntl(2) F_OFD_SETLK). Returns 0 or a negative errno (-EAGAIN/-EACCES: held).
+    static func lockByte(_ fd: Int32, offset: Int) -> Int32 {
+        if let reply = mocked(.lockByte(fd: fd, offset: offset)) { return reply.result }
+        return plumb_ofd_lock_byte(fd, offset)
+    }
+
+    /// fstat(2)'s device and inode numbers: which file `fd` is, whatever path opened it.
+    /// Returns nil with `error` set to the errno.
+    static func fileIdentity(_ fd: Int32, error: inout Int32) -> FileIdentity? {
+        if let reply = mocked(.fileIdentity(fd: fd)) {
+            if case .value(let inode) = reply { return FileIdentity(device: 0, inode: UInt64(inode)) }
+            error = -reply.result
+            return nil
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { error = errno; return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     // MARK: - Clock
 
     /// clock_gettime(CLOCK_MONOTONIC) in nanoseconds.
@@ -290,4 +313,10 @@ enum Sys {
         return nil
         #endif
     }
+}
+
+/// A file as the kernel knows it (stat(2)'s `st_dev` and `st_ino`).
+struct FileIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
 }

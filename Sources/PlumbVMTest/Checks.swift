@@ -5,6 +5,6 @@
 /// and append `area` below. See scripts/vm-test for adding kernel modules or guest setup.
 enum VMChecks {
     static var all: [VMCheck] {
-        i2c + gpio + mpu6050 + lsm6ds + display + regs
+        i2c + claim + gpio + mpu6050 + lsm6ds + display + regs
     }
 }

@@ -22,6 +22,9 @@ while let argument = arguments.next() {
         prefixes.append(p)
     case "--list":
         listOnly = true
+    case "--hold-claim":
+        // The second process of the check i2c.claim-keeps-another-process-off (ClaimChecks.swift).
+        holdClaim(Array(arguments))
     default:
         say("plumb-vmtest: unknown argument \(argument); usage: plumb-vmtest [--only PREFIX]... [--list]")
         exit(2)

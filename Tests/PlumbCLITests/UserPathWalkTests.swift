@@ -323,3 +323,14 @@ extension ConfigCheckFileNoteTests {
         #expect(r.out.hasSuffix("saved to /dev/zero\n"))
     }
 }
+
+/// A chip another plumb process holds (`I2CDeviceClaim`): the message names the chip, the fix
+/// the services that may hold it.
+@Suite struct ChipInUseMessageTests {
+    @Test func theFixNamesTheServicesToStop() {
+        let error = I2CHelp.inUse(I2CDeviceInUse(path: "/dev/i2c-1", address: I2CAddress(0x68)))
+        #expect(error == .failure("the chip at 0x68 on /dev/i2c-1 is in use by another plumb process",
+                                  fix: "Stop the other one first: one plumb drives one IMU. 'systemctl status plumb plumb-sensor-proxy' shows whether a service runs it "
+                                    + "(then 'sudo systemctl stop plumb' or 'sudo systemctl stop plumb-sensor-proxy'); 'pgrep -a plumb' lists the others."))
+    }
+}

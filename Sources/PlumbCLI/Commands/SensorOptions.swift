@@ -110,6 +110,8 @@ enum SensorOptions {
             do throws(I2CError) { bus = try LinuxI2CBus(path: path, clock: clock) } catch { throw I2CHelp.openFailure(error, setting: setting) }
             let (imu, identity) = try identify(bus: bus, address: address, part: part, clock: clock,
                                                fifoCompression: !args.has("no-fifo-compression"))
+            // Before the chip is reset: a polled chip another plumb drives is left alone.
+            do throws(I2CDeviceInUse) { try bus.claim(identity.address) } catch { throw I2CHelp.inUse(error) }
             var line: (any InterruptLine)?
             if let spec = args.string("interrupt") { line = try interruptLine(spec) }
             return Opened(imu: imu, identity: identity, line: line, clock: clock, simulation: nil,

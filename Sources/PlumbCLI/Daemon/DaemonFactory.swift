@@ -281,6 +281,9 @@ struct DaemonFactory {
             do { bus = try LinuxI2CBus(path: busPath, clock: clock) } catch {
                 throw CLIError.failure(error.description, fix: "Enable I2C (dtparam=i2c_arm=on), check the bus with 'i2cdetect -l', or set imu.bus.")
             }
+            // Before the chip is touched: a chip another plumb drives (a polled one has no GPIO
+            // line to guard it) is refused, not reset under it.
+            do throws(I2CDeviceInUse) { try bus.claim(address) } catch { throw I2CHelp.inUse(error) }
             let imu = try Self.makeIMU(bus: bus, address: address, clock: clock, part: c.imu.part == "auto" ? nil : c.imu.part,
                                        fifoCompression: c.imu.fifoCompression)
             var location: InterruptLocation?
