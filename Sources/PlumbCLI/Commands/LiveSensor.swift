@@ -300,7 +300,8 @@ final class LiveGravity: GravitySource {
     func finish() throws {
         guard !ended else { return }
         ended = true
-        try session?.shutdown()
+        // A chip that was not answering could not be put to sleep: said, not failed.
+        if let session { report(try session.shutdown()) }
     }
 }
 

@@ -40,6 +40,10 @@ struct DaemonFactory {
     /// starts anyway and waits for it (`plumb run --wait-for-sensor`, which plumb.service passes):
     /// ``SensorPipeline/waitsForSensor``.
     var waitsForSensor = false
+    /// Opens the hardware source's I2C bus (`imu.bus`, else the board's) and gives the clock its
+    /// samples are timed on; `nil` opens the kernel's /dev/i2c-N on the system clock. Tests give
+    /// an emulated bus whose chip can be unplugged, on a virtual clock.
+    var openBus: ((String) throws -> (bus: any I2CBus, clock: any MonotonicClock))?
 
     /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
     static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {
@@ -276,10 +280,16 @@ struct DaemonFactory {
             let board = setup.board.board
             let busPath = c.imu.bus ?? board.i2cBus
             let address = c.imu.address ?? board.imuAddress
-            let clock = SystemClock()
-            let bus: LinuxI2CBus
-            do { bus = try LinuxI2CBus(path: busPath, clock: clock) } catch {
-                throw CLIError.failure(error.description, fix: "Enable I2C (dtparam=i2c_arm=on), check the bus with 'i2cdetect -l', or set imu.bus.")
+            let bus: any I2CBus
+            let clock: any MonotonicClock
+            if let openBus {
+                (bus, clock) = try openBus(busPath)
+            } else {
+                let system = SystemClock()
+                do { bus = try LinuxI2CBus(path: busPath, clock: system) } catch {
+                    throw CLIError.failure(error.description, fix: "Enable I2C (dtparam=i2c_arm=on), check the bus with 'i2cdetect -l', or set imu.bus.")
+                }
+                clock = system
             }
             let imu = try Self.makeIMU(bus: bus, address: address, clock: clock, part: c.imu.part == "auto" ? nil : c.imu.part,
                                        fifoCompression: c.imu.fifoCompression)

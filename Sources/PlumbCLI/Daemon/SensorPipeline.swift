@@ -525,22 +525,41 @@ final class SensorPipeline: DaemonPipeline {
         return handover
     }
 
-    func shutdown() throws {
-        guard running else { return }
+    /// Stops the sensor and puts every output back, whether or not the stop succeeded.
+    ///
+    /// A chip that does not take the stop because nothing answers at its address (lost by the
+    /// stream, or gone just now: ``I2CError/mayMeanNothingAnswers``) is no failure: the returned
+    /// warning says it could not be put to sleep, and nothing else is needed. It has no power or
+    /// no connection, and it comes up asleep from its power-on reset (the MPU-6050 family with
+    /// PWR_MGMT_1's SLEEP bit set, reset value 0x40; the LSM6DS family in power-down, CTRL1_XL and
+    /// CTRL2_G 0x00). That ended `plumb run` with exit 1 ("could not restore the outputs: cannot
+    /// stop …"), leaving the unit failed after a `systemctl stop`. A stop the chip refuses
+    /// otherwise (it answers, so it may go on running) and an output not put back are thrown,
+    /// after the other outputs were put back.
+    @discardableResult
+    func shutdown() throws -> [DaemonEvent] {
+        guard running else { return [] }
         running = false
         if case .auto(let monitor) = energy.policy { monitor.sessionEnded() }
+        var events: [DaemonEvent] = []
         var failures: [String] = []
         var fix: String?
         if sensorActive {
             do { try source.stop() } catch {
-                let failure = stopFailure(error, for: "at shutdown")
-                failures.append(failure.message)
-                fix = failure.fix
+                if error.busError?.mayMeanNothingAnswers == true {
+                    events.append(DaemonEvent(level: .warning, message: "\(source.name) was not answering, so it could not be put to sleep (\(error.description))"))
+                } else {
+                    let failure = stopFailure(error, for: "at shutdown")
+                    failures.append(failure.message)
+                    fix = failure.fix
+                }
             }
         }
         for output in outputs {
             do { try output.restore() } catch { failures.append("\(output.name): \(describe(error))") }
         }
-        if !failures.isEmpty { throw CLIError.failure(failures.joined(separator: "; "), fix: fix) }
+        // A failure thrown carries the warning too, which would otherwise go unsaid.
+        if !failures.isEmpty { throw CLIError.failure((failures + events.map(\.message)).joined(separator: "; "), fix: fix) }
+        return events
     }
 }
