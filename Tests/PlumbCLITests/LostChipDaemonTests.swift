@@ -146,3 +146,99 @@ private func waitingNow(_ states: [String]) -> Bool {
         #expect(run.trigger == "mmc0\n")
     }
 }
+
+/// A SIGHUP reload of `plumb run` (without --wait-for-sensor) while its stream has lost the chip:
+/// the reload built the new configuration, whose start failed as nothing answers, then the
+/// previous one, which failed alike, and the daemon ended ("cannot restart the previous
+/// configuration"), though it had been riding the loss out. The chip was lost before the reload:
+/// the new configuration is built and its chip awaited as with --wait-for-sensor (READY with the
+/// waiting STATUS, tried every second), and taken once it answers.
+@Suite struct LostChipReloadTests {
+    @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
+    func aReloadWhileTheChipIsLostAwaitsItInTheNewConfiguration(errno: Int32) throws {
+        let board = DBusBoard(nothingAnswersErrno: errno)
+        let second = #"{"imu": {"rate": 50}, "outputs": {"leds": {"map": {"portrait": "ACT"}}}}"#
+        var reloadedAt: Int?
+        let run = try LostChipRun(board, [leds, second]) { turn, states in
+            if turn == 10 { board.plugged = false }
+            guard let at = reloadedAt else {
+                guard turn > 10, waitingNow(states) else { return [] }
+                reloadedAt = turn
+                return [.reload]
+            }
+            // About 3 s (of 100 ms steps) away after the reload, then back.
+            if turn == at + 30 { board.plugged = true }
+            return states.last?.hasPrefix("STATUS=IMU at 0x68 on /dev/i2c-1, polling at 50 Hz") == true ? [.terminate] : []
+        }
+        #expect(run.status == ExitCode.success, "\(run.log)")
+        let reloading = run.states.firstIndex(of: "RELOADING=1")
+        #expect(reloading.map { run.states[($0 + 1)...].first } == "READY=1\n" + waiting, "\(run.states)")
+        #expect(run.log.contains("plumb: info: reloaded plumb.json; board generic"), "\(run.log)")
+        #expect(!run.log.contains("reload failed") && !run.log.contains("plumb: error:"), "\(run.log)")
+        let waits = run.log.split(separator: "\n").filter { $0.contains("waiting for it, trying to start it every second") }
+        #expect(waits.count == 1 && waits[0].hasPrefix("plumb: warning: IMU at 0x68 on /dev/i2c-1, polling does not answer ("), "\(run.log)")
+        #expect(run.log.contains("IMU at 0x68 on /dev/i2c-1, polling answers after "), "\(run.log)")
+        #expect(run.states.last == "STOPPING=1")
+    }
+
+    /// A reload while the chip is lost to a file that passes the check but cannot be built (its
+    /// LED is not there): the previous configuration is started again, waiting for its chip (it
+    /// failed too, and the daemon ended).
+    @Test func aReloadThatCannotBeBuiltWhileTheChipIsLostRestartsThePreviousAwaitingIt() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        let missing = #"{"outputs": {"leds": {"map": {"portrait": "NOPE"}}}}"#
+        var reloadedAt: Int?
+        let run = try LostChipRun(board, [leds, missing]) { turn, states in
+            if turn == 10 { board.plugged = false }
+            guard let at = reloadedAt else {
+                guard turn > 10, waitingNow(states) else { return [] }
+                reloadedAt = turn
+                return [.reload]
+            }
+            if turn == at + 30 { board.plugged = true }
+            return turn > at + 30 && !waitingNow(states) ? [.terminate] : []
+        }
+        #expect(run.status == ExitCode.success, "\(run.log)")
+        #expect(run.log.contains("plumb: error: reload failed, restarting the previous configuration: "), "\(run.log)")
+        #expect(!run.log.contains("cannot restart the previous configuration"), "\(run.log)")
+        #expect(run.states.contains("READY=1\n" + waiting + " (reload failed)"), "\(run.states)")
+        #expect(run.log.contains("IMU at 0x68 on /dev/i2c-1, polling answers after "), "\(run.log)")
+    }
+
+    /// A reload whose file does not load while the chip is lost keeps the running session, which
+    /// goes on waiting for its chip.
+    @Test func aReloadThatDoesNotLoadWhileTheChipIsLostKeepsTheRunningSession() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        var reloadedAt: Int?
+        let run = try LostChipRun(board, [leds, "{"]) { turn, states in
+            if turn == 10 { board.plugged = false }
+            guard let at = reloadedAt else {
+                guard turn > 10, waitingNow(states) else { return [] }
+                reloadedAt = turn
+                return [.reload]
+            }
+            if turn == at + 10 { board.plugged = true }
+            return turn > at + 10 && !waitingNow(states) ? [.terminate] : []
+        }
+        #expect(run.status == ExitCode.success, "\(run.log)")
+        #expect(run.log.contains("plumb: error: reload failed, keeping the running configuration: plumb.json"), "\(run.log)")
+        #expect(run.states.contains { $0.hasPrefix("READY=1\n" + waiting + " (reload failed: ") }, "\(run.states)")
+        #expect(run.states.last { $0.hasPrefix("STATUS=") }?.hasPrefix("STATUS=IMU at 0x68 on /dev/i2c-1, polling at 100 Hz") == true, "\(run.states)")
+    }
+
+    /// A reload while the chip answers, to an address where nothing does: not awaited (the chip
+    /// was not lost, and a wrong address should be said at once), the reload fails and the
+    /// previous configuration runs again, as before.
+    @Test func aReloadToAnAddressWhereNothingAnswersWhileTheChipIsPresentRestartsThePrevious() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        let elsewhere = #"{"imu": {"address": "0x69"}, "outputs": {"leds": {"map": {"portrait": "ACT"}}}}"#
+        let run = try LostChipRun(board, [leds, elsewhere]) { turn, _ in
+            turn == 10 ? [.reload] : turn == 20 ? [.terminate] : []
+        }
+        #expect(run.status == ExitCode.success, "\(run.log)")
+        #expect(run.log.contains("plumb: error: reload failed, restarting the previous configuration: cannot start IMU at 0x69 on /dev/i2c-1, polling: nothing answers at 0x69 on /dev/i2c-1"),
+                "\(run.log)")
+        #expect(!run.log.contains("waiting for it"), "\(run.log)")
+        #expect(run.states.contains { $0.hasPrefix("READY=1\nSTATUS=IMU at 0x68 on /dev/i2c-1, polling at 100 Hz") && $0.hasSuffix(" (reload failed)") }, "\(run.states)")
+    }
+}

@@ -151,6 +151,9 @@ final class Daemon {
             send("READY=1\nSTATUS=\(pipeline.status) (reload failed: \(describe(error)))")
             return (current, pipeline)
         }
+        // A chip the running pipeline had lost (`handover.awaitsSensor`) is awaited by the one
+        // built next, and by the previous one built again, as with --wait-for-sensor: the loss
+        // was there before the reload, which should not end the daemon over it.
         let handover = pipeline.handOver(to: next)
         do { logEvents(try pipeline.shutdown()) } catch { log.warning("while stopping for reload: \(describe(error))") }
         do {

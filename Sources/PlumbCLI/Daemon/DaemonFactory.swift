@@ -105,7 +105,9 @@ struct DaemonFactory {
     }
 
     /// The pipeline for `setup`, taking what a reload hands over (`handover`: the kiosk's screen
-    /// at its rotation, when `setup` turns the same one).
+    /// at its rotation, when `setup` turns the same one). Its chip is waited for when it does not
+    /// answer with ``waitsForSensor``, and after a reload from a pipeline whose chip was not
+    /// answering (``DaemonHandover/awaitsSensor``).
     func build(_ setup: DaemonSetup, handover: DaemonHandover? = nil) throws -> DaemonPipeline {
         let c = setup.configuration
         let imuConfiguration = Self.imuConfiguration(c)
@@ -116,7 +118,7 @@ struct DaemonFactory {
         do {
             return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: try Self.calibration(c),
                                     pacing: pacing, powerMonitor: powerMonitor, configurationPath: setup.path,
-                                    waitsForSensor: waitsForSensor, describe: { effective in
+                                    waitsForSensor: waitsForSensor || handover?.awaitsSensor == true, describe: { effective in
                 "\(sampleSource.name) at \(Int(effective.outputDataRate.rounded())) Hz, \(c.filter.kind.rawValue) filter, \(outputNames)"
             })
         } catch {

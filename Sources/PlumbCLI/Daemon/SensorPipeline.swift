@@ -119,7 +119,8 @@ final class SensorPipeline: DaemonPipeline {
     /// The first start that a lost chip did not take was logged (once until one succeeds).
     private var lostStartReported = false
     /// Whether a chip that does not answer when the session starts is waited for
-    /// (`plumb run --wait-for-sensor`) instead of failing the start.
+    /// (`plumb run --wait-for-sensor`, or a reload from a session whose chip was not answering:
+    /// ``DaemonHandover/awaitsSensor``) instead of failing the start.
     let waitsForSensor: Bool
     /// While a chip that did not answer at the session's start (``waitsForSensor``), or a lost one
     /// paused without its stop, is awaited: since when, on the source's clock, in nanoseconds;
@@ -519,8 +520,12 @@ final class SensorPipeline: DaemonPipeline {
         return "Check the IMU with 'plumb probe' and 'plumb read'; " + then
     }
 
+    /// Hands the outputs' targets over (``DaemonOutput/handOver(to:into:)``), and says whether
+    /// the chip was not answering (lost by the stream, or awaited: ``DaemonHandover/awaitsSensor``),
+    /// so that the pipeline built next waits for its chip instead of failing its start.
     func handOver(to next: DaemonSetup) -> DaemonHandover {
         let handover = DaemonHandover()
+        handover.awaitsSensor = lost != nil
         for output in outputs { output.handOver(to: next, into: handover) }
         return handover
     }
