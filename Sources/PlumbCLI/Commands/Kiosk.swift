@@ -207,7 +207,7 @@ enum Kiosk {
             }
             tick(clock.nowNanoseconds &- origin)
         }
-        do { report(try session.shutdown()) } catch {
+        do { try session.shutdown() } catch {
             failure = failure ?? (error as? CLIError ?? .failure(String(describing: error), fix: nil))
         }
         if let failure { throw failure }

@@ -118,7 +118,8 @@ struct DaemonFactory {
         do {
             return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: try Self.calibration(c),
                                     pacing: pacing, powerMonitor: powerMonitor, configurationPath: setup.path,
-                                    waitsForSensor: waitsForSensor || handover?.awaitsSensor == true, describe: { effective in
+                                    waitsForSensor: waitsForSensor || handover?.awaitsSensor == true, warnsOfSilenceAtShutdown: true,
+                                    describe: { effective in
                 "\(sampleSource.name) at \(Int(effective.outputDataRate.rounded())) Hz, \(c.filter.kind.rawValue) filter, \(outputNames)"
             })
         } catch {
@@ -137,17 +138,20 @@ struct DaemonFactory {
     ///   - correct: the calibration (``calibration(_:)``), unless `source` applies it already.
     ///   - explain: turns a failure of the source into the command's message (``LiveSensor/failure(_:found:probe:)``);
     ///     `nil` names the source and the error.
+    ///   - warnsOfSilenceAtShutdown: `plumb run`'s: a chip not answering at the stop is a warning,
+    ///     not a failure (``SensorPipeline/warnsOfSilenceAtShutdown``).
     static func session(_ c: Configuration, source: any MotionSampleSource, normal: IMUConfiguration,
                         outputs: [any DaemonOutput], correct: ((inout IMUSample) -> Void)?, pacing: (any MonotonicClock)?,
                         powerMonitor: any PowerStateMonitor, explain: ((MotionSourceError) -> CLIError)? = nil,
-                        configurationPath: String? = nil, waitsForSensor: Bool = false,
+                        configurationPath: String? = nil, waitsForSensor: Bool = false, warnsOfSilenceAtShutdown: Bool = false,
                         describe: @escaping (IMUConfiguration) -> String) throws -> SensorPipeline {
         try SensorPipeline(
             source: source, configuration: normal, orientation: orientationPipeline(c), outputs: outputs,
             allowedInterfaces: allowedInterfaces(c.orientation), listedInterfaces: interfaceOrientations(c.orientation),
             correct: correct, pacing: pacing,
             energy: energyMode(c, normal: normal, monitor: powerMonitor), explain: explain,
-            configurationPath: configurationPath, waitsForSensor: waitsForSensor, describe: describe)
+            configurationPath: configurationPath, waitsForSensor: waitsForSensor,
+            warnsOfSilenceAtShutdown: warnsOfSilenceAtShutdown, describe: describe)
     }
 
     /// The fix for a sensor start the driver refused as a setting it cannot run
