@@ -26,7 +26,7 @@ private final class FakePipeline: DaemonPipeline {
         if steps == finishAtStep { throw DaemonSourceFinished(name: "recording motion.csv") }
         return steps == 1 ? [DaemonEvent(level: .notice, message: "orientation portrait")] : []
     }
-    func shutdown() throws { shutDown = true }
+    func shutdown() throws -> [DaemonEvent] { shutDown = true; return [] }
     func handOver(to next: DaemonSetup) -> DaemonHandover { DaemonHandover() }
 }
 

@@ -172,6 +172,23 @@ private func lostChipSession(_ board: DBusBoard, stallLimit: UInt64 = 10 * Nanos
         #expect(pipeline.status == "", "\(pipeline.status)")
     }
 
+    /// `plumb run` stopped, or reloaded, while the sensor is paused without its stop (the chip
+    /// away): nothing is stopped, so the shutdown says nothing and does not fail, and a reload
+    /// awaits the chip in the pipeline it builds (``DaemonHandover/awaitsSensor``).
+    @Test func aShutdownWhilePausedAndAwayIsCleanAndTheReloadAwaitsTheChip() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        let (pipeline, output) = try lostChipSession(board, stallLimit: .max)
+        board.plugged = false
+        for _ in 0..<200 where output.presence.isEmpty { _ = try pipeline.step(timeoutNanoseconds: 100_000_000) }
+        output.needsSensor = false
+        _ = try pipeline.step(timeoutNanoseconds: 100_000_000)
+        #expect(!pipeline.sensorActive)
+        let selection = BoardSelection(board: Board(id: "generic", name: "Generic", models: [], i2cBus: "/dev/i2c-1", interrupt: nil,
+                                                    display: nil, leds: [], imuAddress: I2CAddress(UInt8(0x68))), reason: .override)
+        #expect(pipeline.handOver(to: DaemonSetup(path: "plumb.json", configuration: Configuration(), board: selection)).awaitsSensor)
+        #expect(try pipeline.shutdown() == [])
+    }
+
     /// A stop that fails for another reason than silence at the address still ends the session.
     @Test func aStopThatFailsOtherwiseStillEndsTheSession() throws {
         let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)

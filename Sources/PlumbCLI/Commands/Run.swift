@@ -15,6 +15,7 @@ enum Run {
             READY=1, RELOADING=1, STOPPING=1 and WATCHDOG=1, and its log lines carry journald <N> priority prefixes.
             An IMU that does not answer at its address fails the start, unless --wait-for-sensor is given: the daemon then starts without it
             (STATUS says what it waits for), tries it every second and sets it up once it answers. Any other sensor failure fails the start.
+            An IMU lost while the daemon runs is waited for as well, across a reload too; a stop while it is away warns that it could not be put to sleep.
             """,
         options: [.option("config", value: "FILE", help: "The configuration file (default \(Configuration.defaultPath))."),
                   BoardSupport.boardOption, BoardSupport.boardsDirectoryOption,

@@ -12,8 +12,12 @@ protocol DaemonPipeline: AnyObject {
     /// Returns what happened worth logging (orientation changes, gaps).
     func step(timeoutNanoseconds: UInt64) throws -> [DaemonEvent]
     /// Stops the sensor and puts every output back as it was (display rotation, LEDs), but those
-    /// handed over by ``handOver(to:)``.
-    func shutdown() throws
+    /// handed over by ``handOver(to:)``. Returns what is worth logging that is no failure: a chip
+    /// that was not answering could not be put to sleep (``SensorPipeline/shutdown()``). Throws
+    /// when an output could not be put back or the chip refused its stop otherwise, after
+    /// putting back every output it could.
+    @discardableResult
+    func shutdown() throws -> [DaemonEvent]
     /// Before a reload's ``shutdown()``: leaves the outputs whose target `next` keeps as they are
     /// (the kiosk's screen at its rotation) and returns them for the pipeline built from `next`.
     func handOver(to next: DaemonSetup) -> DaemonHandover
@@ -121,7 +125,7 @@ final class Daemon {
                 return stop(pipeline, reason: "stopping: \(end.name) has no more data")
             } catch {
                 logFailure("the sensor session failed", error)
-                do { try pipeline.shutdown() } catch { log.warning("while stopping: \(describe(error))") }
+                do { logEvents(try pipeline.shutdown()) } catch { log.warning("while stopping: \(describe(error))") }
                 send("STATUS=failed: \(describe(error))")
                 return ExitCode.failure
             }
@@ -147,8 +151,11 @@ final class Daemon {
             send("READY=1\nSTATUS=\(pipeline.status) (reload failed: \(describe(error)))")
             return (current, pipeline)
         }
+        // A chip the running pipeline had lost (`handover.awaitsSensor`) is awaited by the one
+        // built next, and by the previous one built again, as with --wait-for-sensor: the loss
+        // was there before the reload, which should not end the daemon over it.
         let handover = pipeline.handOver(to: next)
-        do { try pipeline.shutdown() } catch { log.warning("while stopping for reload: \(describe(error))") }
+        do { logEvents(try pipeline.shutdown()) } catch { log.warning("while stopping for reload: \(describe(error))") }
         do {
             let rebuilt = try build(next, handover)
             log.level = next.configuration.logLevel
@@ -173,12 +180,20 @@ final class Daemon {
     private func stop(_ pipeline: DaemonPipeline, reason: String) -> Int32 {
         send("STOPPING=1")
         log.info(reason)
-        do { try pipeline.shutdown() } catch {
-            log.error("could not restore the outputs: \(describe(error))")
+        // A chip that was not answering is a warning (the pipeline's events): it could not be put
+        // to sleep, and the outputs are back, so the stop is clean. A chip that answered and
+        // refused its stop, or an output not put back, is a failure (exit 1): the message says
+        // which, every other output having been put back.
+        do { logEvents(try pipeline.shutdown()) } catch {
+            log.error("could not stop cleanly: \(describe(error))")
             return ExitCode.failure
         }
         log.info("stopped")
         return ExitCode.success
+    }
+
+    private func logEvents(_ events: [DaemonEvent]) {
+        for event in events { log.log(event.level, event.message) }
     }
 
     private func fail(_ what: String, _ error: Error) {

@@ -40,6 +40,10 @@ struct DaemonFactory {
     /// starts anyway and waits for it (`plumb run --wait-for-sensor`, which plumb.service passes):
     /// ``SensorPipeline/waitsForSensor``.
     var waitsForSensor = false
+    /// Opens the hardware source's I2C bus (`imu.bus`, else the board's) and gives the clock its
+    /// samples are timed on; `nil` opens the kernel's /dev/i2c-N on the system clock. Tests give
+    /// an emulated bus whose chip can be unplugged, on a virtual clock.
+    var openBus: ((String) throws -> (bus: any I2CBus, clock: any MonotonicClock))?
 
     /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
     static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {
@@ -101,7 +105,9 @@ struct DaemonFactory {
     }
 
     /// The pipeline for `setup`, taking what a reload hands over (`handover`: the kiosk's screen
-    /// at its rotation, when `setup` turns the same one).
+    /// at its rotation, when `setup` turns the same one). Its chip is waited for when it does not
+    /// answer with ``waitsForSensor``, and after a reload from a pipeline whose chip was not
+    /// answering (``DaemonHandover/awaitsSensor``).
     func build(_ setup: DaemonSetup, handover: DaemonHandover? = nil) throws -> DaemonPipeline {
         let c = setup.configuration
         let imuConfiguration = Self.imuConfiguration(c)
@@ -112,7 +118,8 @@ struct DaemonFactory {
         do {
             return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: try Self.calibration(c),
                                     pacing: pacing, powerMonitor: powerMonitor, configurationPath: setup.path,
-                                    waitsForSensor: waitsForSensor, describe: { effective in
+                                    waitsForSensor: waitsForSensor || handover?.awaitsSensor == true, warnsOfSilenceAtShutdown: true,
+                                    describe: { effective in
                 "\(sampleSource.name) at \(Int(effective.outputDataRate.rounded())) Hz, \(c.filter.kind.rawValue) filter, \(outputNames)"
             })
         } catch {
@@ -131,17 +138,20 @@ struct DaemonFactory {
     ///   - correct: the calibration (``calibration(_:)``), unless `source` applies it already.
     ///   - explain: turns a failure of the source into the command's message (``LiveSensor/failure(_:found:probe:)``);
     ///     `nil` names the source and the error.
+    ///   - warnsOfSilenceAtShutdown: `plumb run`'s: a chip not answering at the stop is a warning,
+    ///     not a failure (``SensorPipeline/warnsOfSilenceAtShutdown``).
     static func session(_ c: Configuration, source: any MotionSampleSource, normal: IMUConfiguration,
                         outputs: [any DaemonOutput], correct: ((inout IMUSample) -> Void)?, pacing: (any MonotonicClock)?,
                         powerMonitor: any PowerStateMonitor, explain: ((MotionSourceError) -> CLIError)? = nil,
-                        configurationPath: String? = nil, waitsForSensor: Bool = false,
+                        configurationPath: String? = nil, waitsForSensor: Bool = false, warnsOfSilenceAtShutdown: Bool = false,
                         describe: @escaping (IMUConfiguration) -> String) throws -> SensorPipeline {
         try SensorPipeline(
             source: source, configuration: normal, orientation: orientationPipeline(c), outputs: outputs,
             allowedInterfaces: allowedInterfaces(c.orientation), listedInterfaces: interfaceOrientations(c.orientation),
             correct: correct, pacing: pacing,
             energy: energyMode(c, normal: normal, monitor: powerMonitor), explain: explain,
-            configurationPath: configurationPath, waitsForSensor: waitsForSensor, describe: describe)
+            configurationPath: configurationPath, waitsForSensor: waitsForSensor,
+            warnsOfSilenceAtShutdown: warnsOfSilenceAtShutdown, describe: describe)
     }
 
     /// The fix for a sensor start the driver refused as a setting it cannot run
@@ -276,14 +286,21 @@ struct DaemonFactory {
             let board = setup.board.board
             let busPath = c.imu.bus ?? board.i2cBus
             let address = c.imu.address ?? board.imuAddress
-            let clock = SystemClock()
-            let bus: LinuxI2CBus
-            do { bus = try LinuxI2CBus(path: busPath, clock: clock) } catch {
-                throw CLIError.failure(error.description, fix: "Enable I2C (dtparam=i2c_arm=on), check the bus with 'i2cdetect -l', or set imu.bus.")
+            let bus: any I2CBus
+            let clock: any MonotonicClock
+            if let openBus {
+                (bus, clock) = try openBus(busPath)
+            } else {
+                let system = SystemClock()
+                let linux: LinuxI2CBus
+                do { linux = try LinuxI2CBus(path: busPath, clock: system) } catch {
+                    throw CLIError.failure(error.description, fix: "Enable I2C (dtparam=i2c_arm=on), check the bus with 'i2cdetect -l', or set imu.bus.")
+                }
+                // Before the chip is touched: a chip another plumb drives (a polled one has no
+                // GPIO line to guard it) is refused, not reset under it.
+                do throws(I2CDeviceInUse) { try linux.claim(address) } catch { throw I2CHelp.inUse(error) }
+                (bus, clock) = (linux, system)
             }
-            // Before the chip is touched: a chip another plumb drives (a polled one has no GPIO
-            // line to guard it) is refused, not reset under it.
-            do throws(I2CDeviceInUse) { try bus.claim(address) } catch { throw I2CHelp.inUse(error) }
             let imu = try Self.makeIMU(bus: bus, address: address, clock: clock, part: c.imu.part == "auto" ? nil : c.imu.part,
                                        fifoCompression: c.imu.fifoCompression)
             var location: InterruptLocation?

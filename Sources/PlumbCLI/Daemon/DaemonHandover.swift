@@ -16,6 +16,15 @@ import PlumbOrientation
 final class DaemonHandover {
     /// The kiosk's screen, when the new configuration turns the same one.
     var kiosk: KioskHandover?
+    /// The stopped pipeline's chip was not answering (lost while it ran, or awaited since its
+    /// start): the pipeline built next, or the previous one built again, waits for its chip as
+    /// `plumb run --wait-for-sensor` does (``DaemonFactory/waitsForSensor``) instead of failing
+    /// its start because nothing answers. Without it a reload while the chip was away failed
+    /// both builds and ended the daemon ("cannot restart the previous configuration"), though
+    /// the session had been riding the loss out. A chip that answered is not awaited: a new
+    /// address or bus where nothing answers still fails the reload, and the previous
+    /// configuration is started again.
+    var awaitsSensor = false
 
     init(kiosk: KioskHandover? = nil) {
         self.kiosk = kiosk

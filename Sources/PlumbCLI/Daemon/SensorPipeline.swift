@@ -119,8 +119,14 @@ final class SensorPipeline: DaemonPipeline {
     /// The first start that a lost chip did not take was logged (once until one succeeds).
     private var lostStartReported = false
     /// Whether a chip that does not answer when the session starts is waited for
-    /// (`plumb run --wait-for-sensor`) instead of failing the start.
+    /// (`plumb run --wait-for-sensor`, or a reload from a session whose chip was not answering:
+    /// ``DaemonHandover/awaitsSensor``) instead of failing the start.
     let waitsForSensor: Bool
+    /// Whether a stop at ``shutdown()`` that finds nothing answering is a warning (`plumb run`,
+    /// whose stop must end cleanly for systemd) rather than a failure (the commands on the
+    /// board's IMU, `plumb level`, `led` and `kiosk`, whose user is told the sensor went, with
+    /// the wiring fix, as their start and reads tell it).
+    let warnsOfSilenceAtShutdown: Bool
     /// While a chip that did not answer at the session's start (``waitsForSensor``), or a lost one
     /// paused without its stop, is awaited: since when, on the source's clock, in nanoseconds;
     /// `nil` once it answered (or never awaited).
@@ -131,7 +137,8 @@ final class SensorPipeline: DaemonPipeline {
          correct: ((inout IMUSample) -> Void)? = nil,
          pacing: (any MonotonicClock)? = nil, stallLimit: UInt64 = 10 * Nanoseconds.perSecond, energy: EnergyMode? = nil,
          explain: ((MotionSourceError) -> CLIError)? = nil, configurationPath: String? = nil,
-         waitsForSensor: Bool = false, describe: @escaping (IMUConfiguration) -> String) throws {
+         waitsForSensor: Bool = false, warnsOfSilenceAtShutdown: Bool = false,
+         describe: @escaping (IMUConfiguration) -> String) throws {
         let energy = energy ?? EnergyMode(policy: .never, normal: configuration)
         self.energy = energy
         lowEnergy = energy.startsLow
@@ -144,6 +151,7 @@ final class SensorPipeline: DaemonPipeline {
         self.explain = explain
         self.configurationPath = configurationPath
         self.waitsForSensor = waitsForSensor
+        self.warnsOfSilenceAtShutdown = warnsOfSilenceAtShutdown
         describeSettings = describe
         samples.reserveCapacity(1024)
         let effective: IMUConfiguration
@@ -519,28 +527,52 @@ final class SensorPipeline: DaemonPipeline {
         return "Check the IMU with 'plumb probe' and 'plumb read'; " + then
     }
 
+    /// Hands the outputs' targets over (``DaemonOutput/handOver(to:into:)``), and says whether
+    /// the chip was not answering (lost by the stream, or awaited: ``DaemonHandover/awaitsSensor``),
+    /// so that the pipeline built next waits for its chip instead of failing its start.
     func handOver(to next: DaemonSetup) -> DaemonHandover {
         let handover = DaemonHandover()
+        handover.awaitsSensor = lost != nil
         for output in outputs { output.handOver(to: next, into: handover) }
         return handover
     }
 
-    func shutdown() throws {
-        guard running else { return }
+    /// Stops the sensor and puts every output back, whether or not the stop succeeded.
+    ///
+    /// With ``warnsOfSilenceAtShutdown`` (`plumb run`), a chip that does not take the stop because
+    /// nothing answers at its address (lost by the stream, or gone just now:
+    /// ``I2CError/mayMeanNothingAnswers``) is no failure: the returned warning says it could not
+    /// be put to sleep, and nothing else is needed. It has no power or
+    /// no connection, and it comes up asleep from its power-on reset (the MPU-6050 family with
+    /// PWR_MGMT_1's SLEEP bit set, reset value 0x40; the LSM6DS family in power-down, CTRL1_XL and
+    /// CTRL2_G 0x00). That ended `plumb run` with exit 1 ("could not restore the outputs: cannot
+    /// stop …"), leaving the unit failed after a `systemctl stop`. A stop the chip refuses
+    /// otherwise (it answers, so it may go on running) and an output not put back are thrown,
+    /// after the other outputs were put back.
+    @discardableResult
+    func shutdown() throws -> [DaemonEvent] {
+        guard running else { return [] }
         running = false
         if case .auto(let monitor) = energy.policy { monitor.sessionEnded() }
+        var events: [DaemonEvent] = []
         var failures: [String] = []
         var fix: String?
         if sensorActive {
             do { try source.stop() } catch {
-                let failure = stopFailure(error, for: "at shutdown")
-                failures.append(failure.message)
-                fix = failure.fix
+                if warnsOfSilenceAtShutdown, error.busError?.mayMeanNothingAnswers == true {
+                    events.append(DaemonEvent(level: .warning, message: "\(source.name) was not answering, so it could not be put to sleep (\(error.description))"))
+                } else {
+                    let failure = stopFailure(error, for: "at shutdown")
+                    failures.append(failure.message)
+                    fix = failure.fix
+                }
             }
         }
         for output in outputs {
             do { try output.restore() } catch { failures.append("\(output.name): \(describe(error))") }
         }
-        if !failures.isEmpty { throw CLIError.failure(failures.joined(separator: "; "), fix: fix) }
+        // A failure thrown carries the warning too, which would otherwise go unsaid.
+        if !failures.isEmpty { throw CLIError.failure((failures + events.map(\.message)).joined(separator: "; "), fix: fix) }
+        return events
     }
 }
