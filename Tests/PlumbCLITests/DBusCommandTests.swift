@@ -27,11 +27,14 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = runPlumb(["dbus", "--config", path, "--boards-dir", boards])
         #expect(result.status == 1)
-        #expect(result.err == """
-            Error: no /dev/i2c-77: enable I2C (dtparam=i2c_arm=on in config.txt) and load i2c-dev (`modprobe i2c-dev`)
-            Fix: Enable I2C (dtparam=i2c_arm=on), check the bus with 'i2cdetect -l', or set imu.bus.
-
-            """)
+        // The fix for a bus that is not there, naming imu.bus in the file (it was one generic
+        // line for every errno, which sent a user in the wrong group to enable I2C).
+        let buses = I2CHelp.existingBuses()
+        let expected = buses.isEmpty
+            ? "Error: there is no I2C bus /dev/i2c-77: I2C is not enabled\nFix: \(I2CHelp.enableFix)\n"
+            : "Error: there is no I2C bus /dev/i2c-77; this machine has \(buses.joined(separator: ", "))\n"
+                + "Fix: Set imu.bus in \(path) to one of those: on a Raspberry Pi the 40-pin header (pins 3 and 5) is /dev/i2c-1. 'plumb probe' shows what answers on each.\n"
+        #expect(result.err == expected)
     }
 
     @Test func aBadScriptIsAUsageError() {

@@ -294,7 +294,9 @@ struct DaemonFactory {
                 let system = SystemClock()
                 let linux: LinuxI2CBus
                 do { linux = try LinuxI2CBus(path: busPath, clock: system) } catch {
-                    throw CLIError.failure(error.description, fix: "Enable I2C (dtparam=i2c_arm=on), check the bus with 'i2cdetect -l', or set imu.bus.")
+                    // The fix for this errno (a typo, I2C off, permission, not an adapter), naming
+                    // imu.bus in the file, as plumb read's names --bus.
+                    throw I2CHelp.openFailure(error, setting: .configuration(path: setup.path))
                 }
                 // Before the chip is touched: a chip another plumb drives (a polled one has no
                 // GPIO line to guard it) is refused, not reset under it.
