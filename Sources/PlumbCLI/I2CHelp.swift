@@ -13,8 +13,24 @@ enum I2CHelp {
     /// The user may not open /dev/i2c-N.
     static let permissionFix = "Add yourself to the i2c group: 'sudo usermod -aG i2c $USER', then log out and in again (or run with sudo)."
 
-    /// Nothing acknowledges at the IMU addresses.
-    static let wiringFix = "Check the wiring with the power off: VCC to 3.3 V (pin 1), GND (pin 6), SDA to pin 3, SCL to pin 5; then 'i2cdetect -y 1' should show 68 (MPU-6050) or 6a/6b (LSM6DS)."
+    /// Nothing acknowledges at the IMU addresses on the Raspberry Pi header's bus, /dev/i2c-1.
+    static let wiringFix = wiringFix(bus: nil, address: nil)
+
+    /// Nothing acknowledges at `address` (nil: at any IMU address) on `bus` (a /dev/i2c-N path; nil
+    /// or one not so named: the header's /dev/i2c-1). The header's pins are named for /dev/i2c-1
+    /// only, and `i2cdetect` is given the bus's number and told the address looked for, so a
+    /// configuration at 0x69 on /dev/i2c-0 is not sent to look for 68 on bus 1.
+    static func wiringFix(bus: String?, address: I2CAddress?) -> String {
+        let number = bus.flatMap { isBusPath($0) ? String($0.dropFirst("/dev/i2c-".count)) : nil } ?? "1"
+        let wires = number == "1" ? "VCC to 3.3 V (pin 1), GND (pin 6), SDA to pin 3, SCL to pin 5"
+            : "VCC to 3.3 V, GND, SDA and SCL to /dev/i2c-\(number)'s pins"
+        let shown: String
+        switch address?.rawValue {
+        case nil, 0x68: shown = "68 (MPU-6050) or 6a/6b (LSM6DS)"
+        case let value?: shown = String(value, radix: 16)
+        }
+        return "Check the wiring with the power off: \(wires); then 'i2cdetect -y \(number)' should show \(shown)."
+    }
 
     /// Nothing acknowledges on the emulated bus of `--simulate`: there is no wire to check (and no
     /// header pin or `i2cdetect`), so the fix names what decides where the emulated chip answers

@@ -104,12 +104,12 @@ final class DBusBoard: I2CBus, @unchecked Sendable {
         let context = CommandContext.capturing()
         #expect(throws: CLIError.failure(
             "cannot start IMU at 0x69 on /dev/i2c-1, polling: \(Self.nothing(at: "0x69", errno: errno))",
-            fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; then restart plumb-sensor-proxy (systemctl restart plumb-sensor-proxy).")) {
+            fix: I2CHelp.wiringFix(bus: "/dev/i2c-1", address: I2CAddress(0x69)) + " 'plumb probe' lists what answers; then restart plumb-sensor-proxy (systemctl restart plumb-sensor-proxy).")) {
             _ = try board.dbusSource(#"{"imu": {"address": "0x69"}}"#, address: 0x69, context: context)
         }
         // plumb run's fix, with the service's own restart at the end.
         #expect(SensorPipeline.startFix(.bus(I2CError(errno: errno, bus: "/dev/i2c-1", address: I2CAddress(0x69))), configurationPath: "test.json")
-                == I2CHelp.wiringFix + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb).")
+                == I2CHelp.wiringFix(bus: "/dev/i2c-1", address: I2CAddress(0x69)) + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb).")
     }
 
     /// A rate the chip refuses fails at start too, with `plumb run`'s fix naming imu.rate.

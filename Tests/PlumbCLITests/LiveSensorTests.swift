@@ -101,7 +101,7 @@ struct LiveSensorTests {
         let live = LiveGravity(source: e.source, found: e.found, clock: e.sensor.clock, duration: 1,
                                powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false })
         #expect(throws: CLIError.failure("nothing answers at 0x69 on /dev/i2c-1",
-                                         fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")) {
+                                         fix: I2CHelp.wiringFix(bus: "/dev/i2c-1", address: I2CAddress(0x69)) + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")) {
             _ = try live.nextGravity()
         }
     }
@@ -117,7 +117,7 @@ struct LiveSensorTests {
         // Nothing anywhere: the wiring fix.
         #expect(LiveSensor.failure(error, found: e.found, probe: { [] })
                 == CLIError.failure("nothing answers at 0x69 on /dev/i2c-1",
-                                    fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a."))
+                                    fix: I2CHelp.wiringFix(bus: "/dev/i2c-1", address: I2CAddress(0x69)) + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a."))
     }
 
     @Test func kioskTurnsTheScreenAfterTheHoldOffOnTheLiveClock() throws {

@@ -62,7 +62,7 @@ import PlumbSimulation
             #expect(message.hasPrefix("cannot start emulated MPU-6050: "))
             fix = f
         }
-        #expect(fix == I2CHelp.wiringFix + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb).")
+        #expect(fix == I2CHelp.wiringFix(bus: "/dev/i2c-1", address: I2CAddress(0x69)) + " 'plumb probe' lists what answers; then restart plumb (systemctl restart plumb).")
     }
 }
 

@@ -43,13 +43,13 @@ import PlumbSimulation
         #expect(LiveSensor.failure(error, found: e.found, probe: { (try? IMUFamilies.probe(bus)) ?? [] })
                 == CLIError.failure(said + ", but MPU-6050 answers at 0x68", fix: "Give --address 0x68, or set imu.address to \"0x68\" in test.json."))
         #expect(LiveSensor.failure(error, found: e.found, probe: { [] })
-                == CLIError.failure(said, fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a."))
+                == CLIError.failure(said, fix: I2CHelp.wiringFix(bus: "/dev/i2c-1", address: I2CAddress(0x69)) + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a."))
         // Started for real, the driver's own read at 0x69 fails so.
         let live = LiveGravity(source: e.source, found: e.found, clock: e.sensor.clock, duration: 1,
                                powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false })
-        #expect(throws: CLIError.failure(said, fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")) {
+        #expect(throws: CLIError.failure(said, fix: I2CHelp.wiringFix(bus: "/dev/i2c-1", address: I2CAddress(0x69)) + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")) {
             _ = try live.nextGravity()
         }
-        #expect(SensorPipeline.stopFix(error).hasPrefix(I2CHelp.wiringFix))
+        #expect(SensorPipeline.stopFix(error).hasPrefix(I2CHelp.wiringFix(bus: "/dev/i2c-1", address: I2CAddress(0x69))))
     }
 }

@@ -61,4 +61,19 @@ import PlumbSimulation
                                          functionality: ["I2C"], error: nil, devices: []))
             == "/dev/i2c-1  bcm2835 (i2c@7e804000)  [I2C]\n  bus clock: 100 kHz\n  no IMU answers at 0x68, 0x69, 0x6a or 0x6b (check the wiring and power; 'i2cdetect -y 1' shows every address that answers)\n")
     }
+
+    /// The fix names the bus and the address looked for: a configuration at 0x69 on /dev/i2c-0
+    /// was told to look for 68 with 'i2cdetect -y 1', on the header's pins.
+    @Test func theWiringFixNamesTheBusAndTheAddress() {
+        #expect(I2CHelp.wiringFix(bus: "/dev/i2c-0", address: I2CAddress(0x69))
+            == "Check the wiring with the power off: VCC to 3.3 V, GND, SDA and SCL to /dev/i2c-0's pins; then 'i2cdetect -y 0' should show 69.")
+        #expect(I2CHelp.wiringFix(bus: "/dev/i2c-1", address: I2CAddress(0x6A))
+            == "Check the wiring with the power off: VCC to 3.3 V (pin 1), GND (pin 6), SDA to pin 3, SCL to pin 5; then 'i2cdetect -y 1' should show 6a.")
+        #expect(I2CHelp.wiringFix(bus: "/dev/i2c-1", address: I2CAddress(0x68)) == I2CHelp.wiringFix)
+        let bus = EmulatedI2CBus(path: "/dev/i2c-3", clock: VirtualClock())
+        #expect(throws: CLIError.failure("no IMU answers on /dev/i2c-3 (nothing acknowledged at 0x6b)",
+                                         fix: "Check the wiring with the power off: VCC to 3.3 V, GND, SDA and SCL to /dev/i2c-3's pins; then 'i2cdetect -y 3' should show 6b.")) {
+            _ = try SensorOptions.identify(bus: bus, address: I2CAddress(0x6B), part: "lsm6dso", clock: bus.clock)
+        }
+    }
 }

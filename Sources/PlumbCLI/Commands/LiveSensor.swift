@@ -149,7 +149,8 @@ enum LiveSensor {
                                 fix: "Give --address \(elsewhere.address), or set imu.address to \"\(elsewhere.address)\" in \(found.setup.path).")
             }
             return .failure(nothing,
-                            fix: I2CHelp.wiringFix + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")
+                            fix: I2CHelp.wiringFix(bus: found.busPath, address: found.address)
+                                + " 'plumb probe' lists what answers; an MPU-6050 with AD0 high is 0x69, an LSM6DS with SA0 low 0x6a.")
         }
         if let bus, bus.kind == .cannotOpen { return I2CHelp.openFailure(bus, setting: found.busSetting) }
         if let fix = DaemonFactory.settingsFix(error, path: found.setup.path) {

@@ -281,6 +281,6 @@ extension SensorOptions {
     /// The buses opened but no chip acknowledged at the IMU addresses (or at `at`).
     static func silence(_ buses: String, at: I2CAddress?) -> CLIError {
         .failure("no IMU answers on \(buses) (nothing acknowledged at \(at.map { "\($0)" } ?? "0x68, 0x69, 0x6a or 0x6b"))",
-                 fix: I2CHelp.wiringFix)
+                 fix: I2CHelp.wiringFix(bus: buses.contains(",") ? nil : buses, address: at))
     }
 }

@@ -522,7 +522,7 @@ final class SensorPipeline: DaemonPipeline {
     /// tools; `then` ends it (``restartPlumb``).
     static func stopFix(_ error: MotionSourceError, then: String = restartPlumb) -> String {
         if error.busError?.mayMeanNothingAnswers == true {
-            return I2CHelp.wiringFix + " 'plumb probe' lists what answers; " + then
+            return I2CHelp.wiringFix(bus: error.busError?.bus, address: error.busError?.address) + " 'plumb probe' lists what answers; " + then
         }
         return "Check the IMU with 'plumb probe' and 'plumb read'; " + then
     }
