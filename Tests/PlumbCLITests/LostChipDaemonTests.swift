@@ -242,3 +242,22 @@ private func waitingNow(_ states: [String]) -> Bool {
         #expect(run.states.contains { $0.hasPrefix("READY=1\nSTATUS=IMU at 0x68 on /dev/i2c-1, polling at 100 Hz") && $0.hasSuffix(" (reload failed)") }, "\(run.states)")
     }
 }
+
+/// A reload the moment the chip goes, before the stream noticed (its next read would have): the
+/// handover said nothing was lost (it is made before the shutdown), the shutdown's stop found
+/// nothing answering (a warning), and both builds then failed on the silent address: the daemon
+/// ended with exit 1, though the shutdown had just seen the chip away. It is awaited now.
+@Suite struct ReloadAsTheChipGoesTests {
+    @Test func aReloadAsTheChipGoesAwaitsIt() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        let run = try LostChipRun(board, [leds]) { turn, states in
+            if turn == 10 { board.plugged = false; return [.reload] }
+            return turn > 10 && waitingNow(states) ? [.terminate] : []
+        }
+        #expect(run.status == ExitCode.success, "\(run.log)")
+        #expect(run.log.contains("could not be put to sleep"), "\(run.log)")
+        #expect(!run.log.contains("reload failed") && !run.log.contains("plumb: error:"), "\(run.log)")
+        let reloading = run.states.firstIndex(of: "RELOADING=1")
+        #expect(reloading.map { run.states[($0 + 1)...].first } == "READY=1\n" + waiting, "\(run.states)")
+    }
+}

@@ -108,10 +108,13 @@ enum SensorOptions {
         return try search(candidateBuses(args), at: address) { path throws(CLIError) -> Opened in
             let bus: LinuxI2CBus
             do throws(I2CError) { bus = try LinuxI2CBus(path: path, clock: clock) } catch { throw I2CHelp.openFailure(error, setting: setting) }
+            // Claimed once its address is known, before anything is written to it: a polled chip
+            // another plumb drives is left alone (not looked behind, not reset).
             let (imu, identity) = try identify(bus: bus, address: address, part: part, clock: clock,
-                                               fifoCompression: !args.has("no-fifo-compression"))
-            // Before the chip is reset: a polled chip another plumb drives is left alone.
-            do throws(I2CDeviceInUse) { try bus.claim(identity.address) } catch { throw I2CHelp.inUse(error) }
+                                               fifoCompression: !args.has("no-fifo-compression"),
+                                               claim: { at throws(CLIError) in
+                do throws(I2CDeviceInUse) { try bus.claim(at) } catch { throw I2CHelp.inUse(error) }
+            })
             var line: (any InterruptLine)?
             if let spec = args.string("interrupt") { line = try interruptLine(spec) }
             return Opened(imu: imu, identity: identity, line: line, clock: clock, simulation: nil,
@@ -177,9 +180,13 @@ enum SensorOptions {
     /// - Parameter simulated: the emulated chip behind `bus` under `--simulate`: when nothing
     ///   answers, the fix names the simulator's options (``I2CHelp/simulatedSilenceFix(_:addressOption:faultsOption:)``,
     ///   `--faults` among them unless `faultsOption` is false), not the wiring.
+    /// - Parameter claim: called with the chip's address once the probe (which only reads) found
+    ///   it, before the driver's identify, which writes to an MPU-6050 (the MPU-9150 look toggles
+    ///   INT_PIN_CFG's bypass): a chip another plumb process drives is refused untouched.
     static func identify(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
                          fifoCompression: Bool = true, leavingBusyChipsAlone: Bool = false,
-                         simulated: SimulatedChipModel? = nil, faultsOption: Bool = true) throws(CLIError) -> (any IMU, IMUIdentity) {
+                         simulated: SimulatedChipModel? = nil, faultsOption: Bool = true,
+                         claim: ((I2CAddress) throws(CLIError) -> Void)? = nil) throws(CLIError) -> (any IMU, IMUIdentity) {
         func silent() -> CLIError {
             let error = silence(bus.path, at: at)
             guard let simulated, case .failure(let message, _) = error else { return error }
@@ -223,6 +230,7 @@ enum SensorOptions {
             if answer == nil { throw silent() }
         }
         guard let family, let at else { throw .failure("no IMU found on \(bus.path)", fix: nil) }
+        try claim?(at)
         do {
             let imu = try family.open(bus, at, clock, part)
             if let lsm = imu as? LSM6DS { lsm.fifoCompression = fifoCompression }

@@ -534,8 +534,13 @@ final class SensorPipeline: DaemonPipeline {
         let handover = DaemonHandover()
         handover.awaitsSensor = lost != nil
         for output in outputs { output.handOver(to: next, into: handover) }
+        handedOver = handover
         return handover
     }
+
+    /// The handover of a reload under way (``handOver(to:)``): a chip the stream had not yet
+    /// noticed gone, which the shutdown's stop finds silent, is awaited by the next pipeline too.
+    private var handedOver: DaemonHandover?
 
     /// Stops the sensor and puts every output back, whether or not the stop succeeded.
     ///
@@ -561,6 +566,7 @@ final class SensorPipeline: DaemonPipeline {
             do { try source.stop() } catch {
                 if warnsOfSilenceAtShutdown, error.busError?.mayMeanNothingAnswers == true {
                     events.append(DaemonEvent(level: .warning, message: "\(source.name) was not answering, so it could not be put to sleep (\(error.description))"))
+                    handedOver?.awaitsSensor = true
                 } else {
                     let failure = stopFailure(error, for: "at shutdown")
                     failures.append(failure.message)
