@@ -89,8 +89,10 @@ enum I2CHelp {
     /// Another plumb process holds the chip (``I2CDeviceClaim``): which, and how to stop it.
     static func inUse(_ error: I2CDeviceInUse) -> CLIError {
         .failure("\(error)",
-                 fix: "Stop the other one first: one plumb drives one IMU. 'systemctl status plumb plumb-sensor-proxy' shows whether a service runs it "
-                    + "(then 'sudo systemctl stop plumb' or 'sudo systemctl stop plumb-sensor-proxy'); 'pgrep -a plumb' lists the others.")
+                 // Said alike whoever is refused: a service (in its journal) as well as a command
+                 // typed while the service runs.
+                 fix: "One plumb drives one IMU: stop the other one first. 'pgrep -a plumb' lists the plumb processes; "
+                    + "'systemctl status plumb plumb-sensor-proxy' shows whether one is a service ('sudo systemctl stop plumb', or plumb-sensor-proxy).")
     }
 
     /// A bus that could not be opened: the message and the fix for its errno.

@@ -330,7 +330,7 @@ extension ConfigCheckFileNoteTests {
     @Test func theFixNamesTheServicesToStop() {
         let error = I2CHelp.inUse(I2CDeviceInUse(path: "/dev/i2c-1", address: I2CAddress(0x68)))
         #expect(error == .failure("the chip at 0x68 on /dev/i2c-1 is in use by another plumb process",
-                                  fix: "Stop the other one first: one plumb drives one IMU. 'systemctl status plumb plumb-sensor-proxy' shows whether a service runs it "
-                                    + "(then 'sudo systemctl stop plumb' or 'sudo systemctl stop plumb-sensor-proxy'); 'pgrep -a plumb' lists the others."))
+                                  fix: "One plumb drives one IMU: stop the other one first. 'pgrep -a plumb' lists the plumb processes; "
+                                    + "'systemctl status plumb plumb-sensor-proxy' shows whether one is a service ('sudo systemctl stop plumb', or plumb-sensor-proxy)."))
     }
 }
