@@ -1,4 +1,4 @@
-// See plumb_lock.h. F_OFD_SETLK is 37 in <bits/fcntl-linux.h>, visible with _GNU_SOURCE.
+// See plumb_lock.h. F_OFD_GETLK is 36 and F_OFD_SETLK 37 in <bits/fcntl-linux.h>, visible with _GNU_SOURCE.
 #define _GNU_SOURCE
 #include "plumb_lock.h"
 
@@ -14,4 +14,15 @@ int plumb_ofd_lock_byte(int fd, long offset) {
     lock.l_start = offset;
     lock.l_len = 1;
     return fcntl(fd, F_OFD_SETLK, &lock) == 0 ? 0 : -errno;
+}
+
+int plumb_ofd_test_byte(int fd, long offset) {
+    struct flock lock;
+    memset(&lock, 0, sizeof lock);   // l_pid must be 0 for the OFD commands
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    lock.l_start = offset;
+    lock.l_len = 1;
+    if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -errno;
+    return lock.l_type == F_UNLCK ? 0 : 1;
 }

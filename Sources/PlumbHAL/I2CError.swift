@@ -21,6 +21,9 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupported
         /// The device node cannot be opened (ENOENT, EACCES, EPERM).
         case cannotOpen
+        /// Another plumb process claims the chip (PlumbLinux's `I2CDeviceClaim`, an OFD lock on the
+        /// adapter's node): nothing was sent to it. Never from an errno (``kind(forErrno:)``).
+        case claimedByAnotherProcess
         /// Anything else.
         case other
     }
@@ -55,6 +58,10 @@ public struct I2CError: Error, Sendable, Equatable, CustomStringConvertible {
     public var mayMeanNothingAnswers: Bool {
         kind == .noAcknowledge || errno == Errno.EREMOTEIO
     }
+
+    /// True when another plumb process claims the chip (``Kind/claimedByAnotherProcess``): it
+    /// answers, but this process may not touch it until that one lets go.
+    public var isClaimedByAnotherProcess: Bool { kind == .claimedByAnotherProcess }
 
     /// True when retrying the same transfer may succeed (EIO, EREMOTEIO, ETIMEDOUT, EAGAIN).
     public var isTransient: Bool {

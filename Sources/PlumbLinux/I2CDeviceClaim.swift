@@ -52,6 +52,18 @@ public final class I2CDeviceClaim: Sendable {
         return I2CDeviceClaim(path: path, address: address, key: key)
     }
 
+    /// Whether another process claims the chip at `address` on the adapter whose node is `path`,
+    /// found without claiming it (fcntl(2) `F_OFD_GETLK` on the chip's byte, as ``acquire(path:address:)``
+    /// would lock it): `plumb probe` tells the chips another plumb process drives. A claim this
+    /// process holds is not another's (false). The kernel gives no process for an OFD lock
+    /// (`l_pid` is -1), so the holder is not named.
+    ///
+    /// - Returns: nil when it cannot be told: the node cannot be opened for reading and writing,
+    ///   or its file system takes no locks (as where ``acquire(path:address:)`` holds nothing).
+    public static func isClaimedElsewhere(path: String, address: I2CAddress) -> Bool? {
+        registry.isClaimedElsewhere(path: path, address: address)
+    }
+
     fileprivate struct Key: Hashable, Sendable {
         var file: FileIdentity
         var address: UInt8
@@ -93,6 +105,21 @@ public final class I2CDeviceClaim: Sendable {
                 return .success(key)
             }
             return try outcome.get()
+        }
+
+        /// See ``I2CDeviceClaim/isClaimedElsewhere(path:address:)``.
+        func isClaimedElsewhere(path: String, address: I2CAddress) -> Bool? {
+            held.withLock { held in
+                let fd = Sys.open(path, O_RDWR)   // as acquire opens it: F_WRLCK is tested against it
+                guard fd >= 0 else { return nil }
+                defer { Sys.close(fd) }
+                var error: Int32 = 0
+                guard let file = Sys.fileIdentity(fd, error: &error) else { return nil }
+                // Ours: the test from this new description would find our own lock in the way.
+                if held[Key(file: file, address: address.rawValue)] != nil { return false }
+                let r = Sys.testByte(fd, offset: Int(address.rawValue))
+                return r < 0 ? nil : r == 1
+            }
         }
 
         func release(_ key: Key) {

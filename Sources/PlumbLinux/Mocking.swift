@@ -47,6 +47,8 @@ final class MockingDriver: Sendable {
         case mapShared(fd: Int32, length: Int)
         case socket(family: Int32)
         case lockByte(fd: Int32, offset: Int)
+        /// Answer `.value(1)` (held by another description), `.value(0)` (free) or `.fail(errno:)`.
+        case testByte(fd: Int32, offset: Int)
         /// Answer `.value(inode)` (device 0) or `.fail(errno:)`.
         case fileIdentity(fd: Int32)
     }

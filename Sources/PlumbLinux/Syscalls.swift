@@ -224,6 +224,13 @@ enum Sys {
         return plumb_ofd_lock_byte(fd, offset)
     }
 
+    /// `plumb_ofd_test_byte`: whether another open file description holds a lock on the byte at
+    /// `offset` (fcntl(2) F_OFD_GETLK), taking none. Returns 1 (held), 0 (free) or a negative errno.
+    static func testByte(_ fd: Int32, offset: Int) -> Int32 {
+        if let reply = mocked(.testByte(fd: fd, offset: offset)) { return reply.result }
+        return plumb_ofd_test_byte(fd, offset)
+    }
+
     /// fstat(2)'s device and inode numbers: which file `fd` is, whatever path opened it.
     /// Returns nil with `error` set to the errno.
     static func fileIdentity(_ fd: Int32, error: inout Int32) -> FileIdentity? {

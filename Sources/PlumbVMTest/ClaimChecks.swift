@@ -28,6 +28,23 @@ extension VMChecks {
             try again.claim(a)
             return "\(a) refused while another process held it, \(b) free, \(a) claimed once that process ended"
         },
+        // `plumb probe`'s mark: F_OFD_GETLK on the node tells another process's claim, takes none.
+        VMCheck(name: "i2c.claim-told-without-taking-it") { env in
+            let path = "/dev/i2c-\(env.i2cBus)"
+            let (a, b) = (env.stubAddresses[0], env.stubAddresses[1])
+            try require(I2CDeviceClaim.isClaimedElsewhere(path: path, address: a) == false, "\(a) told claimed before anyone claimed it")
+            let holder = try ClaimHolder(path: path, address: a)
+            let held = I2CDeviceClaim.isClaimedElsewhere(path: path, address: a)
+            let other = I2CDeviceClaim.isClaimedElsewhere(path: path, address: b)
+            let status = holder.end()
+            try require(held == true, "\(a) held by another process told \(held.map(String.init) ?? "unknown")")
+            try require(other == false, "\(b), which nobody holds, told \(other.map(String.init) ?? "unknown")")
+            try require(status == 0, "the holding process exited with status \(status)")
+            try require(I2CDeviceClaim.isClaimedElsewhere(path: path, address: a) == false, "\(a) still told claimed after its holder ended")
+            let bus = try LinuxI2CBus(path: path)
+            try bus.claim(a)   // the looks took nothing
+            return "\(a) told claimed while another process held it (F_OFD_GETLK), \(b) free, \(a) free and claimed once it ended"
+        },
     ]
 }
 

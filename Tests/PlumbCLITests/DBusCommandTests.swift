@@ -120,7 +120,8 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             Without --simulate or --script it reads the board's IMU as 'plumb run' does (--config), opening
             it only while a client holds a claim; it fails at start if the IMU does not answer, unless
             --wait-for-sensor is given: it then serves with HasAccelerometer false, checks the IMU every
-            second while no client holds a claim, and turns it true once the IMU answers.
+            second while no client holds a claim, and turns it true once the IMU answers. An IMU another plumb
+            process drives is refused at start alike, or with --wait-for-sensor waited for until that process ends.
             Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
 
             USAGE: plumb dbus [--bus-address <ADDRESS>] [--config <FILE>] [--board <ID>] [--boards-dir <DIR>] [--simulate] [--profile <NAME>] [--chip <KEY>] [--script <STEPS>] [--repeat] [--speed <FACTOR>] [--filter <NAME>] [--format <FORMAT>] [--wait-for-sensor]
@@ -138,7 +139,7 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
               --speed <FACTOR>        Play --simulate or --script this many times faster than real time (default 1).
               --filter <NAME>         Fusion filter for --simulate: plumb (default), madgwick, complementary (the live IMU uses the configuration's).
               --format <FORMAT>       jsonl or text (default: text on a terminal, jsonl otherwise).
-              --wait-for-sensor       When the IMU does not answer at start, serve anyway and take it once it answers (plumb-sensor-proxy.service does).
+              --wait-for-sensor       When the IMU does not answer at start, or another plumb drives it, serve anyway and take it once it answers (plumb-sensor-proxy.service does).
               -h, --help              Show help information.
 
             """)

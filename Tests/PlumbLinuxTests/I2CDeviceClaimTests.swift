@@ -90,6 +90,41 @@ import PlumbHAL
         #expect(try I2CDeviceClaim.acquire(path: node.path, address: I2CAddress(0x68)).isHeld)
     }
 
+    /// `plumb probe`'s look: another process's claim is told (python3 holds it, as in the test
+    /// above), without a claim taken by the look: the chip is free once the holder ends.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs /usr/bin/python3"))
+    func anotherProcessesClaimIsToldWithoutTakingOne() throws {
+        let node = try Node()
+        #expect(I2CDeviceClaim.isClaimedElsewhere(path: node.path, address: I2CAddress(0x68)) == false)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", """
+            import fcntl, os, struct, sys
+            fd = os.open(sys.argv[1], os.O_RDWR)
+            fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhqqi", fcntl.F_WRLCK, os.SEEK_SET, 0x68, 1, 0))
+            print("held", flush=True)
+            sys.stdin.read()
+            """, node.path]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        #expect(String(decoding: output.fileHandleForReading.availableDataOrLine(), as: UTF8.self) == "held\n")
+        #expect(I2CDeviceClaim.isClaimedElsewhere(path: node.path, address: I2CAddress(0x68)) == true)
+        #expect(I2CDeviceClaim.isClaimedElsewhere(path: node.path, address: I2CAddress(0x69)) == false, "another chip on the bus")
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(I2CDeviceClaim.isClaimedElsewhere(path: node.path, address: I2CAddress(0x68)) == false)
+        // The looks took nothing: another description takes the lock, and this process's own
+        // claim is not another's.
+        let fd = foreignLock(node.path, 0x68)
+        #expect(fd >= 0)
+        if fd >= 0 { close(fd) }
+        let own = try I2CDeviceClaim.acquire(path: node.path, address: I2CAddress(0x68))
+        #expect(own.isHeld && I2CDeviceClaim.isClaimedElsewhere(path: node.path, address: I2CAddress(0x68)) == false)
+        #expect(I2CDeviceClaim.isClaimedElsewhere(path: "/nonexistent/i2c-9", address: I2CAddress(0x68)) == nil)
+    }
+
     /// A node the claim cannot open again holds nothing and refuses nothing.
     @Test func aNodeThatCannotBeOpenedHoldsNothing() throws {
         let claim = try I2CDeviceClaim.acquire(path: "/nonexistent/i2c-9", address: I2CAddress(0x68))

@@ -11,4 +11,11 @@
 /// Returns 0, or a negative errno: -EAGAIN or -EACCES when another description holds a lock on it.
 int plumb_ofd_lock_byte(int fd, long offset);
 
+/// Whether another open file description holds a lock on the one byte at `offset` of the file
+/// open at `fd`, without taking one: `fcntl(fd, F_OFD_GETLK, {F_WRLCK, SEEK_SET, offset, 1})`,
+/// which leaves l_type F_UNLCK when a write lock could be taken. The kernel reports l_pid -1 for
+/// an OFD lock (fcntl(2)), so the holder's process is not known.
+/// Returns 1 when held by another description, 0 when free, or a negative errno.
+int plumb_ofd_test_byte(int fd, long offset);
+
 #endif

@@ -20,7 +20,8 @@ enum DBus {
         Without --simulate or --script it reads the board's IMU as 'plumb run' does (--config), opening
         it only while a client holds a claim; it fails at start if the IMU does not answer, unless
         --wait-for-sensor is given: it then serves with HasAccelerometer false, checks the IMU every
-        second while no client holds a claim, and turns it true once the IMU answers.
+        second while no client holds a claim, and turns it true once the IMU answers. An IMU another plumb
+        process drives is refused at start alike, or with --wait-for-sensor waited for until that process ends.
         Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
         """,
         options: [
@@ -35,7 +36,7 @@ enum DBus {
             .option("speed", value: "FACTOR", help: "Play --simulate or --script this many times faster than real time (default 1)."),
             .option("filter", value: "NAME", help: "Fusion filter for --simulate: plumb (default), madgwick, complementary (the live IMU uses the configuration's)."),
             .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
-            .flag("wait-for-sensor", help: "When the IMU does not answer at start, serve anyway and take it once it answers (plumb-sensor-proxy.service does)."),
+            .flag("wait-for-sensor", help: "When the IMU does not answer at start, or another plumb drives it, serve anyway and take it once it answers (plumb-sensor-proxy.service does)."),
         ])
 
     static let command = Command(spec) { args, context in

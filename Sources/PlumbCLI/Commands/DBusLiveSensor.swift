@@ -17,8 +17,8 @@ enum DBusLiveSensor {
     /// rate and orientation settings as `plumb run` does (``notifier(_:normal:source:powerMonitor:)``),
     /// and the source reports only the configured interface orientations (``orientationSource(_:motion:)``).
     ///
-    /// With `waitsForSensor` (`--wait-for-sensor`) a chip where nothing answers at the address does
-    /// not fail the start: the source is then a ``DBusSensorWait`` awaiting it
+    /// With `waitsForSensor` (`--wait-for-sensor`) a chip where nothing answers at the address, or
+    /// one another plumb process claims, does not fail the start: the source is then a ``DBusSensorWait`` awaiting it
     /// (``awaitingSource(_:path:normal:open:context:powerMonitor:)``).
     static func source(_ args: ParsedArguments, context: CommandContext, waitsForSensor: Bool = false) throws(CLIError) -> any OrientationSource {
         let path = args.string("config") ?? Configuration.defaultPath
@@ -38,7 +38,9 @@ enum DBusLiveSensor {
             // A factory per claim session: DaemonFactory holds non-Sendable parts (the kiosk runner).
             var factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
             factory.eventSink = sink
-            let (source, _) = try factory.makeSource(setup, imuConfiguration: normal)
+            // With --wait-for-sensor a chip another plumb process claims is awaited too: its
+            // starts fail, without touching it, until that process lets go (ClaimAwaitingSource).
+            let (source, _) = try factory.makeSource(setup, imuConfiguration: normal, awaitsClaim: waitsForSensor)
             return try LiveSensor.calibrated(source, configuration: configuration)
         }
         // Power saver, battery, heat and display blanking, as plumb run follows them: the sensor
@@ -68,6 +70,7 @@ enum DBusLiveSensor {
         let inner = notifierSource(configuration, path: path, normal: normal, open: open, context: context, powerMonitor: powerMonitor)
         return DBusSensorWait(inner: inner, name: absent?.source ?? "the IMU",
                               absentAtStart: absent.map { "\($0.source): \($0.error.description)" },
+                              claimedAtStart: absent?.error.busError?.isClaimedByAnotherProcess == true,
                               check: { () throws(CLIError) -> MotionSourceError? in try checkOnce()?.error })
     }
 
@@ -127,8 +130,9 @@ enum DBusLiveSensor {
 
     /// ``check(_:normal:configurationPath:)``, which with `waitsForSensor` (`--wait-for-sensor`)
     /// returns, rather than throws, a failure that says nothing acknowledges the address
-    /// (ENXIO, or EREMOTEIO as a Raspberry Pi reports it: ``I2CError/mayMeanNothingAnswers``),
-    /// with the source's name; nil when the chip answered. Any other failure is thrown.
+    /// (ENXIO, or EREMOTEIO as a Raspberry Pi reports it: ``I2CError/mayMeanNothingAnswers``) or
+    /// that another plumb process claims the chip (``ClaimAwaitingSource``), with the source's
+    /// name; nil when the chip answered. Any other failure is thrown.
     static func check(_ open: () throws -> any MotionSampleSource, normal: IMUConfiguration,
                       configurationPath: String, waitsForSensor: Bool) throws(CLIError) -> (source: String, error: MotionSourceError)? {
         let source: any MotionSampleSource
@@ -138,7 +142,7 @@ enum DBusLiveSensor {
             throw .failure(String(describing: error), fix: nil)
         }
         do { _ = try source.start(normal) } catch {
-            if waitsForSensor, error.busError?.mayMeanNothingAnswers == true { return (source.name, error) }
+            if waitsForSensor, SensorPipeline.isAwaitable(error) { return (source.name, error) }
             throw SensorPipeline.startFailure(error, source: source.name, configurationPath: configurationPath, then: restartService)
         }
         do { try source.stop() } catch {
@@ -180,7 +184,9 @@ enum DBusLiveSensor {
     static func noticeLines(_ notice: SensorNotice) -> [String] {
         if notice.kind == .lost { return [] }
         guard notice.kind == .failure else { return [notice.description] }
-        let fix = notice.error.flatMap { SensorPipeline.failureFix($0, then: readAgain) }
+        let fix = notice.error.flatMap { error in
+            error.busError?.isClaimedByAnotherProcess == true ? SensorPipeline.claimedFix : SensorPipeline.failureFix(error, then: readAgain)
+        }
         return ["sensor failed (tried again every second while a client holds its claim): \(notice)"] + (fix.map { ["fix: \($0)"] } ?? [])
     }
 

@@ -46,14 +46,19 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
     /// Held across a claim's start and stop and across a check.
     private let access = NSLock()
     private let state: Mutex<(running: Bool, awaiting: Bool)>
+    /// Whether the last check found the chip claimed by another plumb process
+    /// (``I2CError/isClaimedByAnotherProcess``) rather than silent: the line said once it is
+    /// taken names the process letting go.
+    private let claimed: Mutex<Bool>
 
-    init(inner: any OrientationSource, name: String, absentAtStart: String?,
+    init(inner: any OrientationSource, name: String, absentAtStart: String?, claimedAtStart: Bool = false,
          check: @escaping @Sendable () throws(CLIError) -> MotionSourceError?) {
         self.inner = inner
         self.name = name
         self.absentAtStart = absentAtStart
         self.check = check
         state = Mutex((running: false, awaiting: absentAtStart != nil))
+        claimed = Mutex(claimedAtStart)
     }
 
     /// Whether the chip is still awaited.
@@ -107,7 +112,10 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
         let (running, awaiting) = state.withLock { ($0.running, $0.awaiting) }
         guard awaiting else { return .notAwaited }
         guard !running else { return .claimed }
-        guard try check() == nil else { return .stillAbsent }
+        if let failure = try check() {
+            claimed.withLock { $0 = failure.busError?.isClaimedByAnotherProcess == true }
+            return .stillAbsent
+        }
         state.withLock { $0.awaiting = false }
         answered()
         return .answered
@@ -127,7 +135,11 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
             if shouldStop() { return nil }
             switch try attempt(answered: { service.sensorPresenceChanged(.present) }) {
             case .answered:
-                return "\(name) answers after \((clock.nowNanoseconds &- since) / Nanoseconds.perSecond) s of waiting (HasAccelerometer true)"
+                let waited = (clock.nowNanoseconds &- since) / Nanoseconds.perSecond
+                if claimed.withLock({ $0 }) {
+                    return "the other plumb process let go of \(name) after \(waited) s of waiting (HasAccelerometer true)"
+                }
+                return "\(name) answers after \(waited) s of waiting (HasAccelerometer true)"
             case .notAwaited:
                 return nil
             case .stillAbsent, .claimed:
@@ -137,9 +149,13 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
     }
 
     /// The lines `plumb dbus` prints to standard error when it starts without its chip: what it
-    /// waits for, and the wiring fix.
+    /// waits for, and the wiring fix (or, for a chip another plumb process claims, which process).
     static func waitLines(source: String, error: MotionSourceError) -> [String] {
-        ["\(source) does not answer (\(error.description)); serving without it (HasAccelerometer false), trying it every second",
+        if error.busError?.isClaimedByAnotherProcess == true {
+            return ["\(source): \(error.description); serving without it (HasAccelerometer false), trying to claim the chip every second",
+                    "fix: " + SensorPipeline.claimedFix]
+        }
+        return ["\(source) does not answer (\(error.description)); serving without it (HasAccelerometer false), trying it every second",
          "fix: " + SensorPipeline.stopFix(error, then: "plumb dbus takes it within a second once it answers.")]
     }
 }

@@ -16,6 +16,8 @@ enum Probe {
         I2C bypass (INT_PIN_CFG is set for the look and written back as found). A chip that another
         program is streaming from (INT_ENABLE or USER_CTRL.FIFO_EN set) is only read: it is named by
         WHO_AM_I alone, with a warning. The registers of other chips are only read.
+        A chip another plumb process drives (plumb run, plumb dbus, a plumb read or calibrate) is marked
+        "in use by another plumb process", found without claiming it.
         Each bus's clock is read from the device tree (/sys/bus/i2c/devices/i2c-N/of_node/clock-frequency):
         "unknown" on adapters without one (x86, i2c-stub). With --simulate it probes the emulated bus instead.
         """,
@@ -35,6 +37,9 @@ enum Probe {
         var part: String?
         var key: String?
         var warnings: [String]
+        /// "in use by another plumb process" when one claims the chip (``I2CDeviceClaim``), found
+        /// without claiming it; absent otherwise (and when it cannot be told).
+        var inUse: String?
     }
 
     struct Adapter: Codable, Equatable {
@@ -93,7 +98,8 @@ enum Probe {
                 }
                 do {
                     let bus = try LinuxI2CBus(path: a.devicePath)
-                    adapters.append(try probe(bus: bus, name: a.name, clock: clock, functionality: bus.functionality.decoded, monotonic: SystemClock()))
+                    adapters.append(try probe(bus: bus, name: a.name, clock: clock, functionality: bus.functionality.decoded, monotonic: SystemClock(),
+                                              claimNode: a.devicePath))
                 } catch let error as I2CError {
                     // The one-line reason and its fix, as the other commands give them.
                     let reason: String
@@ -122,10 +128,14 @@ enum Probe {
         }
     }
 
-    /// - Parameter monotonic: paces retries of the families' refine steps (an MPU-6050 family chip
-    ///   answering 0x68 is checked for the MPU-9150's magnetometer through the I2C bypass).
+    /// - Parameters:
+    ///   - monotonic: paces retries of the families' refine steps (an MPU-6050 family chip
+    ///     answering 0x68 is checked for the MPU-9150's magnetometer through the I2C bypass).
+    ///   - claimNode: the adapter's device node, where a chip found is looked up for another plumb
+    ///     process's claim (``I2CDeviceClaim/isClaimedElsewhere(path:address:)``, which takes none);
+    ///     nil for an emulated bus.
     static func probe(bus: any I2CBus, name: String, clock: (text: String, hertz: Int?), functionality: [String],
-                      monotonic: any MonotonicClock) throws(CLIError) -> Adapter {
+                      monotonic: any MonotonicClock, claimNode: String? = nil) throws(CLIError) -> Adapter {
         let findings: [ProbeFinding]
         do { findings = try IMUFamilies.probe(bus, refiningWith: monotonic) } catch {
             return Adapter(path: bus.path, name: name, clock: clock.text, clockHz: clock.hertz, functionality: functionality,
@@ -133,10 +143,14 @@ enum Probe {
         }
         let devices = findings.map { f in
             Device(address: f.address.description, register: "0x" + hex(f.register), whoAmI: "0x" + hex(f.whoAmI),
-                   family: f.family, part: f.part, key: f.partKey, warnings: f.warnings)
+                   family: f.family, part: f.part, key: f.partKey, warnings: f.warnings,
+                   inUse: claimNode.flatMap { I2CDeviceClaim.isClaimedElsewhere(path: $0, address: f.address) } == true ? inUseNote : nil)
         }
         return Adapter(path: bus.path, name: name, clock: clock.text, clockHz: clock.hertz, functionality: functionality, error: nil, devices: devices)
     }
+
+    /// The note on a chip another plumb process claims (``Device/inUse``).
+    static let inUseNote = "in use by another plumb process"
 
     /// - Parameter simulated: the emulated chip of `--simulate`: a silent bus then gets the
     ///   simulator's fix (``I2CHelp/simulatedSilenceFix(_:addressOption:faultsOption:)``), not the wiring and `i2cdetect`.
@@ -156,7 +170,8 @@ enum Probe {
         }
         for d in a.devices {
             let what = d.part.map { "\($0) (\(d.key ?? ""))" } ?? "unknown chip"
-            lines.append("  \(d.address)  WHO_AM_I \(d.whoAmI)  \(what)")
+            // The kernel names no process for the claim (an OFD lock's l_pid is -1): pgrep does.
+            lines.append("  \(d.address)  WHO_AM_I \(d.whoAmI)  \(what)" + (d.inUse.map { "  (\($0): 'pgrep -a plumb' lists them)" } ?? ""))
             for w in d.warnings { lines.append("        warning: \(w)") }
         }
         return lines.joined(separator: "\n") + "\n"

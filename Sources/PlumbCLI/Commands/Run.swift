@@ -14,7 +14,9 @@ enum Run {
             running one kept; a kiosk screen the new one still turns keeps its rotation); SIGTERM or Ctrl-C stops, restoring the display. Under systemd (Type=notify) it reports
             READY=1, RELOADING=1, STOPPING=1 and WATCHDOG=1, and its log lines carry journald <N> priority prefixes.
             An IMU that does not answer at its address fails the start, unless --wait-for-sensor is given: the daemon then starts without it
-            (STATUS says what it waits for), tries it every second and sets it up once it answers. Any other sensor failure fails the start.
+            (STATUS says what it waits for), tries it every second and sets it up once it answers. An IMU another plumb process drives (a plumb
+            calibrate typed meanwhile) is refused at start, or with --wait-for-sensor waited for alike, untouched, until that process ends.
+            Any other sensor failure fails the start.
             An IMU lost while the daemon runs is waited for as well, across a reload too; a stop while it is away warns that it could not be put to sleep.
             """,
         options: [.option("config", value: "FILE", help: "The configuration file (default \(Configuration.defaultPath))."),
@@ -23,7 +25,7 @@ enum Run {
                   .option("profile", value: "NAME", help: "The simulated motion: rest, tour, rotation, shaking or tapping (default tour)."),
                   .option("replay", value: "FILE", help: "Drive the outputs from a recorded CSV instead of the IMU."),
                   .option("duration", value: "SECONDS", help: "Stop by itself after this long."),
-                  .flag("wait-for-sensor", help: "When the IMU does not answer at start, run anyway and set it up once it answers (plumb.service does)."),
+                  .flag("wait-for-sensor", help: "When the IMU does not answer at start, or another plumb drives it, run anyway and set it up once it answers (plumb.service does)."),
                   .option("log-format", value: "FORMAT", help: "journal (<N> prefixes) or plain (default: journal under systemd).")])
     ) { args, context in
         let path = args.string("config") ?? Configuration.defaultPath

@@ -44,6 +44,10 @@ struct DaemonFactory {
     /// samples are timed on; `nil` opens the kernel's /dev/i2c-N on the system clock. Tests give
     /// an emulated bus whose chip can be unplugged, on a virtual clock.
     var openBus: ((String) throws -> (bus: any I2CBus, clock: any MonotonicClock))?
+    /// With ``openBus``: the file standing in for the bus's device node, whose byte at the chip's
+    /// address is its claim (``I2CDeviceClaim``); `nil` takes no claim. (Without ``openBus`` the
+    /// claim is on the node itself.)
+    var claimNode: ((String) -> String)?
 
     /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
     static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {
@@ -111,14 +115,15 @@ struct DaemonFactory {
     func build(_ setup: DaemonSetup, handover: DaemonHandover? = nil) throws -> DaemonPipeline {
         let c = setup.configuration
         let imuConfiguration = Self.imuConfiguration(c)
-        let (sampleSource, pacing) = try makeSource(setup, imuConfiguration: imuConfiguration)
+        let awaits = waitsForSensor || handover?.awaitsSensor == true
+        let (sampleSource, pacing) = try makeSource(setup, imuConfiguration: imuConfiguration, awaitsClaim: awaits)
         let outputs = try makeOutputs(setup, handover: handover)
         var outputNames = outputs.isEmpty ? "no outputs (orientation is logged)" : outputs.map(\.name).joined(separator: ", ")
         if !outputs.isEmpty, outputs.allSatisfy({ $0 is DBusDaemonOutput }) { outputNames += " (the sensor runs only while a client holds a claim)" }
         do {
             return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: try Self.calibration(c),
                                     pacing: pacing, powerMonitor: powerMonitor, configurationPath: setup.path,
-                                    waitsForSensor: waitsForSensor || handover?.awaitsSensor == true, warnsOfSilenceAtShutdown: true,
+                                    waitsForSensor: awaits, warnsOfSilenceAtShutdown: true,
                                     describe: { effective in
                 "\(sampleSource.name) at \(Int(effective.outputDataRate.rounded())) Hz, \(c.filter.kind.rawValue) filter, \(outputNames)"
             })
@@ -253,7 +258,13 @@ struct DaemonFactory {
         }
     }
 
-    func makeSource(_ setup: DaemonSetup, imuConfiguration: IMUConfiguration) throws -> (any MotionSampleSource, (any MonotonicClock)?) {
+    /// The sample source `setup` asks for, and the real clock that paces it when it runs in virtual
+    /// time. The hardware IMU's chip is claimed (``I2CDeviceClaim``) before anything is sent to it:
+    /// when another plumb process holds it, the start is refused (``I2CHelp/inUse(_:)``), or with
+    /// `awaitsClaim` (`--wait-for-sensor`) the source is a ``ClaimAwaitingSource``, whose starts
+    /// fail with ``I2CError/Kind/claimedByAnotherProcess`` until that process lets go.
+    func makeSource(_ setup: DaemonSetup, imuConfiguration: IMUConfiguration,
+                    awaitsClaim: Bool = false) throws -> (any MotionSampleSource, (any MonotonicClock)?) {
         switch source {
         case .replay(let path):
             let bytes: [UInt8]
@@ -288,47 +299,65 @@ struct DaemonFactory {
             let address = c.imu.address ?? board.imuAddress
             let bus: any I2CBus
             let clock: any MonotonicClock
+            let claimNode: String?
             if let openBus {
                 (bus, clock) = try openBus(busPath)
+                claimNode = self.claimNode?(busPath)
             } else {
                 let system = SystemClock()
-                let linux: LinuxI2CBus
-                do { linux = try LinuxI2CBus(path: busPath, clock: system) } catch {
+                do { bus = try LinuxI2CBus(path: busPath, clock: system) } catch {
                     // The fix for this errno (a typo, I2C off, permission, not an adapter), naming
                     // imu.bus in the file, as plumb read's names --bus.
                     throw I2CHelp.openFailure(error, setting: .configuration(path: setup.path))
                 }
-                // Before the chip is touched: a chip another plumb drives (a polled one has no
-                // GPIO line to guard it) is refused, not reset under it.
-                do throws(I2CDeviceInUse) { try linux.claim(address) } catch { throw I2CHelp.inUse(error) }
-                (bus, clock) = (linux, system)
+                clock = system
+                claimNode = busPath
             }
-            let imu = try Self.makeIMU(bus: bus, address: address, clock: clock, part: c.imu.part == "auto" ? nil : c.imu.part,
-                                       fifoCompression: c.imu.fifoCompression)
             var location: InterruptLocation?
             switch c.imu.interrupt {
             case .board: location = board.interrupt
             case .line(let l): location = l
             case .poll: location = nil
             }
-            var line: (any InterruptLine)?
-            if let location {
-                let selector: GPIOLineSelector
-                switch location.line {
-                case .name(let name): selector = GPIOLineSelector(chip: location.chip.text, line: .name(name))
-                case .offset(let offset): selector = GPIOLineSelector(chip: location.chip.text, line: .offset(UInt32(offset)))
-                }
-                do { line = try GPIODInterruptLine(selector, edges: .rising) } catch {
-                    throw CLIError.failure(error.description,
-                                           fix: "Free the line (gpioinfo names its user), choose another with imu.interrupt, or poll instead: \"imu\": {\"interrupt\": \"poll\"} in plumb.json.")
-                }
-            }
             let name = "IMU at \(address) on \(busPath)" + (location.map { ", data-ready \($0)" } ?? ", polling")
-            let source = StreamSampleSource(name: name, imu: imu, line: line, clock: clock)
-            source.eventSink = eventSink
-            source.useBusClock(BusClockSupport.read(busPath: busPath, sysfsRoot: sysfsRoot), maximumReadLength: bus.maximumReadLength,
-                               rateSetting: "imu.rate", model: BusClockSupport.model())
-            return (source, nil)
+            let sink = eventSink
+            let sysfsRoot = sysfsRoot
+            // The chip's stream, made once its claim is held: the driver, and the data-ready line.
+            let stream = { (claim: I2CDeviceClaim?) throws -> StreamSampleSource in
+                let imu = try Self.makeIMU(bus: bus, address: address, clock: clock, part: c.imu.part == "auto" ? nil : c.imu.part,
+                                           fifoCompression: c.imu.fifoCompression)
+                var line: (any InterruptLine)?
+                if let location {
+                    let selector: GPIOLineSelector
+                    switch location.line {
+                    case .name(let name): selector = GPIOLineSelector(chip: location.chip.text, line: .name(name))
+                    case .offset(let offset): selector = GPIOLineSelector(chip: location.chip.text, line: .offset(UInt32(offset)))
+                    }
+                    do { line = try GPIODInterruptLine(selector, edges: .rising) } catch {
+                        throw CLIError.failure(String(describing: error),
+                                               fix: "Free the line (gpioinfo names its user), choose another with imu.interrupt, or poll instead: \"imu\": {\"interrupt\": \"poll\"} in plumb.json.")
+                    }
+                }
+                let source = StreamSampleSource(name: name, imu: imu, line: line, clock: clock)
+                source.claim = claim
+                source.eventSink = sink
+                source.useBusClock(BusClockSupport.read(busPath: busPath, sysfsRoot: sysfsRoot), maximumReadLength: bus.maximumReadLength,
+                                   rateSetting: "imu.rate", model: BusClockSupport.model())
+                return source
+            }
+            // Before the chip is touched: a chip another plumb drives (a polled one has no GPIO
+            // line to guard it) is refused, not reset under it; or, with awaitsClaim, awaited.
+            guard let claimNode else { return (try stream(I2CDeviceClaim?.none), nil) }
+            let take = { () throws(I2CDeviceInUse) -> I2CDeviceClaim? in
+                let claim = try I2CDeviceClaim.acquire(path: claimNode, address: address)
+                return claim.isHeld ? claim : nil
+            }
+            let claim: I2CDeviceClaim?
+            do throws(I2CDeviceInUse) { claim = try take() } catch {
+                guard awaitsClaim else { throw I2CHelp.inUse(error) }
+                return (ClaimAwaitingSource(name: name, clock: clock, bus: busPath, address: address, claim: take, build: stream), nil)
+            }
+            return (try stream(claim), nil)
         }
     }
 

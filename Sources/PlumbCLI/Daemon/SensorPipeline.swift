@@ -131,6 +131,9 @@ final class SensorPipeline: DaemonPipeline {
     /// paused without its stop, is awaited: since when, on the source's clock, in nanoseconds;
     /// `nil` once it answered (or never awaited).
     private(set) var awaitedSince: UInt64?
+    /// While the chip is awaited (``awaitedSince``) because another plumb process claims it
+    /// (``ClaimAwaitingSource``), rather than because it does not answer.
+    private(set) var awaitsClaim = false
 
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
          outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, listedInterfaces: [InterfaceOrientation]? = nil,
@@ -166,7 +169,9 @@ final class SensorPipeline: DaemonPipeline {
             // --wait-for-sensor the session starts without it and sets it up once it answers
             // (``awaitChip(_:)``). Any other failure (another chip's WHO_AM_I, a setting the chip
             // refuses) fails the start as before: waiting would not mend it.
-            guard waitsForSensor, error.busError?.mayMeanNothingAnswers == true else {
+            // Another plumb process claims the chip (a plumb calibrate typed as the service
+            // started): awaited alike, until that process lets go (``ClaimAwaitingSource``).
+            guard waitsForSensor, Self.isAwaitable(error) else {
                 throw explain?(error) ?? Self.startFailure(error, source: source.name, configurationPath: configurationPath)
             }
             let now = source.clock.nowNanoseconds
@@ -174,16 +179,17 @@ final class SensorPipeline: DaemonPipeline {
             lastData = now
             sensorActive = false
             awaitedSince = now
-            lost = SensorNotice(kind: .lost, source: source.name, message: "does not answer at start: \(error.description)",
+            let claimed = error.busError?.isClaimedByAnotherProcess == true
+            awaitsClaim = claimed
+            lost = SensorNotice(kind: .lost, source: source.name, message: claimed ? "is claimed at start: \(error.description)" : "does not answer at start: \(error.description)",
                                 timeNanoseconds: now, error: error)
             lostStartReported = true
             lostStartWait = Self.lostStartInterval
-            status = Self.waitingStatus(source.name)
-            startEvents = ((source as? DaemonEventSource)?.takeEvents() ?? []) + [
-                DaemonEvent(level: .warning, message: "\(source.name) does not answer (\(error.description)); waiting for it, trying to start it every second"),
-                DaemonEvent(level: .warning, message: "fix: " + Self.stopFix(error, then: Self.setUpOnceItAnswers)),
-            ]
-            for output in outputs { output.sensorPresenceChanged(.absent("\(source.name) does not answer: \(error.description)")) }
+            status = claimed ? Self.claimedStatus(source.name) : Self.waitingStatus(source.name)
+            startEvents = ((source as? DaemonEventSource)?.takeEvents() ?? []) + Self.awaitLines(error, source: source.name)
+            for output in outputs {
+                output.sensorPresenceChanged(.absent(claimed ? "\(source.name): \(error.description)" : "\(source.name) does not answer: \(error.description)"))
+            }
             return
         }
         summary = describe(effective)
@@ -197,6 +203,36 @@ final class SensorPipeline: DaemonPipeline {
 
     /// How the fix for a chip awaited since the start ends: the session sets it up on its own.
     static let setUpOnceItAnswers = "plumb sets it up within a second once it answers."
+
+    /// Whether a failed start is awaited with ``waitsForSensor`` rather than ending the session:
+    /// nothing acknowledges the address (``I2CError/mayMeanNothingAnswers``), or another plumb
+    /// process claims the chip (``I2CError/isClaimedByAnotherProcess``).
+    static func isAwaitable(_ error: MotionSourceError) -> Bool {
+        guard let bus = error.busError else { return false }
+        return bus.mayMeanNothingAnswers || bus.isClaimedByAnotherProcess
+    }
+
+    /// The lines logged once when the session starts waiting for the chip named `source`, which
+    /// failed its start with `error` (``isAwaitable(_:)``): what it waits for, and the fix.
+    static func awaitLines(_ error: MotionSourceError, source: String) -> [DaemonEvent] {
+        if error.busError?.isClaimedByAnotherProcess == true {
+            return [DaemonEvent(level: .warning, message: "\(source): \(error.description); waiting for it to let go, trying to claim the chip every second"),
+                    DaemonEvent(level: .warning, message: "fix: " + claimedFix)]
+        }
+        return [DaemonEvent(level: .warning, message: "\(source) does not answer (\(error.description)); waiting for it, trying to start it every second"),
+                DaemonEvent(level: .warning, message: "fix: " + stopFix(error, then: setUpOnceItAnswers))]
+    }
+
+    /// The fix while another plumb process claims the chip: which process, and that nothing more
+    /// is needed once it ends.
+    static let claimedFix = "Another plumb (a 'plumb calibrate' or 'plumb read' typed meanwhile; 'pgrep -a plumb' lists the plumb processes) drives the chip: "
+        + "once it ends, plumb takes the chip within a second. Stop it to hand the chip over sooner."
+
+    /// systemd's STATUS while the session waits for another plumb process to let go of the chip
+    /// named `source` (``ClaimAwaitingSource``).
+    static func claimedStatus(_ source: String) -> String {
+        "waiting for the \(source): the chip is in use by another plumb process, taken once it lets go ('pgrep -a plumb' lists them)"
+    }
 
     /// systemd's STATUS while the session waits for the chip named `source` (at start with
     /// --wait-for-sensor, or lost while it ran): what it waits for and the fix, short enough for
@@ -398,8 +434,15 @@ final class SensorPipeline: DaemonPipeline {
         }
         let effective: IMUConfiguration
         do { effective = try source.start(activeConfiguration) } catch {
-            guard error.busError?.mayMeanNothingAnswers == true else {
+            guard Self.isAwaitable(error) else {
                 throw explain?(error) ?? Self.startFailure(error, source: source.name, configurationPath: configurationPath)
+            }
+            if awaitsClaim, error.busError?.isClaimedByAnotherProcess != true {
+                // The other process let go, and the chip it left does not answer: awaited as such.
+                awaitsClaim = false
+                status = Self.waitingStatus(source.name)
+                events.append(DaemonEvent(level: .notice, message: "the other plumb process let go of \(source.name)"))
+                events += Self.awaitLines(error, source: source.name)
             }
             lostStartWait = Self.lostStartInterval
             idle(timeoutNanoseconds)
@@ -412,7 +455,10 @@ final class SensorPipeline: DaemonPipeline {
         markStarted(at: now)
         summary = describeSettings(effective)
         status = summary
-        events.append(DaemonEvent(level: .notice, message: "\(source.name) answers after \(waited) s of waiting; sensor started: \(summary)"))
+        events.append(DaemonEvent(level: .notice, message: awaitsClaim
+            ? "the other plumb process let go of \(source.name) after \(waited) s of waiting; sensor started: \(summary)"
+            : "\(source.name) answers after \(waited) s of waiting; sensor started: \(summary)"))
+        awaitsClaim = false
         for output in outputs { output.sensorPresenceChanged(.present) }
         // Logged with this step's samples (the source's start-up lines follow them).
         startEvents = events

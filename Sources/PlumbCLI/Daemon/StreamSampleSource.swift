@@ -1,5 +1,6 @@
 import PlumbDrivers
 import PlumbHAL
+import PlumbLinux
 import PlumbOrientation
 
 /// A source that has things to log besides samples (gaps, identity, recovery notices).
@@ -26,6 +27,9 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     /// Receives each event as it happens instead of ``takeEvents()`` (the commands that run the
     /// notifier, such as `plumb watch`, print them); set before ``start(_:)``.
     var eventSink: (@Sendable (DaemonEvent) -> Void)?
+    /// The chip's claim (``I2CDeviceClaim``), held for as long as this source lives: another plumb
+    /// process is refused the chip meanwhile. `nil` for the simulator, or a node that takes no lock.
+    var claim: I2CDeviceClaim?
     /// The wiring fix for a chip the stream cannot set up again was said (``emit(_:)``).
     private var wiringFixSaid = false
     /// A chip that stopped answering, told to the notifier (``takeNotices()``) once per loss: set

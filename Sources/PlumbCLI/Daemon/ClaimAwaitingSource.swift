@@ -1,0 +1,80 @@
+import PlumbDrivers
+import PlumbHAL
+import PlumbLinux
+import PlumbOrientation
+
+/// The board's IMU while another plumb process claims it (``I2CDeviceClaim``: a `plumb calibrate`
+/// typed while plumb.service started), for `plumb run --wait-for-sensor` and `plumb dbus
+/// --wait-for-sensor`: each ``start(_:)`` tries the claim first and, while it is refused, fails
+/// with ``I2CError/Kind/claimedByAnotherProcess``, which those sessions await as they await a chip
+/// that does not answer (``SensorPipeline/waitsForSensor``, ``DBusSensorWait``) instead of ending.
+///
+/// Nothing of the chip is touched before the claim is held: the driver, the data-ready line and
+/// the stream are made (``DaemonFactory/makeSource(_:imuConfiguration:awaitsClaim:)``'s `build`)
+/// only once it is. The data-ready line in particular, which the kernel gives one requester, stays
+/// free for the process that holds the chip. A refused try holds nothing afterwards (the claim's
+/// description is closed at once), so the other process's next claim of the chip is not refused.
+final class ClaimAwaitingSource: MotionSampleSource, DaemonEventSource {
+    let name: String
+    let clock: any MonotonicClock
+    /// The bus and address, for the error of a refused try.
+    private let bus: String
+    private let address: I2CAddress
+    private let claim: () throws(I2CDeviceInUse) -> I2CDeviceClaim?
+    private let build: (I2CDeviceClaim?) throws -> StreamSampleSource
+    /// The source made once the claim was taken.
+    private(set) var inner: StreamSampleSource?
+
+    /// - Parameters:
+    ///   - name: the source's name as the stream made by `build` will have it.
+    ///   - claim: takes the chip's claim (nil when it holds nothing: ``I2CDeviceClaim/isHeld``).
+    ///   - build: makes the stream on the chip (the driver, the data-ready line), which keeps the
+    ///     claim it is given for as long as it lives; run once, after the claim was taken.
+    init(name: String, clock: any MonotonicClock, bus: String, address: I2CAddress,
+         claim: @escaping () throws(I2CDeviceInUse) -> I2CDeviceClaim?, build: @escaping (I2CDeviceClaim?) throws -> StreamSampleSource) {
+        self.name = name
+        self.clock = clock
+        self.bus = bus
+        self.address = address
+        self.claim = claim
+        self.build = build
+    }
+
+    /// The failure of a start while another process holds the claim.
+    static func refusal(_ error: I2CDeviceInUse) -> MotionSourceError {
+        .bus(I2CError(errno: 0, bus: error.path, address: error.address, kind: .claimedByAnotherProcess, detail: error.description))
+    }
+
+    func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
+        if inner == nil {
+            let taken: I2CDeviceClaim?
+            do { taken = try claim() } catch { throw Self.refusal(error) }
+            do {
+                inner = try build(taken)
+            } catch let error as CLIError {
+                // A data-ready line another program holds, a part without a driver: not awaited.
+                if case .failure(let message, let fix) = error { throw .other(message + (fix.map { " (\($0))" } ?? "")) }
+                throw .other(describe(error))
+            } catch {
+                throw .other(describe(error))
+            }
+        }
+        guard let inner else { throw Self.refusal(I2CDeviceInUse(path: bus, address: address)) }
+        return try inner.start(configuration)
+    }
+
+    func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
+        guard let inner else { throw Self.refusal(I2CDeviceInUse(path: bus, address: address)) }
+        return try inner.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds)
+    }
+
+    /// Stops the chip once it was started; before the claim was taken there is nothing to stop
+    /// (nothing was sent to it).
+    func stop() throws(MotionSourceError) {
+        try inner?.stop()
+    }
+
+    func wake(bySampleAt sampleNanoseconds: UInt64) { inner?.wake(bySampleAt: sampleNanoseconds) }
+    func takeNotices() -> [SensorNotice] { inner?.takeNotices() ?? [] }
+    func takeEvents() -> [DaemonEvent] { inner?.takeEvents() ?? [] }
+}

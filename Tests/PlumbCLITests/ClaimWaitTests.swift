@@ -1,0 +1,229 @@
+import Foundation
+import Glibc
+import PlumbConfiguration
+import PlumbDBus
+import PlumbDrivers
+import PlumbHAL
+import PlumbSimulation
+import Testing
+@testable import PlumbCLI
+@testable import PlumbLinux
+
+/// A scratch file standing in for /dev/i2c-1 (record locks work alike on both; `scripts/vm-test`
+/// checks a real i2c-dev node), and another plumb process's claim of the chip at 0x68 on it: an
+/// OFD lock on the byte at 0x68 taken through a description of its own, which conflicts with this
+/// process's descriptions as another process's would.
+final class ClaimedNode: @unchecked Sendable {
+    let path: String
+    private var fd: Int32 = -1
+
+    init() {
+        path = NSTemporaryDirectory() + "plumb-claim-wait-\(UUID().uuidString)"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+    }
+
+    deinit {
+        release()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Takes the other process's claim; false when it is refused (this process holds the chip).
+    @discardableResult
+    func hold(_ address: UInt8 = 0x68) -> Bool {
+        precondition(fd < 0)
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        #expect(fd >= 0)
+        guard Sys.lockByte(fd, offset: Int(address)) == 0 else { close(fd); return false }
+        self.fd = fd
+        return true
+    }
+
+    /// Lets go: the other process ends.
+    func release() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+    }
+}
+
+private final class RecordingNotifier: ServiceNotifier {
+    var states: [String] = []
+    var watchdogIntervalNanoseconds: UInt64? { nil }
+    func notify(_ state: String) throws { states.append(state) }
+}
+
+/// The generic board whose IMU is the MPU-6050 at 0x68 on /dev/i2c-1, polled.
+private let generic = BoardSelection(board: Board(id: "generic", name: "Generic", models: [], i2cBus: "/dev/i2c-1", interrupt: nil,
+                                                  display: nil, leds: [], imuAddress: I2CAddress(UInt8(0x68))), reason: .override)
+
+/// ``DaemonFactory``'s hardware source on `board`, its claim taken on `node`.
+private func factory(_ board: DBusBoard, node: ClaimedNode, waits: Bool) -> DaemonFactory {
+    var factory = DaemonFactory(source: .hardware, context: .capturing(), realClock: board.clock)
+    factory.sysfsRoot = NSTemporaryDirectory() + "plumb-no-sysfs"
+    factory.waitsForSensor = waits
+    factory.openBus = { path in
+        guard path == "/dev/i2c-1" else { throw CLIError.failure("no emulated bus \(path)") }
+        return (board, board.clock)
+    }
+    let claimPath = node.path
+    factory.claimNode = { _ in claimPath }
+    return factory
+}
+
+/// systemd's STATUS while `plumb run` waits for the other plumb process.
+private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, polling: the chip is in use by another plumb process, taken once it lets go ('pgrep -a plumb' lists them)"
+
+/// A plumb service started while another plumb process (a `plumb calibrate` typed meanwhile)
+/// claims its chip. It failed its start ("the chip at 0x68 on /dev/i2c-1 is in use by another
+/// plumb process"), and systemd restarted it into the same refusal until the start limit left it
+/// failed. With `--wait-for-sensor` (both units pass it) it now waits, as for a chip that does
+/// not answer: ready, saying why and which fix, trying every second without holding the claim or
+/// touching the chip, and started once the other lets go. Without the flag it is refused at once.
+@Suite(.serialized) struct ClaimWaitTests {
+    /// `plumb run --wait-for-sensor` as `Run` builds it (the daemon, the factory's hardware source)
+    /// with no outputs, on the emulated board.
+    @Test func plumbRunWaitsForTheOtherProcessToLetGo() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        let node = ClaimedNode()
+        #expect(node.hold())
+        let factory = factory(board, node: node, waits: true)
+        let notifier = RecordingNotifier()
+        let err = Output.capture()
+        var turn = 0
+        var retakenWhileWaiting: Bool?
+        var transfersWhileClaimed = -1
+        var refusedOnceStarted: Bool?
+        var startedAt: Int?
+        let daemon = Daemon(
+            log: DaemonLog(output: err, format: .plain, level: .info), notifier: notifier, clock: board.clock,
+            takeSignals: {
+                turn += 1
+                // The other process's later operation (calibrate's next step, a read after it):
+                // the waiting service holds nothing, so it is not refused.
+                if turn == 25 {
+                    node.release()
+                    retakenWhileWaiting = node.hold()
+                }
+                if turn == 50 {
+                    transfersWhileClaimed = board.transfers
+                    node.release()
+                }
+                if startedAt == nil, turn > 50, notifier.states.last?.hasPrefix("STATUS=IMU at 0x68") == true {
+                    startedAt = turn
+                    // Now the service holds the chip: another plumb is refused.
+                    refusedOnceStarted = !node.hold()
+                    node.release()
+                }
+                return startedAt.map { turn > $0 + 5 } == true ? [.terminate] : []
+            },
+            load: { () throws(CLIError) -> DaemonSetup in
+                DaemonSetup(path: "plumb.json", configuration: Configuration(), board: generic)
+            },
+            build: { setup, handover in try factory.build(setup, handover: handover) },
+            duration: Nanoseconds.seconds(60))
+        let status = daemon.run()
+        let log = err.captured
+        #expect(status == ExitCode.success, "\(log)")
+        #expect(notifier.states.first?.hasPrefix("READY=1\n" + claimedStatus) == true, "\(notifier.states.prefix(3))")
+        let waits = log.split(separator: "\n").filter { $0.contains("waiting for it to let go") }
+        #expect(waits == ["plumb: warning: IMU at 0x68 on /dev/i2c-1, polling: the chip at 0x68 on \(node.path) is in use by another plumb process; waiting for it to let go, trying to claim the chip every second"],
+                "\(log)")
+        #expect(log.contains("plumb: warning: fix: " + SensorPipeline.claimedFix + "\n"), "\(log)")
+        #expect(retakenWhileWaiting == true, "the waiting service held the claim")
+        #expect(transfersWhileClaimed == 0, "the chip was touched before the claim was held")
+        #expect(log.contains("the other plumb process let go of IMU at 0x68 on /dev/i2c-1, polling after "), "\(log)")
+        #expect(log.contains("s of waiting; sensor started: IMU at 0x68 on /dev/i2c-1, polling at 100 Hz"), "\(log)")
+        #expect(refusedOnceStarted == true, "the started service does not hold the claim")
+        #expect(board.transfers > 0)
+    }
+
+    /// Without --wait-for-sensor: refused at once, as before, the chip untouched.
+    @Test func plumbRunWithoutTheFlagIsRefusedAtOnce() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        let node = ClaimedNode()
+        #expect(node.hold())
+        let factory = factory(board, node: node, waits: false)
+        #expect(throws: I2CHelp.inUse(I2CDeviceInUse(path: node.path, address: I2CAddress(0x68)))) {
+            _ = try factory.build(DaemonSetup(path: "plumb.json", configuration: Configuration(), board: generic))
+        }
+        #expect(board.transfers == 0)
+    }
+
+    /// `plumb dbus --wait-for-sensor` (plumb-sensor-proxy.service) on the same board: it serves
+    /// with HasAccelerometer false, says why once, checks every second without holding the claim
+    /// between checks, and turns HasAccelerometer true once the other process lets go.
+    @Test func plumbDBusWaitsForTheOtherProcessToLetGo() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        let node = ClaimedNode()
+        #expect(node.hold())
+        let context = CommandContext.capturing()
+        let configuration = Configuration()
+        var configured = DaemonFactory.imuConfiguration(configuration)
+        configured.gyroscopeEnabled = true
+        let normal = configured
+        let setup = DaemonSetup(path: "test.json", configuration: configuration, board: generic)
+        let claimPath = node.path
+        // As DBusLiveSensor.source opens the IMU with --wait-for-sensor, on the emulated board.
+        let source = try DBusLiveSensor.awaitingSource(configuration, path: "test.json", normal: normal, open: { sink in
+            var factory = DaemonFactory(source: .hardware, context: context, realClock: board.clock)
+            factory.sysfsRoot = NSTemporaryDirectory() + "plumb-no-sysfs"
+            factory.eventSink = sink
+            factory.openBus = { _ in (board, board.clock) }
+            factory.claimNode = { _ in claimPath }
+            return try factory.makeSource(setup, imuConfiguration: normal, awaitsClaim: true).0
+        }, context: context, powerMonitor: nil)
+        let lines = context.err.captured.split(separator: "\n").map(String.init)
+        #expect(lines == ["plumb dbus: IMU at 0x68 on /dev/i2c-1, polling: the chip at 0x68 on \(node.path) is in use by another plumb process; serving without it (HasAccelerometer false), trying to claim the chip every second",
+                          "plumb dbus: fix: " + SensorPipeline.claimedFix], "\(lines)")
+        #expect(source.isAwaiting)
+        let service = SensorProxyService(source: source, absentAtStart: source.absentAtStart)
+        #expect(!service.status.hasAccelerometer)
+
+        var checks = 0
+        var retaken: Bool?
+        var transfersWhileClaimed = -1
+        let line = try source.waitForSensor(service: service, clock: board.clock, shouldStop: {
+            checks += 1
+            if checks == 2 {
+                node.release()
+                retaken = node.hold()
+            }
+            if checks == 4 {
+                transfersWhileClaimed = board.transfers
+                node.release()
+            }
+            return checks > 10
+        })
+        #expect(retaken == true, "the waiting service held the claim between checks")
+        #expect(transfersWhileClaimed == 0, "the chip was touched before the claim was held")
+        #expect(line == "the other plumb process let go of IMU at 0x68 on /dev/i2c-1, polling after 4 s of waiting (HasAccelerometer true)")
+        #expect(service.status.hasAccelerometer)
+        #expect(!source.isAwaiting)
+        #expect(context.err.captured.split(separator: "\n").count == 2, "the checks say nothing more")
+    }
+
+    /// `plumb probe` marks a chip another plumb process claims, without claiming it.
+    @Test func probeSaysWhichChipAnotherPlumbClaims() throws {
+        let sensor = PlumbSimulation.SimulatedSensor(model: try #require(SimulatedChips.model("mpu6050")), seed: 1)
+        let node = ClaimedNode()
+        func probe() throws -> Probe.Adapter {
+            try Probe.probe(bus: sensor.bus, name: "test", clock: ("unknown", nil), functionality: ["I2C"], monotonic: sensor.clock,
+                            claimNode: node.path)
+        }
+        #expect(try probe().devices.map(\.inUse) == [nil], "no claim")
+        #expect(node.hold())
+        let adapter = try probe()
+        #expect(adapter.devices.map(\.inUse) == ["in use by another plumb process"])
+        #expect(Probe.text(adapter).contains("  0x68  WHO_AM_I 0x68  MPU-6050 (mpu6050)  (in use by another plumb process: 'pgrep -a plumb' lists them)\n"),
+                "\(Probe.text(adapter))")
+        let json = String(decoding: try JSONEncoder().encode(adapter.devices[0]), as: UTF8.self)
+        #expect(json.contains(#""inUse":"in use by another plumb process""#), "\(json)")
+        // The probe took no claim: the holder lets go and takes it again.
+        node.release()
+        #expect(node.hold())
+        node.release()
+        // This process's own claim is not another's.
+        let own = try I2CDeviceClaim.acquire(path: node.path, address: I2CAddress(0x68))
+        #expect(own.isHeld)
+        #expect(try probe().devices.map(\.inUse) == [nil])
+    }
+}
