@@ -87,6 +87,45 @@ private final class PropertiesMonitor: @unchecked Sendable {
     var raw: String { output.text.withLock { $0 } }
     var changes: [String] { raw.split(separator: "\n").map(String.init).filter { $0.contains("PropertiesChanged") } }
 
+    /// True once the bus holds the match rule through which the monitor receives the service's
+    /// signals, so that every signal the service sends from now on reaches it.
+    ///
+    /// Its "is owned by" line does not promise that: gdbus monitor (GLib 2.74, gdbus-tool.c's
+    /// `monitor_on_name_appeared`) prints the line when its name watcher learns the owner, and
+    /// only then subscribes, with the owner's unique name as sender (so GLib's tracking of
+    /// well-known senders, CVE-2024-34397's fix, plays no part); the subscription's AddMatch goes
+    /// out afterwards from its worker thread. Under load, a claim made on seeing the line had
+    /// the service's first PropertiesChanged, AccelerometerOrientation 'normal', reach the bus
+    /// 0.1 ms before that AddMatch (a `dbus-monitor` trace of the private bus): the bus passed it
+    /// to nobody, and this suite waited a minute for it. The bus itself says when the rule is in
+    /// place: dbus-daemon's `org.freedesktop.DBus.Debug.Stats.GetAllMatchRules` (Debian builds
+    /// it with the Stats interface). A dbus-daemon without it fails the wait with its error,
+    /// rather than waiting on a line that promises nothing.
+    func subscribed(busAddress: String) throws -> Bool {
+        guard let line = raw.split(separator: "\n").first(where: { $0.contains(" is owned by ") }),
+              let owner = line.split(separator: " ").last else { return false }
+        let call = Process()
+        let pipe = Pipe()
+        call.executableURL = URL(fileURLWithPath: Self.gdbusPath)
+        call.arguments = ["call", "--address", busAddress, "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                          "--method", "org.freedesktop.DBus.Debug.Stats.GetAllMatchRules"]
+        call.standardOutput = pipe
+        call.standardError = pipe
+        try call.run()
+        let printed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        call.waitUntilExit()
+        guard call.terminationStatus == 0 else {
+            throw CLIError.failure("gdbus call GetAllMatchRules on \(busAddress) failed: \(printed)",
+                                   fix: "The suite needs dbus-daemon built with its Stats interface (Debian's is).")
+        }
+        // ({':1.2': ["type='signal',path='/net/hadess/SensorProxy',sender=':1.0'", ...], ...},): the
+        // rules are the double-quoted strings.
+        let rules = printed.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        return rules.contains { rule in
+            rule.contains("type='signal'") && rule.contains("sender='\(owner)'") && rule.contains("path='/net/hadess/SensorProxy'")
+        }
+    }
+
     deinit {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -124,11 +163,10 @@ struct RunDBusPresenceTests {
         let step = session.step
         let monitor = try PropertiesMonitor(address: bus.address)
         let client = try SensorProxyBus(address: bus.address)
-        // gdbus monitor prints "Monitoring signals" before it subscribes, and subscribes
-        // asynchronously: a signal sent meanwhile is lost (the one orientation here, under a
-        // loaded machine). It asks who owns the name after subscribing, on the same connection,
-        // and the bus answers in order, so its "is owned by" line means the match is in place.
-        try Self.until("the monitor to subscribe (have \(monitor.raw))", step) { monitor.raw.contains("is owned by") }
+        // The claim's one orientation is sent once: the monitor's match rule must be on the bus
+        // first (``PropertiesMonitor/subscribed(busAddress:)``; its "is owned by" line comes
+        // before it: waiting on that line lost the orientation in loaded runs).
+        try Self.until("the monitor to subscribe (have \(monitor.raw))", step) { try monitor.subscribed(busAddress: bus.address) }
         try client.call("ClaimAccelerometer")
         try Self.until("the monitor to see the orientation (have \(monitor.changes))", step) {
             monitor.changes.last?.contains("'normal'") == true
@@ -169,7 +207,7 @@ struct RunDBusPresenceTests {
         let output = try DBusDaemonOutput(settings: DBusOutput(bus: bus.address))
         defer { try? output.restore() }
         let monitor = try PropertiesMonitor(address: bus.address)
-        try Self.until("the monitor to subscribe (have \(monitor.raw))", {}) { monitor.raw.contains("is owned by") }
+        try Self.until("the monitor to subscribe (have \(monitor.raw))", {}) { try monitor.subscribed(busAddress: bus.address) }
         let pipeline = try SensorPipeline(
             source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
             outputs: [output], allowedInterfaces: Set(InterfaceOrientation.allCases), waitsForSensor: true, describe: { _ in "" })
@@ -192,11 +230,12 @@ struct RunDBusPresenceTests {
     }
 
     /// Steps the daemon's session until `condition` holds, for at most 60 s of real time (each
-    /// condition takes a few steps and milliseconds; the orientation this suite once waited for in
-    /// vain was lost by the relay, ``OrientationRelayOrderTests``, not late).
-    static func until(_ what: @autoclosure () -> String, _ step: () throws -> Void, _ condition: () -> Bool) throws {
+    /// condition takes a few steps and milliseconds; the orientation this suite waited for in
+    /// vain was lost, not late: once by the relay, ``OrientationRelayOrderTests``, and once by a
+    /// monitor not yet subscribed, ``PropertiesMonitor/subscribed(busAddress:)``).
+    static func until(_ what: @autoclosure () -> String, _ step: () throws -> Void, _ condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(60)
-        while !condition() {
+        while try !condition() {
             guard Date() < deadline else {
                 Issue.record("timed out waiting for \(what())")
                 return
