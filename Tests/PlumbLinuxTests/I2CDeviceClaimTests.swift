@@ -63,11 +63,9 @@ import PlumbHAL
         _ = (first, second)
     }
 
-    /// Another process for real: python3 holds the lock on the file, then plumb's claim is refused,
-    /// and taken once python3 has ended.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs /usr/bin/python3"))
-    func aLockHeldByAnotherProcessRefusesTheClaim() throws {
-        let node = try Node()
+    /// python3 holding the OFD lock on byte 0x68 of `path` (as another plumb's claim of 0x68 would),
+    /// until its standard input closes; it prints "held" once it has it.
+    static func pythonHoldingTheLock(on path: String) throws -> (Process, input: Pipe, output: Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", """
@@ -76,11 +74,20 @@ import PlumbHAL
             fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhqqi", fcntl.F_WRLCK, os.SEEK_SET, 0x68, 1, 0))
             print("held", flush=True)
             sys.stdin.read()
-            """, node.path]
+            """, path]
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()
+        return (process, input, output)
+    }
+
+    /// Another process for real: python3 holds the lock on the file, then plumb's claim is refused,
+    /// and taken once python3 has ended.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs /usr/bin/python3"))
+    func aLockHeldByAnotherProcessRefusesTheClaim() throws {
+        let node = try Node()
+        let (process, input, output) = try Self.pythonHoldingTheLock(on: node.path)
         let said = String(decoding: output.fileHandleForReading.availableDataOrLine(), as: UTF8.self)
         #expect(said == "held\n")
         #expect(throws: I2CDeviceInUse.self) { _ = try I2CDeviceClaim.acquire(path: node.path, address: I2CAddress(0x68)) }
@@ -96,19 +103,7 @@ import PlumbHAL
     func anotherProcessesClaimIsToldWithoutTakingOne() throws {
         let node = try Node()
         #expect(I2CDeviceClaim.isClaimedElsewhere(path: node.path, address: I2CAddress(0x68)) == false)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", """
-            import fcntl, os, struct, sys
-            fd = os.open(sys.argv[1], os.O_RDWR)
-            fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhqqi", fcntl.F_WRLCK, os.SEEK_SET, 0x68, 1, 0))
-            print("held", flush=True)
-            sys.stdin.read()
-            """, node.path]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
+        let (process, input, output) = try Self.pythonHoldingTheLock(on: node.path)
         #expect(String(decoding: output.fileHandleForReading.availableDataOrLine(), as: UTF8.self) == "held\n")
         #expect(I2CDeviceClaim.isClaimedElsewhere(path: node.path, address: I2CAddress(0x68)) == true)
         #expect(I2CDeviceClaim.isClaimedElsewhere(path: node.path, address: I2CAddress(0x69)) == false, "another chip on the bus")
