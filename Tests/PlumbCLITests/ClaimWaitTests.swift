@@ -136,6 +136,93 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         #expect(board.transfers > 0)
     }
 
+    /// A reload (SIGHUP) while the service waits for the other process: the pipeline built next
+    /// awaits the claim too, holding nothing; once started, a second reload keeps the chip claimed
+    /// throughout (the old source lives until the new one shares its claim), and afterwards the
+    /// claim is still held. Another plumb is refused at every turn once the service started.
+    @Test func reloadWhileWaitingAndOnceStartedKeepsTheClaimRight() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        let node = ClaimedNode()
+        #expect(node.hold())
+        let factory = factory(board, node: node, waits: true)
+        let notifier = RecordingNotifier()
+        let err = Output.capture()
+        var turn = 0
+        var startedAt: Int?
+        var takenDuringBuilds: [Bool] = []
+        var takenOnceStarted: [Bool] = []
+        var transfersWhileClaimed = -1
+        let daemon = Daemon(
+            log: DaemonLog(output: err, format: .plain, level: .info), notifier: notifier, clock: board.clock,
+            takeSignals: {
+                turn += 1
+                if turn == 20 { return [.reload] }   // while waiting
+                if turn == 40 {
+                    transfersWhileClaimed = board.transfers
+                    node.release()
+                }
+                if startedAt == nil, turn > 40, notifier.states.last?.hasPrefix("STATUS=IMU at 0x68") == true { startedAt = turn }
+                guard let startedAt else { return [] }
+                let taken = node.hold()
+                if taken { node.release() }
+                takenOnceStarted.append(taken)
+                if turn == startedAt + 5 { return [.reload] }
+                return turn > startedAt + 10 ? [.terminate] : []
+            },
+            load: { () throws(CLIError) -> DaemonSetup in
+                DaemonSetup(path: "plumb.json", configuration: Configuration(), board: generic)
+            },
+            build: { setup, handover in
+                let pipeline = try factory.build(setup, handover: handover)
+                if startedAt != nil {
+                    let taken = node.hold()
+                    if taken { node.release() }
+                    takenDuringBuilds.append(taken)
+                }
+                return pipeline
+            },
+            duration: Nanoseconds.seconds(60))
+        let status = daemon.run()
+        let log = err.captured
+        #expect(status == ExitCode.success, "\(log)")
+        #expect(transfersWhileClaimed == 0, "the chip was touched before the claim was held")
+        #expect(log.split(separator: "\n").filter { $0.contains("waiting for it to let go") }.count == 2,
+                "one line at start, one for the reload's pipeline: \(log)")
+        #expect(startedAt != nil, "\(log)")
+        #expect(takenDuringBuilds == [false], "the reload's build let the chip go")
+        #expect(!takenOnceStarted.isEmpty && !takenOnceStarted.contains(true), "another plumb took the chip from the running service: \(takenOnceStarted)")
+    }
+
+    /// SIGTERM while the service waits for the other process: it stops cleanly (exit 0) without
+    /// touching the chip or warning that it could not be put to sleep.
+    @Test func terminateWhileWaitingForTheClaim() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        let node = ClaimedNode()
+        #expect(node.hold())
+        let factory = factory(board, node: node, waits: true)
+        let err = Output.capture()
+        var turn = 0
+        let daemon = Daemon(
+            log: DaemonLog(output: err, format: .plain, level: .info), notifier: RecordingNotifier(), clock: board.clock,
+            takeSignals: {
+                turn += 1
+                return turn == 30 ? [.terminate] : []
+            },
+            load: { () throws(CLIError) -> DaemonSetup in
+                DaemonSetup(path: "plumb.json", configuration: Configuration(), board: generic)
+            },
+            build: { setup, handover in try factory.build(setup, handover: handover) },
+            duration: Nanoseconds.seconds(60))
+        let status = daemon.run()
+        let log = err.captured
+        #expect(status == ExitCode.success, "\(log)")
+        #expect(board.transfers == 0)
+        #expect(!log.contains("could not be put to sleep"), "\(log)")
+        #expect(log.split(separator: "\n").filter { $0.contains("waiting for it to let go") }.count == 1, "\(log)")
+        node.release()
+        #expect(node.hold(), "the stopped service held the claim")
+    }
+
     /// Without --wait-for-sensor: refused at once, as before, the chip untouched.
     @Test func plumbRunWithoutTheFlagIsRefusedAtOnce() throws {
         let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
