@@ -124,8 +124,8 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         let log = err.captured
         #expect(status == ExitCode.success, "\(log)")
         #expect(notifier.states.first?.hasPrefix("READY=1\n" + claimedStatus) == true, "\(notifier.states.prefix(3))")
-        let waits = log.split(separator: "\n").filter { $0.contains("waiting for it to let go") }
-        #expect(waits == ["plumb: warning: IMU at 0x68 on /dev/i2c-1, polling: the chip at 0x68 on \(node.path) is in use by another plumb process; waiting for it to let go, trying to claim the chip every second"],
+        let waits = log.split(separator: "\n").filter { $0.contains("waiting for that process to let go") }
+        #expect(waits == ["plumb: warning: IMU at 0x68 on /dev/i2c-1, polling: the chip at 0x68 on \(node.path) is in use by another plumb process; waiting for that process to let go, trying to claim the chip every second"],
                 "\(log)")
         #expect(log.contains("plumb: warning: fix: " + SensorPipeline.claimedFix + "\n"), "\(log)")
         #expect(retakenWhileWaiting == true, "the waiting service held the claim")
@@ -186,7 +186,7 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         let log = err.captured
         #expect(status == ExitCode.success, "\(log)")
         #expect(transfersWhileClaimed == 0, "the chip was touched before the claim was held")
-        #expect(log.split(separator: "\n").filter { $0.contains("waiting for it to let go") }.count == 2,
+        #expect(log.split(separator: "\n").filter { $0.contains("waiting for that process to let go") }.count == 2,
                 "one line at start, one for the reload's pipeline: \(log)")
         #expect(startedAt != nil, "\(log)")
         #expect(takenDuringBuilds == [false], "the reload's build let the chip go")
@@ -218,7 +218,7 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         #expect(status == ExitCode.success, "\(log)")
         #expect(board.transfers == 0)
         #expect(!log.contains("could not be put to sleep"), "\(log)")
-        #expect(log.split(separator: "\n").filter { $0.contains("waiting for it to let go") }.count == 1, "\(log)")
+        #expect(log.split(separator: "\n").filter { $0.contains("waiting for that process to let go") }.count == 1, "\(log)")
         node.release()
         #expect(node.hold(), "the stopped service held the claim")
     }

@@ -216,7 +216,7 @@ final class SensorPipeline: DaemonPipeline {
     /// failed its start with `error` (``isAwaitable(_:)``): what it waits for, and the fix.
     static func awaitLines(_ error: MotionSourceError, source: String) -> [DaemonEvent] {
         if error.busError?.isClaimedByAnotherProcess == true {
-            return [DaemonEvent(level: .warning, message: "\(source): \(error.description); waiting for it to let go, trying to claim the chip every second"),
+            return [DaemonEvent(level: .warning, message: "\(source): \(error.description); waiting for that process to let go, trying to claim the chip every second"),
                     DaemonEvent(level: .warning, message: "fix: " + claimedFix)]
         }
         return [DaemonEvent(level: .warning, message: "\(source) does not answer (\(error.description)); waiting for it, trying to start it every second"),
