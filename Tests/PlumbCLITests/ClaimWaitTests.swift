@@ -1,3 +1,4 @@
+import CGPIOD
 import Foundation
 import Glibc
 import PlumbConfiguration
@@ -54,6 +55,24 @@ private final class RecordingNotifier: ServiceNotifier {
 /// The generic board whose IMU is the MPU-6050 at 0x68 on /dev/i2c-1, polled.
 private let generic = BoardSelection(board: Board(id: "generic", name: "Generic", models: [], i2cBus: "/dev/i2c-1", interrupt: nil,
                                                   display: nil, leds: [], imuAddress: I2CAddress(UInt8(0x68))), reason: .override)
+
+/// The same board with the IMU's data-ready pin on line 17 of gpiochip0.
+private let wired = BoardSelection(board: Board(id: "generic", name: "Generic", models: [], i2cBus: "/dev/i2c-1",
+                                                interrupt: InterruptLocation(chip: .device("gpiochip0"), line: .offset(17)),
+                                                display: nil, leds: [], imuAddress: I2CAddress(UInt8(0x68))), reason: .override)
+
+/// What requesting line 17 of gpiochip0 gives while another plumb process holds it, as the
+/// kernel's EBUSY reaches ``GPIODRequest/error(_:selector:described:chip:label:consumer:output:heldHere:)``.
+private func lineHeldByAnotherPlumb() -> GPIOError {
+    var result = plumb_gpio_result()
+    result.status = PLUMB_GPIO_LINE_BUSY
+    result.error_number = EBUSY
+    withUnsafeMutableBytes(of: &result.consumer) { buffer in
+        for (i, byte) in "plumb".utf8.enumerated() { buffer[i] = byte }
+    }
+    return GPIODRequest.error(result, selector: GPIOLineSelector(chip: "gpiochip0", line: .offset(17)),
+                              described: "gpiochip0 line 17 (GPIO17)", chip: "gpiochip0", label: "pinctrl-bcm2711", consumer: "plumb")
+}
 
 /// ``DaemonFactory``'s hardware source on `board`, its claim taken on `node`.
 private func factory(_ board: DBusBoard, node: ClaimedNode, waits: Bool) -> DaemonFactory {
@@ -134,6 +153,95 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         #expect(log.contains("s of waiting; sensor started: IMU at 0x68 on /dev/i2c-1, polling at 100 Hz"), "\(log)")
         #expect(refusedOnceStarted == true, "the started service does not hold the claim")
         #expect(board.transfers > 0)
+    }
+
+    /// The other plumb process lets go of the chip's claim a moment before its data-ready line
+    /// (or the claim is free when the service starts, the line not yet): the start that takes
+    /// the claim finds the line busy, held by consumer "plumb". That ended the service (exit 1,
+    /// "gpiochip0 line 17 (GPIO17) is busy: held by consumer \"plumb\" …"); it now counts as
+    /// still waiting: the claim is dropped again (another plumb takes it in between), nothing is
+    /// sent to the chip, the status and the log stay those of the wait, and the service starts
+    /// once the line is free too.
+    @Test(arguments: [true, false])
+    func aDataReadyLineStillHeldAfterTheClaimIsAwaitedToo(claimedAtStart: Bool) throws {
+        let sensor = PlumbSimulation.SimulatedSensor(model: try #require(SimulatedChips.model("mpu6050")), seed: 1)
+        let node = ClaimedNode()
+        if claimedAtStart { #expect(node.hold()) }
+        var factory = DaemonFactory(source: .hardware, context: .capturing(), realClock: sensor.clock)
+        factory.sysfsRoot = NSTemporaryDirectory() + "plumb-no-sysfs"
+        factory.waitsForSensor = true
+        factory.openBus = { _ in (sensor.bus, sensor.clock) }
+        let claimPath = node.path
+        factory.claimNode = { _ in claimPath }
+        var lineHeld = true
+        var refusedRequests = 0
+        var claimHeldAtRequests: [Bool] = []
+        factory.openLine = { selector throws(GPIOError) in
+            #expect(selector == GPIOLineSelector(chip: "gpiochip0", line: .offset(17)))
+            // The line is asked for only with the chip's claim held.
+            let taken = node.hold()
+            if taken { node.release() }
+            claimHeldAtRequests.append(!taken)
+            if lineHeld {
+                refusedRequests += 1
+                throw lineHeldByAnotherPlumb()
+            }
+            return sensor.line
+        }
+        let notifier = RecordingNotifier()
+        let err = Output.capture()
+        var turn = 0
+        var claimFreeWhileLineHeld: [Bool] = []
+        var transfersWhileLineHeld = -1
+        var startedAt: Int?
+        var refusedOnceStarted: Bool?
+        let daemon = Daemon(
+            log: DaemonLog(output: err, format: .plain, level: .info), notifier: notifier, clock: sensor.clock,
+            takeSignals: {
+                turn += 1
+                if turn == 10, claimedAtStart { node.release() }
+                if turn > 10, turn < 60 {
+                    // Between the starts the waiting service holds nothing.
+                    let taken = node.hold()
+                    if taken { node.release() }
+                    claimFreeWhileLineHeld.append(taken)
+                }
+                if turn == 60 {
+                    transfersWhileLineHeld = sensor.bus.counters.transactions
+                    lineHeld = false
+                }
+                if startedAt == nil, turn > 60, notifier.states.last?.hasPrefix("STATUS=IMU at 0x68") == true {
+                    startedAt = turn
+                    // Started, the service holds the claim.
+                    refusedOnceStarted = !node.hold()
+                    if refusedOnceStarted == false { node.release() }
+                }
+                return startedAt.map { turn > $0 + 5 } == true ? [.terminate] : []
+            },
+            load: { () throws(CLIError) -> DaemonSetup in
+                DaemonSetup(path: "plumb.json", configuration: Configuration(), board: wired)
+            },
+            build: { setup, handover in try factory.build(setup, handover: handover) },
+            duration: Nanoseconds.seconds(60))
+        let status = daemon.run()
+        let log = err.captured
+        let source = "IMU at 0x68 on /dev/i2c-1, data-ready line 17 on gpiochip0"
+        #expect(status == ExitCode.success, "\(log)")
+        #expect(refusedRequests >= 3, "the line was asked for again every second: \(refusedRequests)")
+        #expect(!claimHeldAtRequests.isEmpty && !claimHeldAtRequests.contains(false), "the line was asked for without the claim")
+        #expect(!claimFreeWhileLineHeld.isEmpty && !claimFreeWhileLineHeld.contains(false), "the waiting service held the claim")
+        #expect(transfersWhileLineHeld == 0, "the chip was touched before the line was free")
+        #expect(notifier.states.first?.hasPrefix("READY=1\nSTATUS=waiting for the \(source): the chip is in use by another plumb process") == true,
+                "\(notifier.states.prefix(3))")
+        let waits = log.split(separator: "\n").filter { $0.contains("waiting for that process to let go") }
+        let why = claimedAtStart ? "the chip at 0x68 on \(node.path) is in use by another plumb process"
+            : "the data-ready line of the chip at 0x68 on /dev/i2c-1 (line 17 on gpiochip0) is still held by another plumb process"
+        #expect(waits == ["plumb: warning: \(source): \(why); waiting for that process to let go, trying to claim the chip every second"], "\(log)")
+        #expect(!log.contains("is busy"), "\(log)")
+        #expect(log.contains("the other plumb process let go of \(source) after "), "\(log)")
+        #expect(startedAt != nil, "\(log)")
+        #expect(sensor.bus.counters.transactions > 0)
+        #expect(refusedOnceStarted == true, "the started service does not hold the claim")
     }
 
     /// A reload (SIGHUP) while the service waits for the other process: the pipeline built next
