@@ -396,6 +396,43 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         #expect(context.err.captured.split(separator: "\n").count == 2, "the checks say nothing more")
     }
 
+    /// `plumb probe` on a chip another plumb process claims writes nothing to it: the claim was
+    /// looked up only after the MPU-9150 look, which sets INT_PIN_CFG and puts it back under the
+    /// other process. The look is skipped there, and a warning says what was not told apart and why.
+    @Test func probeWritesNothingToAChipAnotherPlumbClaims() throws {
+        let sensor = PlumbSimulation.SimulatedSensor(model: try #require(SimulatedChips.model("mpu6050")), seed: 1)
+        let node = ClaimedNode()
+        /// The register writes to 0x68 while `body` runs (a write-only transfer; a register read
+        /// writes its address first, then reads).
+        func writes(_ body: () throws -> Probe.Adapter) rethrows -> (Probe.Adapter, [String]) {
+            sensor.bus.trace = []
+            let adapter = try body()
+            let written = (sensor.bus.trace ?? []).filter { event in
+                event.address == I2CAddress(0x68) && event.operations.allSatisfy { $0.direction == .write }
+            }
+            sensor.bus.trace = nil
+            return (adapter, written.map(\.description))
+        }
+        func probe() throws -> Probe.Adapter {
+            try Probe.probe(bus: sensor.bus, name: "test", clock: ("unknown", nil), functionality: ["I2C"], monotonic: sensor.clock,
+                            claimNode: node.path)
+        }
+        // Unclaimed, the look writes (the count sees writes).
+        let (free, freeWrites) = try writes(probe)
+        #expect(!freeWrites.isEmpty)
+        #expect(free.devices.map(\.warnings) == [[]])
+        #expect(node.hold())
+        let (claimed, claimedWrites) = try writes(probe)
+        #expect(claimedWrites == [], "written to a chip another plumb claims: \(claimedWrites)")
+        #expect(claimed.devices.map(\.part) == ["MPU-6050"])
+        #expect(claimed.devices.map(\.inUse) == [Probe.inUseNote])
+        #expect(claimed.devices.first?.warnings == ["WHO_AM_I 0x68 is an MPU-6050 or an MPU-9150, and the MPU-9150's AK8975 could not be looked for: "
+                                                    + Probe.leftAloneReason + "; driving it as MPU-6050 (pass --part mpu9150 if it is an MPU-9150)"],
+                "\(claimed.devices)")
+        #expect(Probe.text(claimed).contains("        warning: WHO_AM_I 0x68 is an MPU-6050 or an MPU-9150"), "\(Probe.text(claimed))")
+        node.release()
+    }
+
     /// `plumb probe` marks a chip another plumb process claims, without claiming it.
     @Test func probeSaysWhichChipAnotherPlumbClaims() throws {
         let sensor = PlumbSimulation.SimulatedSensor(model: try #require(SimulatedChips.model("mpu6050")), seed: 1)
