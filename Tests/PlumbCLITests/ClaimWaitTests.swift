@@ -396,6 +396,56 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         #expect(context.err.captured.split(separator: "\n").count == 2, "the checks say nothing more")
     }
 
+    /// `plumb dbus --wait-for-sensor` while the other process lets go of a chip that then does
+    /// not answer (unplugged meanwhile): it said nothing, and went on waiting as if the chip were
+    /// still claimed; `plumb run` says "the other plumb process let go of …" and what it awaits
+    /// now. plumb dbus says the same, once, and names the chip's answer when it comes.
+    @Test func plumbDBusSaysWhenTheOtherProcessLetsGoOfASilentChip() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        let node = ClaimedNode()
+        #expect(node.hold())
+        let context = CommandContext.capturing()
+        let configuration = Configuration()
+        var configured = DaemonFactory.imuConfiguration(configuration)
+        configured.gyroscopeEnabled = true
+        let normal = configured
+        let setup = DaemonSetup(path: "test.json", configuration: configuration, board: generic)
+        let claimPath = node.path
+        let source = try DBusLiveSensor.awaitingSource(configuration, path: "test.json", normal: normal, open: { sink in
+            var factory = DaemonFactory(source: .hardware, context: context, realClock: board.clock)
+            factory.sysfsRoot = NSTemporaryDirectory() + "plumb-no-sysfs"
+            factory.eventSink = sink
+            factory.openBus = { _ in (board, board.clock) }
+            factory.claimNode = { _ in claimPath }
+            return try factory.makeSource(setup, imuConfiguration: normal, awaitsClaim: true).0
+        }, context: context, powerMonitor: nil)
+        #expect(source.isAwaiting)
+        let service = SensorProxyService(source: source, absentAtStart: source.absentAtStart)
+        var checks = 0
+        var linesWhileSilent: [String] = []
+        let line = try source.waitForSensor(service: service, clock: board.clock, shouldStop: {
+            checks += 1
+            if checks == 3 {
+                board.plugged = false
+                node.release()
+            }
+            if checks == 6 {
+                linesWhileSilent = context.err.captured.split(separator: "\n").map(String.init)
+                board.plugged = true
+            }
+            return checks > 10
+        })
+        let name = "IMU at 0x68 on /dev/i2c-1, polling"
+        #expect(linesWhileSilent.dropFirst(2) == ["plumb dbus: the other plumb process let go of \(name)",
+                                                  "plumb dbus: \(name) does not answer (nothing answers at 0x68 on /dev/i2c-1); serving without it (HasAccelerometer false), trying it every second",
+                                                  "plumb dbus: fix: " + SensorPipeline.stopFix(.bus(I2CError(errno: Errno.ENXIO, bus: "/dev/i2c-1", address: I2CAddress(0x68))),
+                                                                                               then: "plumb dbus takes it within a second once it answers.")],
+                "\(linesWhileSilent)")
+        #expect(line == "\(name) answers after 6 s of waiting (HasAccelerometer true)")
+        #expect(service.status.hasAccelerometer)
+        #expect(context.err.captured.split(separator: "\n").count == 5, "said once: \(context.err.captured)")
+    }
+
     /// `plumb probe` on a chip another plumb process claims writes nothing to it: the claim was
     /// looked up only after the MPU-9150 look, which sets INT_PIN_CFG and puts it back under the
     /// other process. The look is skipped there, and a warning says what was not told apart and why.
