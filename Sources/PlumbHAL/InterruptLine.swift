@@ -71,11 +71,16 @@ public struct GPIOError: Error, Sendable, Equatable, CustomStringConvertible {
     public var errno: Int32
     /// The full message, naming the chip, the line and, for a busy line, the consumer holding it.
     public var message: String
+    /// A busy line (``Kind/lineBusy``) that another process holds under the consumer name this
+    /// request gave (Plumb's "plumb"): another plumb process on the same chip, which frees it when
+    /// it ends. False for a line this process holds itself, or one held under another name.
+    public var isHeldByAnotherPlumbProcess: Bool
 
-    public init(_ kind: Kind, errno: Int32 = 0, message: String) {
+    public init(_ kind: Kind, errno: Int32 = 0, message: String, isHeldByAnotherPlumbProcess: Bool = false) {
         self.kind = kind
         self.errno = errno
         self.message = message
+        self.isHeldByAnotherPlumbProcess = isHeldByAnotherPlumbProcess
     }
 
     public var description: String { message }

@@ -176,7 +176,8 @@ final class GPIODRequest {
                 // driver holds a GPIO under the LED's name).
                 return GPIOError(.lineBusy, errno: e,
                                  message: "\(described) is busy: held by consumer \"\(holder)\", another plumb process driving it "
-                                    + "(a plumb led in another terminal or a script); stop it first, or choose another line")
+                                    + "(a plumb led in another terminal or a script); stop it first, or choose another line",
+                                 isHeldByAnotherPlumbProcess: true)
             }
             if !holder.isEmpty, holder == consumer {
                 // Plumb's own name: another plumb process reads the IMU this line wakes (the service
@@ -185,7 +186,8 @@ final class GPIODRequest {
                 return GPIOError(.lineBusy, errno: e,
                                  message: "\(described) is busy: held by consumer \"\(holder)\", another plumb process reading the IMU this line wakes "
                                     + "(plumb.service, plumb-sensor-proxy.service, or a plumb command in another terminal); stop it first "
-                                    + "('sudo systemctl stop plumb'): two would each reset and configure the same chip")
+                                    + "('sudo systemctl stop plumb'): two would each reset and configure the same chip",
+                                 isHeldByAnotherPlumbProcess: true)
             }
             let who = holder.isEmpty ? "another consumer (the kernel does not say which)" : "consumer \"\(holder)\""
             return GPIOError(.lineBusy, errno: e,

@@ -1,3 +1,4 @@
+import CGPIOD
 import Foundation
 import Glibc
 import PlumbConfiguration
@@ -54,6 +55,24 @@ private final class RecordingNotifier: ServiceNotifier {
 /// The generic board whose IMU is the MPU-6050 at 0x68 on /dev/i2c-1, polled.
 private let generic = BoardSelection(board: Board(id: "generic", name: "Generic", models: [], i2cBus: "/dev/i2c-1", interrupt: nil,
                                                   display: nil, leds: [], imuAddress: I2CAddress(UInt8(0x68))), reason: .override)
+
+/// The same board with the IMU's data-ready pin on line 17 of gpiochip0.
+private let wired = BoardSelection(board: Board(id: "generic", name: "Generic", models: [], i2cBus: "/dev/i2c-1",
+                                                interrupt: InterruptLocation(chip: .device("gpiochip0"), line: .offset(17)),
+                                                display: nil, leds: [], imuAddress: I2CAddress(UInt8(0x68))), reason: .override)
+
+/// What requesting line 17 of gpiochip0 gives while another plumb process holds it, as the
+/// kernel's EBUSY reaches ``GPIODRequest/error(_:selector:described:chip:label:consumer:output:heldHere:)``.
+private func lineHeldByAnotherPlumb() -> GPIOError {
+    var result = plumb_gpio_result()
+    result.status = PLUMB_GPIO_LINE_BUSY
+    result.error_number = EBUSY
+    withUnsafeMutableBytes(of: &result.consumer) { buffer in
+        for (i, byte) in "plumb".utf8.enumerated() { buffer[i] = byte }
+    }
+    return GPIODRequest.error(result, selector: GPIOLineSelector(chip: "gpiochip0", line: .offset(17)),
+                              described: "gpiochip0 line 17 (GPIO17)", chip: "gpiochip0", label: "pinctrl-bcm2711", consumer: "plumb")
+}
 
 /// ``DaemonFactory``'s hardware source on `board`, its claim taken on `node`.
 private func factory(_ board: DBusBoard, node: ClaimedNode, waits: Bool) -> DaemonFactory {
@@ -134,6 +153,95 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         #expect(log.contains("s of waiting; sensor started: IMU at 0x68 on /dev/i2c-1, polling at 100 Hz"), "\(log)")
         #expect(refusedOnceStarted == true, "the started service does not hold the claim")
         #expect(board.transfers > 0)
+    }
+
+    /// The other plumb process lets go of the chip's claim a moment before its data-ready line
+    /// (or the claim is free when the service starts, the line not yet): the start that takes
+    /// the claim finds the line busy, held by consumer "plumb". That ended the service (exit 1,
+    /// "gpiochip0 line 17 (GPIO17) is busy: held by consumer \"plumb\" …"); it now counts as
+    /// still waiting: the claim is dropped again (another plumb takes it in between), nothing is
+    /// sent to the chip, the status and the log stay those of the wait, and the service starts
+    /// once the line is free too.
+    @Test(arguments: [true, false])
+    func aDataReadyLineStillHeldAfterTheClaimIsAwaitedToo(claimedAtStart: Bool) throws {
+        let sensor = PlumbSimulation.SimulatedSensor(model: try #require(SimulatedChips.model("mpu6050")), seed: 1)
+        let node = ClaimedNode()
+        if claimedAtStart { #expect(node.hold()) }
+        var factory = DaemonFactory(source: .hardware, context: .capturing(), realClock: sensor.clock)
+        factory.sysfsRoot = NSTemporaryDirectory() + "plumb-no-sysfs"
+        factory.waitsForSensor = true
+        factory.openBus = { _ in (sensor.bus, sensor.clock) }
+        let claimPath = node.path
+        factory.claimNode = { _ in claimPath }
+        var lineHeld = true
+        var refusedRequests = 0
+        var claimHeldAtRequests: [Bool] = []
+        factory.openLine = { selector throws(GPIOError) in
+            #expect(selector == GPIOLineSelector(chip: "gpiochip0", line: .offset(17)))
+            // The line is asked for only with the chip's claim held.
+            let taken = node.hold()
+            if taken { node.release() }
+            claimHeldAtRequests.append(!taken)
+            if lineHeld {
+                refusedRequests += 1
+                throw lineHeldByAnotherPlumb()
+            }
+            return sensor.line
+        }
+        let notifier = RecordingNotifier()
+        let err = Output.capture()
+        var turn = 0
+        var claimFreeWhileLineHeld: [Bool] = []
+        var transfersWhileLineHeld = -1
+        var startedAt: Int?
+        var refusedOnceStarted: Bool?
+        let daemon = Daemon(
+            log: DaemonLog(output: err, format: .plain, level: .info), notifier: notifier, clock: sensor.clock,
+            takeSignals: {
+                turn += 1
+                if turn == 10, claimedAtStart { node.release() }
+                if turn > 10, turn < 60 {
+                    // Between the starts the waiting service holds nothing.
+                    let taken = node.hold()
+                    if taken { node.release() }
+                    claimFreeWhileLineHeld.append(taken)
+                }
+                if turn == 60 {
+                    transfersWhileLineHeld = sensor.bus.counters.transactions
+                    lineHeld = false
+                }
+                if startedAt == nil, turn > 60, notifier.states.last?.hasPrefix("STATUS=IMU at 0x68") == true {
+                    startedAt = turn
+                    // Started, the service holds the claim.
+                    refusedOnceStarted = !node.hold()
+                    if refusedOnceStarted == false { node.release() }
+                }
+                return startedAt.map { turn > $0 + 5 } == true ? [.terminate] : []
+            },
+            load: { () throws(CLIError) -> DaemonSetup in
+                DaemonSetup(path: "plumb.json", configuration: Configuration(), board: wired)
+            },
+            build: { setup, handover in try factory.build(setup, handover: handover) },
+            duration: Nanoseconds.seconds(60))
+        let status = daemon.run()
+        let log = err.captured
+        let source = "IMU at 0x68 on /dev/i2c-1, data-ready line 17 on gpiochip0"
+        #expect(status == ExitCode.success, "\(log)")
+        #expect(refusedRequests >= 3, "the line was asked for again every second: \(refusedRequests)")
+        #expect(!claimHeldAtRequests.isEmpty && !claimHeldAtRequests.contains(false), "the line was asked for without the claim")
+        #expect(!claimFreeWhileLineHeld.isEmpty && !claimFreeWhileLineHeld.contains(false), "the waiting service held the claim")
+        #expect(transfersWhileLineHeld == 0, "the chip was touched before the line was free")
+        #expect(notifier.states.first?.hasPrefix("READY=1\nSTATUS=waiting for the \(source): the chip is in use by another plumb process") == true,
+                "\(notifier.states.prefix(3))")
+        let waits = log.split(separator: "\n").filter { $0.contains("waiting for that process to let go") }
+        let why = claimedAtStart ? "the chip at 0x68 on \(node.path) is in use by another plumb process"
+            : "the data-ready line of the chip at 0x68 on /dev/i2c-1 (line 17 on gpiochip0) is still held by another plumb process"
+        #expect(waits == ["plumb: warning: \(source): \(why); waiting for that process to let go, trying to claim the chip every second"], "\(log)")
+        #expect(!log.contains("is busy"), "\(log)")
+        #expect(log.contains("the other plumb process let go of \(source) after "), "\(log)")
+        #expect(startedAt != nil, "\(log)")
+        #expect(sensor.bus.counters.transactions > 0)
+        #expect(refusedOnceStarted == true, "the started service does not hold the claim")
     }
 
     /// A reload (SIGHUP) while the service waits for the other process: the pipeline built next
@@ -286,6 +394,93 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         #expect(service.status.hasAccelerometer)
         #expect(!source.isAwaiting)
         #expect(context.err.captured.split(separator: "\n").count == 2, "the checks say nothing more")
+    }
+
+    /// `plumb dbus --wait-for-sensor` while the other process lets go of a chip that then does
+    /// not answer (unplugged meanwhile): it said nothing, and went on waiting as if the chip were
+    /// still claimed; `plumb run` says "the other plumb process let go of …" and what it awaits
+    /// now. plumb dbus says the same, once, and names the chip's answer when it comes.
+    @Test func plumbDBusSaysWhenTheOtherProcessLetsGoOfASilentChip() throws {
+        let board = DBusBoard(nothingAnswersErrno: Errno.ENXIO)
+        let node = ClaimedNode()
+        #expect(node.hold())
+        let context = CommandContext.capturing()
+        let configuration = Configuration()
+        var configured = DaemonFactory.imuConfiguration(configuration)
+        configured.gyroscopeEnabled = true
+        let normal = configured
+        let setup = DaemonSetup(path: "test.json", configuration: configuration, board: generic)
+        let claimPath = node.path
+        let source = try DBusLiveSensor.awaitingSource(configuration, path: "test.json", normal: normal, open: { sink in
+            var factory = DaemonFactory(source: .hardware, context: context, realClock: board.clock)
+            factory.sysfsRoot = NSTemporaryDirectory() + "plumb-no-sysfs"
+            factory.eventSink = sink
+            factory.openBus = { _ in (board, board.clock) }
+            factory.claimNode = { _ in claimPath }
+            return try factory.makeSource(setup, imuConfiguration: normal, awaitsClaim: true).0
+        }, context: context, powerMonitor: nil)
+        #expect(source.isAwaiting)
+        let service = SensorProxyService(source: source, absentAtStart: source.absentAtStart)
+        var checks = 0
+        var linesWhileSilent: [String] = []
+        let line = try source.waitForSensor(service: service, clock: board.clock, shouldStop: {
+            checks += 1
+            if checks == 3 {
+                board.plugged = false
+                node.release()
+            }
+            if checks == 6 {
+                linesWhileSilent = context.err.captured.split(separator: "\n").map(String.init)
+                board.plugged = true
+            }
+            return checks > 10
+        })
+        let name = "IMU at 0x68 on /dev/i2c-1, polling"
+        #expect(linesWhileSilent.dropFirst(2) == ["plumb dbus: the other plumb process let go of \(name)",
+                                                  "plumb dbus: \(name) does not answer (nothing answers at 0x68 on /dev/i2c-1); serving without it (HasAccelerometer false), trying it every second",
+                                                  "plumb dbus: fix: " + SensorPipeline.stopFix(.bus(I2CError(errno: Errno.ENXIO, bus: "/dev/i2c-1", address: I2CAddress(0x68))),
+                                                                                               then: "plumb dbus takes it within a second once it answers.")],
+                "\(linesWhileSilent)")
+        #expect(line == "\(name) answers after 6 s of waiting (HasAccelerometer true)")
+        #expect(service.status.hasAccelerometer)
+        #expect(context.err.captured.split(separator: "\n").count == 5, "said once: \(context.err.captured)")
+    }
+
+    /// `plumb probe` on a chip another plumb process claims writes nothing to it: the claim was
+    /// looked up only after the MPU-9150 look, which sets INT_PIN_CFG and puts it back under the
+    /// other process. The look is skipped there, and a warning says what was not told apart and why.
+    @Test func probeWritesNothingToAChipAnotherPlumbClaims() throws {
+        let sensor = PlumbSimulation.SimulatedSensor(model: try #require(SimulatedChips.model("mpu6050")), seed: 1)
+        let node = ClaimedNode()
+        /// The register writes to 0x68 while `body` runs (a write-only transfer; a register read
+        /// writes its address first, then reads).
+        func writes(_ body: () throws -> Probe.Adapter) rethrows -> (Probe.Adapter, [String]) {
+            sensor.bus.trace = []
+            let adapter = try body()
+            let written = (sensor.bus.trace ?? []).filter { event in
+                event.address == I2CAddress(0x68) && event.operations.allSatisfy { $0.direction == .write }
+            }
+            sensor.bus.trace = nil
+            return (adapter, written.map(\.description))
+        }
+        func probe() throws -> Probe.Adapter {
+            try Probe.probe(bus: sensor.bus, name: "test", clock: ("unknown", nil), functionality: ["I2C"], monotonic: sensor.clock,
+                            claimNode: node.path)
+        }
+        // Unclaimed, the look writes (the count sees writes).
+        let (free, freeWrites) = try writes(probe)
+        #expect(!freeWrites.isEmpty)
+        #expect(free.devices.map(\.warnings) == [[]])
+        #expect(node.hold())
+        let (claimed, claimedWrites) = try writes(probe)
+        #expect(claimedWrites == [], "written to a chip another plumb claims: \(claimedWrites)")
+        #expect(claimed.devices.map(\.part) == ["MPU-6050"])
+        #expect(claimed.devices.map(\.inUse) == [Probe.inUseNote])
+        #expect(claimed.devices.first?.warnings == ["WHO_AM_I 0x68 is an MPU-6050 or an MPU-9150, and the MPU-9150's AK8975 could not be looked for: "
+                                                    + Probe.leftAloneReason + "; driving it as MPU-6050 (pass --part mpu9150 if it is an MPU-9150)"],
+                "\(claimed.devices)")
+        #expect(Probe.text(claimed).contains("        warning: WHO_AM_I 0x68 is an MPU-6050 or an MPU-9150"), "\(Probe.text(claimed))")
+        node.release()
     }
 
     /// `plumb probe` marks a chip another plumb process claims, without claiming it.

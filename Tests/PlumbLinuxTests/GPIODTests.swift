@@ -109,6 +109,17 @@ import Glibc
                 + "give each IMU its own data-ready line (imu.interrupt)")
     }
 
+    /// Only a line another process holds under plumb's own name is another plumb process's, which
+    /// `plumb run --wait-for-sensor` awaits (it lets go of the chip's claim a moment before the line).
+    @Test func onlyALineAnotherProcessHoldsAsPlumbIsHeldByAnotherPlumbProcess() {
+        #expect(Self.busy(heldBy: "plumb").isHeldByAnotherPlumbProcess)
+        #expect(Self.busy(heldBy: "plumb", output: true).isHeldByAnotherPlumbProcess)
+        #expect(!Self.busy(heldBy: "plumb", heldHere: true).isHeldByAnotherPlumbProcess)
+        #expect(!Self.busy(heldBy: "plumb", heldHere: false).isHeldByAnotherPlumbProcess)
+        #expect(!Self.busy(heldBy: "shutdown").isHeldByAnotherPlumbProcess)
+        #expect(!Self.busy(heldBy: "").isHeldByAnotherPlumbProcess)
+    }
+
     @Test func aLineHeldBySomethingElseSaysToFreeItOrChooseAnother() {
         #expect(Self.busy(heldBy: "shutdown").message
                 == "gpiochip0 line 17 (GPIO17) is busy: held by consumer \"shutdown\"; stop that program or driver, or choose another line")

@@ -68,9 +68,14 @@ enum DBusLiveSensor {
             context.err.flush()
         }
         let inner = notifierSource(configuration, path: path, normal: normal, open: open, context: context, powerMonitor: powerMonitor)
+        let err = context.err
         return DBusSensorWait(inner: inner, name: absent?.source ?? "the IMU",
                               absentAtStart: absent.map { "\($0.source): \($0.error.description)" },
                               claimedAtStart: absent?.error.busError?.isClaimedByAnotherProcess == true,
+                              log: { line in
+                                  err.line("plumb dbus: " + line)
+                                  err.flush()
+                              },
                               check: { () throws(CLIError) -> MotionSourceError? in try checkOnce()?.error })
     }
 

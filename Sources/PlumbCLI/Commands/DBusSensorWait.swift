@@ -50,12 +50,19 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
     /// (``I2CError/isClaimedByAnotherProcess``) rather than silent: the line said once it is
     /// taken names the process letting go.
     private let claimed: Mutex<Bool>
+    /// Where the lines said while waiting go (`plumb dbus` prints them to standard error): the
+    /// other plumb process letting go of a chip that then does not answer, or that a client's
+    /// claim finds answering. The line said once the chip answers between claims is
+    /// ``waitForSensor(service:clock:interval:shouldStop:)``'s.
+    private let log: @Sendable (String) -> Void
 
     init(inner: any OrientationSource, name: String, absentAtStart: String?, claimedAtStart: Bool = false,
+         log: @escaping @Sendable (String) -> Void = { _ in },
          check: @escaping @Sendable () throws(CLIError) -> MotionSourceError?) {
         self.inner = inner
         self.name = name
         self.absentAtStart = absentAtStart
+        self.log = log
         self.check = check
         state = Mutex((running: false, awaiting: absentAtStart != nil))
         claimed = Mutex(claimedAtStart)
@@ -75,8 +82,11 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
         state.withLock { $0.running = true }
         if state.withLock({ $0.awaiting }) {
             do {
-                if try check() == nil {
+                let failure = try check()
+                let wasClaimed = follow(failure)
+                if failure == nil {
                     state.withLock { $0.awaiting = false }
+                    if wasClaimed { log("the other plumb process let go of \(name); a client's claim starts it (HasAccelerometer true)") }
                     presence(.present)
                 }
             } catch {
@@ -113,12 +123,30 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
         guard awaiting else { return .notAwaited }
         guard !running else { return .claimed }
         if let failure = try check() {
-            claimed.withLock { $0 = failure.busError?.isClaimedByAnotherProcess == true }
+            follow(failure)
             return .stillAbsent
         }
         state.withLock { $0.awaiting = false }
         answered()
         return .answered
+    }
+
+    /// Notes what a check found (`failure`, nil when the chip answered) and returns whether the
+    /// check before found the chip claimed by another plumb process. When that process let go
+    /// and the chip it left does not answer, says so (``log``) and what is awaited now, as `plumb
+    /// run` does; whether it was claimed stays known when the chip answered, for the line said then.
+    @discardableResult
+    private func follow(_ failure: MotionSourceError?) -> Bool {
+        guard let failure else { return claimed.withLock { $0 } }
+        let isClaimed = failure.busError?.isClaimedByAnotherProcess == true
+        let wasClaimed = claimed.withLock { was in
+            defer { was = isClaimed }
+            return was
+        }
+        if wasClaimed, !isClaimed {
+            for line in ["the other plumb process let go of \(name)"] + Self.waitLines(source: name, error: failure) { log(line) }
+        }
+        return wasClaimed
     }
 
     /// Checks the awaited chip every `interval` nanoseconds on `clock` until it answers (then

@@ -17,7 +17,8 @@ enum Probe {
         program is streaming from (INT_ENABLE or USER_CTRL.FIFO_EN set) is only read: it is named by
         WHO_AM_I alone, with a warning. The registers of other chips are only read.
         A chip another plumb process drives (plumb run, plumb dbus, a plumb read or calibrate) is marked
-        "in use by another plumb process", found without claiming it.
+        "in use by another plumb process", found without claiming it, and is only read: nothing is written
+        to it, so an MPU-6050 there is not told from an MPU-9150 (a warning says so).
         Each bus's clock is read from the device tree (/sys/bus/i2c/devices/i2c-N/of_node/clock-frequency):
         "unknown" on adapters without one (x86, i2c-stub). With --simulate it probes the emulated bus instead.
         """,
@@ -136,21 +137,36 @@ enum Probe {
     ///     nil for an emulated bus.
     static func probe(bus: any I2CBus, name: String, clock: (text: String, hertz: Int?), functionality: [String],
                       monotonic: any MonotonicClock, claimNode: String? = nil) throws(CLIError) -> Adapter {
+        // Asked before a family's refine step writes to the chip (the MPU-9150 look sets
+        // INT_PIN_CFG): a chip another plumb process drives is only read.
+        var claimed: [I2CAddress: Bool] = [:]
+        func isClaimed(_ address: I2CAddress) -> Bool {
+            if let known = claimed[address] { return known }
+            let found = claimNode.flatMap { I2CDeviceClaim.isClaimedElsewhere(path: $0, address: address) } == true
+            claimed[address] = found
+            return found
+        }
         let findings: [ProbeFinding]
-        do { findings = try IMUFamilies.probe(bus, refiningWith: monotonic) } catch {
+        do {
+            findings = try IMUFamilies.probe(bus, refiningWith: monotonic, leavingAlone: { isClaimed($0) ? leftAloneReason : nil })
+        } catch {
             return Adapter(path: bus.path, name: name, clock: clock.text, clockHz: clock.hertz, functionality: functionality,
                            error: error.description, devices: [])
         }
         let devices = findings.map { f in
             Device(address: f.address.description, register: "0x" + hex(f.register), whoAmI: "0x" + hex(f.whoAmI),
                    family: f.family, part: f.part, key: f.partKey, warnings: f.warnings,
-                   inUse: claimNode.flatMap { I2CDeviceClaim.isClaimedElsewhere(path: $0, address: f.address) } == true ? inUseNote : nil)
+                   inUse: isClaimed(f.address) ? inUseNote : nil)
         }
         return Adapter(path: bus.path, name: name, clock: clock.text, clockHz: clock.hertz, functionality: functionality, error: nil, devices: devices)
     }
 
     /// The note on a chip another plumb process claims (``Device/inUse``).
     static let inUseNote = "in use by another plumb process"
+
+    /// Why a chip another plumb process claims gets no refine step (``IMUFamilies/probe(_:refiningWith:leavingAlone:)``),
+    /// in the warning when that leaves its part in doubt.
+    static let leftAloneReason = "another plumb process drives the chip, so nothing is written to it; stop that process ('pgrep -a plumb' lists them) and run this again"
 
     /// - Parameter simulated: the emulated chip of `--simulate`: a silent bus then gets the
     ///   simulator's fix (``I2CHelp/simulatedSilenceFix(_:addressOption:faultsOption:)``), not the wiring and `i2cdetect`.

@@ -14,6 +14,12 @@ import PlumbOrientation
 /// only once it is. The data-ready line in particular, which the kernel gives one requester, stays
 /// free for the process that holds the chip. A refused try holds nothing afterwards (the claim's
 /// description is closed at once), so the other process's next claim of the chip is not refused.
+///
+/// The other process lets go of the claim a moment before its data-ready line (it closes the
+/// claim's description, then releases the line, or the kernel frees both as it exits): a start
+/// in between finds the line still held by consumer "plumb" (``DataReadyLineHeld``). That start
+/// fails as a refused one does, the claim dropped again before anything was sent to the chip,
+/// and the next start tries both again.
 final class ClaimAwaitingSource: MotionSampleSource, DaemonEventSource {
     let name: String
     let clock: any MonotonicClock
@@ -45,12 +51,24 @@ final class ClaimAwaitingSource: MotionSampleSource, DaemonEventSource {
         .bus(I2CError(errno: 0, bus: error.path, address: error.address, kind: .claimedByAnotherProcess, detail: error.description))
     }
 
+    /// The failure of a start that took the claim but found the chip's data-ready line still held
+    /// by the plumb process that let go of the claim: awaited alike (``I2CError/Kind/claimedByAnotherProcess``).
+    static func lineRefusal(_ held: DataReadyLineHeld, bus: String, address: I2CAddress) -> MotionSourceError {
+        .bus(I2CError(errno: 0, bus: bus, address: address, kind: .claimedByAnotherProcess,
+                      detail: "the data-ready line of the chip at \(address) on \(bus) (\(held.line)) is still held by another plumb process"))
+    }
+
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
         if inner == nil {
-            let taken: I2CDeviceClaim?
+            var taken: I2CDeviceClaim?
             do { taken = try claim() } catch { throw Self.refusal(error) }
             do {
                 inner = try build(taken)
+            } catch let held as DataReadyLineHeld {
+                // The line was requested before the driver was made: nothing went to the chip.
+                // The claim is dropped now, so the other process's next claim is not refused.
+                taken = nil
+                throw Self.lineRefusal(held, bus: bus, address: address)
             } catch let error as CLIError {
                 // A data-ready line another program holds, a part without a driver: not awaited.
                 if case .failure(let message, let fix) = error { throw .other(message + (fix.map { " (\($0))" } ?? "")) }
@@ -77,4 +95,14 @@ final class ClaimAwaitingSource: MotionSampleSource, DaemonEventSource {
     func wake(bySampleAt sampleNanoseconds: UInt64) { inner?.wake(bySampleAt: sampleNanoseconds) }
     func takeNotices() -> [SensorNotice] { inner?.takeNotices() ?? [] }
     func takeEvents() -> [DaemonEvent] { inner?.takeEvents() ?? [] }
+}
+
+/// The chip's data-ready line is busy, held under Plumb's consumer name by another process
+/// (``GPIOError/isHeldByAnotherPlumbProcess``), when the stream was made after the chip's claim
+/// was taken: the plumb process that let go of the claim has not released the line yet.
+/// ``ClaimAwaitingSource`` awaits it; elsewhere it fails as any busy line (``DaemonFactory/lineFailure(_:)``).
+struct DataReadyLineHeld: Error {
+    /// The line as configured ("line 17 on gpiochip0").
+    let line: String
+    let error: GPIOError
 }

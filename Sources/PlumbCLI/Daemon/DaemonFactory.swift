@@ -48,6 +48,10 @@ struct DaemonFactory {
     /// address is its claim (``I2CDeviceClaim``); `nil` takes no claim. (Without ``openBus`` the
     /// claim is on the node itself.)
     var claimNode: ((String) -> String)?
+    /// Requests the hardware source's data-ready line for rising edges; `nil` requests it from
+    /// the kernel through libgpiod (``GPIODInterruptLine``). Tests give a line that is busy
+    /// first, as another plumb process's is for a moment after it let go of the chip's claim.
+    var openLine: ((GPIOLineSelector) throws(GPIOError) -> any InterruptLine)?
 
     /// The orientation pipeline the configuration asks for: filter, classifier, mounting.
     static func orientationPipeline(_ c: Configuration) -> OrientationPipeline {
@@ -322,10 +326,11 @@ struct DaemonFactory {
             let name = "IMU at \(address) on \(busPath)" + (location.map { ", data-ready \($0)" } ?? ", polling")
             let sink = eventSink
             let sysfsRoot = sysfsRoot
-            // The chip's stream, made once its claim is held: the driver, and the data-ready line.
+            let lineOpener = openLine
+            // The chip's stream, made once its claim is held: the data-ready line, then the
+            // driver (which sends nothing to the chip until it starts). The line first, so that a
+            // line another plumb process still holds (``DataReadyLineHeld``) leaves the chip untouched.
             let stream = { (claim: I2CDeviceClaim?) throws -> StreamSampleSource in
-                let imu = try Self.makeIMU(bus: bus, address: address, clock: clock, part: c.imu.part == "auto" ? nil : c.imu.part,
-                                           fifoCompression: c.imu.fifoCompression)
                 var line: (any InterruptLine)?
                 if let location {
                     let selector: GPIOLineSelector
@@ -333,11 +338,15 @@ struct DaemonFactory {
                     case .name(let name): selector = GPIOLineSelector(chip: location.chip.text, line: .name(name))
                     case .offset(let offset): selector = GPIOLineSelector(chip: location.chip.text, line: .offset(UInt32(offset)))
                     }
-                    do { line = try GPIODInterruptLine(selector, edges: .rising) } catch {
-                        throw CLIError.failure(String(describing: error),
-                                               fix: "Free the line (gpioinfo names its user), choose another with imu.interrupt, or poll instead: \"imu\": {\"interrupt\": \"poll\"} in plumb.json.")
+                    do throws(GPIOError) {
+                        if let lineOpener { line = try lineOpener(selector) } else { line = try GPIODInterruptLine(selector, edges: .rising) }
+                    } catch {
+                        if error.isHeldByAnotherPlumbProcess { throw DataReadyLineHeld(line: location.description, error: error) }
+                        throw Self.lineFailure(error)
                     }
                 }
+                let imu = try Self.makeIMU(bus: bus, address: address, clock: clock, part: c.imu.part == "auto" ? nil : c.imu.part,
+                                           fifoCompression: c.imu.fifoCompression)
                 let source = StreamSampleSource(name: name, imu: imu, line: line, clock: clock)
                 source.claim = claim
                 source.eventSink = sink
@@ -347,18 +356,38 @@ struct DaemonFactory {
             }
             // Before the chip is touched: a chip another plumb drives (a polled one has no GPIO
             // line to guard it) is refused, not reset under it; or, with awaitsClaim, awaited.
-            guard let claimNode else { return (try stream(I2CDeviceClaim?.none), nil) }
+            guard let claimNode else { return (try Self.failingOnHeldLine { try stream(I2CDeviceClaim?.none) }, nil) }
             let take = { () throws(I2CDeviceInUse) -> I2CDeviceClaim? in
                 let claim = try I2CDeviceClaim.acquire(path: claimNode, address: address)
                 return claim.isHeld ? claim : nil
             }
+            let awaiting = { ClaimAwaitingSource(name: name, clock: clock, bus: busPath, address: address, claim: take, build: stream) }
             let claim: I2CDeviceClaim?
             do throws(I2CDeviceInUse) { claim = try take() } catch {
                 guard awaitsClaim else { throw I2CHelp.inUse(error) }
-                return (ClaimAwaitingSource(name: name, clock: clock, bus: busPath, address: address, claim: take, build: stream), nil)
+                return (awaiting(), nil)
             }
-            return (try stream(claim), nil)
+            guard awaitsClaim else { return (try Self.failingOnHeldLine { try stream(claim) }, nil) }
+            do { return (try stream(claim), nil) } catch is DataReadyLineHeld {
+                // The other plumb process let go of the chip's claim a moment before its
+                // data-ready line: awaited as while it held the claim, which is dropped here
+                // (nothing was sent to the chip) and taken again by the waiting source's starts.
+                return (awaiting(), nil)
+            }
         }
+    }
+
+    /// The failure of a data-ready line that cannot be requested (``GPIOError``: busy, missing,
+    /// refused), with the fix.
+    static func lineFailure(_ error: GPIOError) -> CLIError {
+        .failure(String(describing: error),
+                 fix: "Free the line (gpioinfo names its user), choose another with imu.interrupt, or poll instead: \"imu\": {\"interrupt\": \"poll\"} in plumb.json.")
+    }
+
+    /// `make`'s source, where a data-ready line another plumb process holds (``DataReadyLineHeld``)
+    /// fails as any busy line does (``lineFailure(_:)``): without --wait-for-sensor nothing awaits it.
+    static func failingOnHeldLine(_ make: () throws -> StreamSampleSource) throws -> StreamSampleSource {
+        do { return try make() } catch let held as DataReadyLineHeld { throw lineFailure(held.error) }
     }
 
     /// The driver for a part key, or by address when the part is "auto": the LSM6DS family

@@ -19,15 +19,18 @@ public struct IMUFamily: Sendable {
     public var open: @Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ clock: any MonotonicClock, _ part: String?) throws(IMUError) -> any IMU
     /// Tells apart parts that answer the same identity by going further on the bus (the MPU-6050
     /// family looks for the MPU-9150's magnetometer, writing INT_PIN_CFG and putting it back), as
-    /// the driver's own identify does; `nil` when the identity register says all.
-    public var refine: (@Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ identity: UInt8, _ clock: any MonotonicClock)
-                        -> (part: String, key: String, warnings: [String])?)?
+    /// the driver's own identify does; `nil` when the identity register says all. With
+    /// `leaveAlone` (why the chip must not be touched: another plumb process claims it) nothing is
+    /// sent to the chip: the part is named by the identity alone, with a warning saying what could
+    /// not be told apart and `leaveAlone`, when that leaves a doubt.
+    public var refine: (@Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ identity: UInt8, _ clock: any MonotonicClock,
+                                   _ leaveAlone: String?) -> (part: String, key: String, warnings: [String])?)?
 
     public init(name: String, addresses: [I2CAddress], identityRegister: UInt8, partKeys: [String],
                 match: @escaping @Sendable (UInt8) -> (part: String, key: String, warnings: [String])?,
                 open: @escaping @Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ clock: any MonotonicClock, _ part: String?) throws(IMUError) -> any IMU,
-                refine: (@Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ identity: UInt8, _ clock: any MonotonicClock)
-                         -> (part: String, key: String, warnings: [String])?)? = nil) {
+                refine: (@Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ identity: UInt8, _ clock: any MonotonicClock,
+                                    _ leaveAlone: String?) -> (part: String, key: String, warnings: [String])?)? = nil) {
         self.name = name; self.addresses = addresses; self.identityRegister = identityRegister
         self.partKeys = partKeys; self.match = match; self.open = open; self.refine = refine
     }
@@ -40,8 +43,10 @@ extension MPU6050 {
         partKeys: variants.map(\.key),
         match: { who in variant(whoAmI: who).map { ($0.variant.part, $0.variant.key, $0.warnings) } },
         open: { bus, address, clock, part throws(IMUError) in try MPU6050(bus: bus, address: address, clock: clock, part: part) },
-        refine: { bus, address, who, clock in
-            detect(whoAmI: who, registers: RegisterAccess(bus: bus, address: address, clock: clock), leavingBusyChipsAlone: true)
+        refine: { bus, address, who, clock, leaveAlone in
+            // Left alone, the look is undetermined before it starts: no register is read or written.
+            detect(whoAmI: who, registers: RegisterAccess(bus: bus, address: address, clock: clock),
+                   cached: leaveAlone.map { .undetermined($0) }, leavingBusyChipsAlone: true)
                 .map { ($0.variant.part, $0.variant.key, $0.warnings) }
         })
 }
@@ -88,14 +93,19 @@ public enum IMUFamilies {
     ///   MPU-9150 this way), except on a chip another program is streaming from (the MPU
     ///   family: INT_ENABLE or USER_CTRL.FIFO_EN set), which is only read and gets a warning.
     ///   Without it only identity registers are read.
+    /// - Parameter leavingAlone: why the chip at an address must not be written to (another plumb
+    ///   process claims it: `plumb probe` asks before the refine step), or nil. A chip left alone
+    ///   gets no refine step: only its identity register is read, and its family names the part
+    ///   by it, with a warning when that leaves a doubt (an MPU-6050 may be an MPU-9150).
     /// - Throws: ``IMUError/bus(_:)`` for a bus failure other than "nothing answers".
-    public static func probe(_ bus: any I2CBus, refiningWith clock: (any MonotonicClock)? = nil) throws(IMUError) -> [ProbeFinding] {
+    public static func probe(_ bus: any I2CBus, refiningWith clock: (any MonotonicClock)? = nil,
+                             leavingAlone: (I2CAddress) -> String? = { _ in nil }) throws(IMUError) -> [ProbeFinding] {
         var findings: [ProbeFinding] = []
         for family in all {
             for address in family.addresses where !findings.contains(where: { $0.address == address && $0.family != nil }) {
                 guard let value = try readIdentity(bus, register: family.identityRegister, address: address) else { continue }
                 if var m = family.match(value) {
-                    if let clock, let refine = family.refine, let refined = refine(bus, address, value, clock) { m = refined }
+                    if let clock, let refine = family.refine, let refined = refine(bus, address, value, clock, leavingAlone(address)) { m = refined }
                     findings.removeAll { $0.address == address }
                     findings.append(ProbeFinding(address: address, register: family.identityRegister, whoAmI: value,
                                                  family: family.name, part: m.part, partKey: m.key, warnings: m.warnings))
@@ -109,7 +119,7 @@ public enum IMUFamilies {
         return findings.sorted { $0.address < $1.address }
     }
 
-    /// One identity register for ``probe(_:refiningWith:)``, or `nil` when nothing answers at
+    /// One identity register for ``probe(_:refiningWith:leavingAlone:)``, or `nil` when nothing answers at
     /// `address` (``probeRead(_:_:)``: ENXIO or ENODEV at once, EREMOTEIO on every one of
     /// ``probeAttempts`` tries, the bus's own counted). Also the first read of a chip whose
     /// address and part are given (`--address` with `--part`), which skips the probe but must

@@ -161,7 +161,7 @@ extension MPU6050 {
     /// clone IDs). An undetermined probe keeps the first row and says so in a warning, naming
     /// `--part`; an occupied address keeps it silently (another chip on the bus is no fault).
     /// - Parameter cached: an earlier outcome to reuse instead of probing again.
-    /// - Parameter leavingBusyChipsAlone: for `plumb probe` (``IMUFamilies/probe(_:refiningWith:)``)
+    /// - Parameter leavingBusyChipsAlone: for `plumb probe` (``IMUFamilies/probe(_:refiningWith:leavingAlone:)``)
     ///   and `plumb regs` (``MPU6050/leavesBusyChipsAlone``), which may run while another program
     ///   streams from the chip: a chip with INT_ENABLE set or
     ///   USER_CTRL.FIFO_EN on (what ``MPU6050/startStreaming()`` sets and
