@@ -49,6 +49,18 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         #expect(result.err.hasPrefix("Error: --script and --simulate cannot be combined.\n"))
     }
 
+    /// --wait-for-sensor waits for the board's IMU, which --script and --simulate replace: it was
+    /// ignored without a word; it is refused as the options naming the IMU are beside --simulate.
+    /// (The bus address is one where nothing listens: before, the command went on to serve there
+    /// and failed with exit 1.)
+    @Test(arguments: [(["--script", "normal:1"], "script"), (["--simulate"], "simulate"), (["--simulate", "--script", "normal:1"], "script")])
+    func waitForSensorWithoutTheIMUIsAUsageError(options: [String], given: String) {
+        let result = runPlumb(["dbus", "--bus-address", "unix:path=/nonexistent/plumb.sock", "--wait-for-sensor"] + options)
+        #expect(result.status == 64, "\(result.err)")
+        #expect(result.err.hasPrefix("Error: '--wait-for-sensor' waits for the board's IMU; it cannot be combined with '--\(given)'.\nUsage: plumb dbus "), "\(result.err)")
+        #expect(result.out == "")
+    }
+
     @Test func anUnknownChipIsAUsageError() {
         let result = runPlumb(["dbus", "--simulate", "--chip", "bmi160"])
         #expect(result.status == 64)
@@ -139,7 +151,7 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
               --speed <FACTOR>        Play --simulate or --script this many times faster than real time (default 1).
               --filter <NAME>         Fusion filter for --simulate: plumb (default), madgwick, complementary (the live IMU uses the configuration's).
               --format <FORMAT>       jsonl or text (default: text on a terminal, jsonl otherwise).
-              --wait-for-sensor       When the IMU does not answer at start, or another plumb drives it, serve anyway and take it once it answers (plumb-sensor-proxy.service does).
+              --wait-for-sensor       When the IMU does not answer at start, or another plumb drives it, serve anyway and take it once it answers (plumb-sensor-proxy.service does; not with --simulate or --script).
               -h, --help              Show help information.
 
             """)

@@ -36,7 +36,7 @@ enum DBus {
             .option("speed", value: "FACTOR", help: "Play --simulate or --script this many times faster than real time (default 1)."),
             .option("filter", value: "NAME", help: "Fusion filter for --simulate: plumb (default), madgwick, complementary (the live IMU uses the configuration's)."),
             .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
-            .flag("wait-for-sensor", help: "When the IMU does not answer at start, or another plumb drives it, serve anyway and take it once it answers (plumb-sensor-proxy.service does)."),
+            .flag("wait-for-sensor", help: "When the IMU does not answer at start, or another plumb drives it, serve anyway and take it once it answers (plumb-sensor-proxy.service does; not with --simulate or --script)."),
         ])
 
     static let command = Command(spec) { args, context in
@@ -45,6 +45,11 @@ enum DBus {
         let address = args.string("bus-address")
         let counters = SensorCounters()
         let simulated = args.has("simulate")
+        // It waits for the board's IMU, which --script and --simulate replace: it was ignored
+        // without a word (`plumb run` refuses it beside --simulate or --replay alike).
+        if args.has("wait-for-sensor"), let given = args.string("script") != nil ? "script" : simulated ? "simulate" : nil {
+            throw CLIError.usage("'--wait-for-sensor' waits for the board's IMU; it cannot be combined with '--\(given)'.")
+        }
 
         let source: any OrientationSource
         if let script = args.string("script") {

@@ -25,7 +25,7 @@ enum Run {
                   .option("profile", value: "NAME", help: "The simulated motion: rest, tour, rotation, shaking or tapping (default tour)."),
                   .option("replay", value: "FILE", help: "Drive the outputs from a recorded CSV instead of the IMU."),
                   .option("duration", value: "SECONDS", help: "Stop by itself after this long."),
-                  .flag("wait-for-sensor", help: "When the IMU does not answer at start, or another plumb drives it, run anyway and set it up once it answers (plumb.service does)."),
+                  .flag("wait-for-sensor", help: "When the IMU does not answer at start, or another plumb drives it, run anyway and set it up once it answers (plumb.service does; not with --simulate or --replay)."),
                   .option("log-format", value: "FORMAT", help: "journal (<N> prefixes) or plain (default: journal under systemd).")])
     ) { args, context in
         let path = args.string("config") ?? Configuration.defaultPath
@@ -34,6 +34,11 @@ enum Run {
             ?? DaemonLog.defaultFormat(environment: context.environment)
         if args.has("simulate"), args.string("replay") != nil {
             throw CLIError.usage("--simulate and --replay cannot be used together.")
+        }
+        // It waits for the board's IMU, which the emulator or a recording replaces: it was
+        // ignored without a word, as --config beside --simulate is refused by the commands on the IMU.
+        if args.has("wait-for-sensor"), let given = args.has("simulate") ? "simulate" : args.string("replay") != nil ? "replay" : nil {
+            throw CLIError.usage("'--wait-for-sensor' waits for the board's IMU; it cannot be combined with '--\(given)'.")
         }
         let source: DaemonFactory.SourceChoice = args.has("simulate") ? .simulated : args.string("replay").map { .replay($0) } ?? .hardware
         let catalog = try BoardSupport.catalog(args, context: context)

@@ -68,9 +68,9 @@ final class DBusDaemonOutput: DaemonOutput {
                 shared.append(DaemonEvent(level: .error, message: "dbus: \(reason)"))
             case .sensorLost(let reason):
                 // The pipeline's own events already say why (the stream's notice).
-                shared.append(DaemonEvent(level: .notice, message: "dbus: HasAccelerometer false: \(reason)"))
+                shared.append(DaemonEvent(level: .notice, message: "dbus: HasAccelerometer false: \(reason)", followsPresence: true))
             case .sensorBack:
-                shared.append(DaemonEvent(level: .notice, message: "dbus: HasAccelerometer true again"))
+                shared.append(DaemonEvent(level: .notice, message: "dbus: HasAccelerometer true again", followsPresence: true))
             case .orientationChanged(let orientation):
                 shared.append(DaemonEvent(level: .info, message: "dbus: AccelerometerOrientation \(orientation.rawValue)"))
             }

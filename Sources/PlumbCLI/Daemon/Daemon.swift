@@ -37,6 +37,19 @@ struct DaemonSourceFinished: Error, Equatable {
 struct DaemonEvent: Sendable, Equatable {
     var level: LogLevel
     var message: String
+    /// The line only follows the chip coming or going (it answers again, the part found at its
+    /// start, HasAccelerometer turned, the sensor paused without its stop): while the chip flaps,
+    /// such lines below warning are held and counted instead (``PresenceFlapLog``). Not part of
+    /// equality: it says how the line is logged, not what it says.
+    var followsPresence = false
+
+    init(level: LogLevel, message: String, followsPresence: Bool = false) {
+        self.level = level
+        self.message = message
+        self.followsPresence = followsPresence
+    }
+
+    static func == (a: DaemonEvent, b: DaemonEvent) -> Bool { a.level == b.level && a.message == b.message }
 }
 
 /// Where the daemon tells the service manager how it is doing (systemd's notify socket).

@@ -134,6 +134,14 @@ final class SensorPipeline: DaemonPipeline {
     /// While the chip is awaited (``awaitedSince``) because another plumb process claims it
     /// (``ClaimAwaitingSource``), rather than because it does not answer.
     private(set) var awaitsClaim = false
+    /// The chip's losses and returns: the first of each logged in full, the rest of a chip that
+    /// keeps coming and going held and summed up once a minute (``step(timeoutNanoseconds:)``).
+    private var flapLog = PresenceFlapLog()
+    /// Why the chip was last lost, for the fix of the flap summary.
+    private var lastLoss: MotionSourceError?
+    /// The sensor runs because ``awaitChip(_:)`` started it to learn that the chip answers, not
+    /// because an output needs it: its pause is part of the chip's coming and going.
+    private var startedByAwait = false
 
     init(source: any MotionSampleSource, configuration: IMUConfiguration, orientation: OrientationPipeline,
          outputs: [any DaemonOutput], allowedInterfaces: Set<InterfaceOrientation>, listedInterfaces: [InterfaceOrientation]? = nil,
@@ -187,6 +195,7 @@ final class SensorPipeline: DaemonPipeline {
             lostStartWait = Self.lostStartInterval
             status = claimed ? Self.claimedStatus(source.name) : Self.waitingStatus(source.name)
             startEvents = ((source as? DaemonEventSource)?.takeEvents() ?? []) + Self.awaitLines(error, source: source.name)
+            if !claimed { recordPresence(.lost, error: error) }
             for output in outputs {
                 output.sensorPresenceChanged(.absent(claimed ? "\(source.name): \(error.description)" : "\(source.name) does not answer: \(error.description)"))
             }
@@ -241,7 +250,41 @@ final class SensorPipeline: DaemonPipeline {
         "waiting for the \(source): it does not answer; check its wiring and power ('plumb probe' lists what answers)"
     }
 
+    /// One step (``stepEvents(timeoutNanoseconds:)``); while the chip keeps coming and going, the
+    /// lines that only follow it (``DaemonEvent/followsPresence``, below warning) are held, and a
+    /// summary with the fix comes once a minute instead (``PresenceFlapLog``).
     func step(timeoutNanoseconds: UInt64) throws -> [DaemonEvent] {
+        var events = try stepEvents(timeoutNanoseconds: timeoutNanoseconds)
+        if flapLog.isHolding {
+            events.removeAll { $0.followsPresence && $0.level < .warning }
+            events += flapSummary(force: false)
+        }
+        return events
+    }
+
+    /// Records that the chip was lost (`error`: why) or is back; returns whether the lines of the
+    /// change are logged in full.
+    @discardableResult
+    private func recordPresence(_ change: PresenceFlapLog.Change, error: MotionSourceError? = nil) -> Bool {
+        if let error { lastLoss = error }
+        return flapLog.record(change, now: source.clock.nowNanoseconds)
+    }
+
+    /// The summary of the losses and returns held, with the fix, once their minute has passed
+    /// (at once when `force`: the session stops).
+    private func flapSummary(force: Bool) -> [DaemonEvent] {
+        guard let held = flapLog.flush(now: source.clock.nowNanoseconds, force: force) else { return [] }
+        let now = held.last == .back ? "it answers now" : "it does not answer now, and is tried every second"
+        let fix = lastLoss.map { Self.stopFix($0, then: Self.flapFix) } ?? Self.flapFix
+        return [DaemonEvent(level: .warning, message: "\(source.name) was lost and back \(max(held.losses, held.returns)) more times in the last \(held.seconds) s "
+                                + "(\(held.losses) losses, \(held.returns) returns, not logged one by one); \(now)"),
+                DaemonEvent(level: .warning, message: "fix: " + fix)]
+    }
+
+    /// How the fix for a chip that comes and goes ends.
+    static let flapFix = "a chip that comes and goes has a loose contact: reseat its connector and check its solder joints, or shorten its cable."
+
+    private func stepEvents(timeoutNanoseconds: UInt64) throws -> [DaemonEvent] {
         if let paused = try followDemand(timeoutNanoseconds: timeoutNanoseconds) { return paused }
         samples.removeAll(keepingCapacity: true)
         if let hint = orientation.wakeHint { source.wake(bySampleAt: hint) }
@@ -310,11 +353,13 @@ final class SensorPipeline: DaemonPipeline {
             let first = lost == nil
             lost = notice
             if first {
+                recordPresence(.lost, error: notice.error)
                 status = Self.waitingStatus(source.name)
                 for output in outputs { output.sensorPresenceChanged(.absent(notice.description)) }
             }
         } else if lost != nil, samplesArrived {
             lost = nil
+            recordPresence(.back)
             status = summary
             for output in outputs { output.sensorPresenceChanged(.present) }
         }
@@ -366,8 +411,29 @@ final class SensorPipeline: DaemonPipeline {
                     idle(timeoutNanoseconds)
                     return events
                 }
+                // A chip that went while the sensor was paused (unplugged with the display
+                // blanked): nothing had read it, so nothing knew. That ended `plumb run`
+                // ("cannot restart …"); it is lost as one the stream loses while it runs: the
+                // outputs told absent, the chip tried every second and set up once it answers.
+                if error.busError?.mayMeanNothingAnswers == true {
+                    let now = source.clock.nowNanoseconds
+                    lost = SensorNotice(kind: .lost, source: source.name, message: "does not answer: \(error.description)", timeNanoseconds: now, error: error)
+                    status = Self.waitingStatus(source.name)
+                    for output in outputs { output.sensorPresenceChanged(.absent("\(source.name) does not answer: \(error.description)")) }
+                    if recordPresence(.lost, error: error) {
+                        events.append(DaemonEvent(level: .warning, message: "\(source.name) went while the sensor was paused: it does not answer its restart (\(error.description)); waiting for it, trying to start it every second",
+                                                  followsPresence: true))
+                        events.append(DaemonEvent(level: .warning, message: "fix: " + Self.stopFix(error, then: Self.setUpOnceItAnswers), followsPresence: true))
+                    }
+                    lostStartReported = true
+                    awaitedSince = now
+                    lostStartWait = Self.lostStartInterval
+                    idle(timeoutNanoseconds)
+                    return events
+                }
                 throw explain?(error) ?? CLIError.failure("cannot restart \(source.name): \(error.description)", fix: Self.startFix(error, configurationPath: configurationPath))
             }
+            startedByAwait = false
             markStarted(at: source.clock.nowNanoseconds)
             events.append(DaemonEvent(level: .info, message: "sensor started: an output needs it"))
             // Logged with this step's samples (the source's start-up lines follow them).
@@ -401,8 +467,10 @@ final class SensorPipeline: DaemonPipeline {
                                     timeNanoseconds: source.clock.nowNanoseconds, error: error)
                 status = Self.waitingStatus(source.name)
                 for output in outputs { output.sensorPresenceChanged(.absent("\(source.name) does not answer: \(error.description)")) }
+                recordPresence(.lost, error: error)
             }
-            events.append(DaemonEvent(level: .notice, message: "\(source.name) \(known ? "still does" : "does") not answer, so it is paused without its stop (\(error.description)); it is tried every second and set up again once it answers"))
+            events.append(DaemonEvent(level: .notice, message: "\(source.name) \(known ? "still does" : "does") not answer, so it is paused without its stop (\(error.description)); it is tried every second and set up again once it answers",
+                                      followsPresence: true))
             // Nothing would start it again without a claim, and a desktop claims only while
             // HasAccelerometer is true: the chip is awaited as one absent at start (``awaitChip``),
             // tried every second whether or not an output needs it, so the outputs learn it is back.
@@ -410,7 +478,10 @@ final class SensorPipeline: DaemonPipeline {
             lostStartWait = Self.lostStartInterval
         }
         sensorActive = false
-        events.append(DaemonEvent(level: .info, message: "sensor stopped: no output needs it (no D-Bus claim)"))
+        // A pause after a start only to learn that the chip answers, or of a chip found away,
+        // is part of its coming and going.
+        events.append(DaemonEvent(level: .info, message: "sensor stopped: no output needs it (no D-Bus claim)", followsPresence: startedByAwait || lost != nil))
+        startedByAwait = false
         return events
     }
 
@@ -452,12 +523,14 @@ final class SensorPipeline: DaemonPipeline {
         let waited = (now &- (awaitedSince ?? now)) / Nanoseconds.perSecond
         awaitedSince = nil
         lost = nil
+        if !awaitsClaim { recordPresence(.back) }
+        startedByAwait = !(outputs.isEmpty || outputs.contains { $0.needsSensor })
         markStarted(at: now)
         summary = describeSettings(effective)
         status = summary
-        events.append(DaemonEvent(level: .notice, message: awaitsClaim
-            ? "the other plumb process let go of \(source.name) after \(waited) s of waiting; sensor started: \(summary)"
-            : "\(source.name) answers after \(waited) s of waiting; sensor started: \(summary)"))
+        events.append(awaitsClaim
+            ? DaemonEvent(level: .notice, message: "the other plumb process let go of \(source.name) after \(waited) s of waiting; sensor started: \(summary)")
+            : DaemonEvent(level: .notice, message: "\(source.name) answers after \(waited) s of waiting; sensor started: \(summary)", followsPresence: true))
         awaitsClaim = false
         for output in outputs { output.sensorPresenceChanged(.present) }
         // Logged with this step's samples (the source's start-up lines follow them).
@@ -619,7 +692,25 @@ final class SensorPipeline: DaemonPipeline {
                     fix = failure.fix
                 }
             }
+        } else if let handedOver, awaitedSince == nil, lost == nil {
+            // A reload while the sensor is paused (the display blanked, no D-Bus claim): nothing
+            // has read the chip since, so nothing knows whether it is still there. Unplugged
+            // meanwhile, the pipeline built next failed its start, the previous one built again
+            // failed alike, and the daemon ended ("cannot restart the previous configuration"),
+            // where a chip lost while the sensor ran is awaited across the reload. The stop
+            // again (the chip sleeps already: it only writes its sleep settings once more) says
+            // whether it answers; a chip that does not is awaited by the next pipeline too.
+            do { try source.stop() } catch {
+                if error.busError?.mayMeanNothingAnswers == true {
+                    handedOver.awaitsSensor = true
+                    events.append(DaemonEvent(level: .warning, message: "\(source.name) went while the sensor was paused: it does not answer (\(error.description)); the reloaded configuration waits for it"))
+                } else {
+                    // It took its stop at the pause; the next start says what is wrong.
+                    events.append(DaemonEvent(level: .warning, message: "\(source.name), paused, refused its stop again for the reload: \(error.description)"))
+                }
+            }
         }
+        events += flapSummary(force: true)
         for output in outputs {
             do { try output.restore() } catch { failures.append("\(output.name): \(describe(error))") }
         }

@@ -64,7 +64,7 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
         // cleared only by samples, so a chip lost again before its first sample went untold).
         lost = false
         if let identity = imu.identity {
-            emit(DaemonEvent(level: .info, message: "found \(identity.part) (WHO_AM_I 0x\(hex(identity.whoAmI))) at \(identity.address) on \(identity.bus)"))
+            emit(DaemonEvent(level: .info, message: "found \(identity.part) (WHO_AM_I 0x\(hex(identity.whoAmI))) at \(identity.address) on \(identity.bus)", followsPresence: true))
             for warning in identity.warnings { emit(DaemonEvent(level: .warning, message: warning)) }
         }
         // Notices from the start (the bus budget) now, after the chip's identity.
@@ -113,8 +113,8 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     /// The fix is said once per session: a flaky bus (EREMOTEIO on a Raspberry Pi is also a
     /// transfer cut short) fails a re-initialisation again and again, and its notices say so.
     private func emit(_ notice: IMUStream.Notice) {
-        emit(DaemonEvent(level: .notice, message: notice.message))
         let said = SensorNotice(stream: notice, source: name)
+        emit(DaemonEvent(level: .notice, message: notice.message, followsPresence: said.kind == .lost))
         if said.kind == .lost, !lost {
             lost = true
             lostNotices = [said] // the latest only: `plumb run` reads events, not notices
