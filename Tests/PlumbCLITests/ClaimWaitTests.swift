@@ -343,6 +343,24 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         #expect(board.transfers == 0)
     }
 
+    /// The source `plumb dbus --wait-for-sensor` makes (``DBusLiveSensor/awaitingSource``) for the
+    /// emulated `board`, its chip's claim taken on `claimPath`.
+    private func awaitingDBusSource(board: DBusBoard, claimPath: String, context: CommandContext) throws -> DBusSensorWait {
+        let configuration = Configuration()
+        var configured = DaemonFactory.imuConfiguration(configuration)
+        configured.gyroscopeEnabled = true
+        let normal = configured
+        let setup = DaemonSetup(path: "test.json", configuration: configuration, board: generic)
+        return try DBusLiveSensor.awaitingSource(configuration, path: "test.json", normal: normal, open: { sink in
+            var factory = DaemonFactory(source: .hardware, context: context, realClock: board.clock)
+            factory.sysfsRoot = NSTemporaryDirectory() + "plumb-no-sysfs"
+            factory.eventSink = sink
+            factory.openBus = { _ in (board, board.clock) }
+            factory.claimNode = { _ in claimPath }
+            return try factory.makeSource(setup, imuConfiguration: normal, awaitsClaim: true).0
+        }, context: context, powerMonitor: nil)
+    }
+
     /// `plumb dbus --wait-for-sensor` (plumb-sensor-proxy.service) on the same board: it serves
     /// with HasAccelerometer false, says why once, checks every second without holding the claim
     /// between checks, and turns HasAccelerometer true once the other process lets go.
@@ -351,21 +369,7 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         let node = ClaimedNode()
         #expect(node.hold())
         let context = CommandContext.capturing()
-        let configuration = Configuration()
-        var configured = DaemonFactory.imuConfiguration(configuration)
-        configured.gyroscopeEnabled = true
-        let normal = configured
-        let setup = DaemonSetup(path: "test.json", configuration: configuration, board: generic)
-        let claimPath = node.path
-        // As DBusLiveSensor.source opens the IMU with --wait-for-sensor, on the emulated board.
-        let source = try DBusLiveSensor.awaitingSource(configuration, path: "test.json", normal: normal, open: { sink in
-            var factory = DaemonFactory(source: .hardware, context: context, realClock: board.clock)
-            factory.sysfsRoot = NSTemporaryDirectory() + "plumb-no-sysfs"
-            factory.eventSink = sink
-            factory.openBus = { _ in (board, board.clock) }
-            factory.claimNode = { _ in claimPath }
-            return try factory.makeSource(setup, imuConfiguration: normal, awaitsClaim: true).0
-        }, context: context, powerMonitor: nil)
+        let source = try awaitingDBusSource(board: board, claimPath: node.path, context: context)
         let lines = context.err.captured.split(separator: "\n").map(String.init)
         #expect(lines == ["plumb dbus: IMU at 0x68 on /dev/i2c-1, polling: the chip at 0x68 on \(node.path) is in use by another plumb process; serving without it (HasAccelerometer false), trying to claim the chip every second",
                           "plumb dbus: fix: " + SensorPipeline.claimedFix], "\(lines)")
@@ -405,20 +409,7 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         let node = ClaimedNode()
         #expect(node.hold())
         let context = CommandContext.capturing()
-        let configuration = Configuration()
-        var configured = DaemonFactory.imuConfiguration(configuration)
-        configured.gyroscopeEnabled = true
-        let normal = configured
-        let setup = DaemonSetup(path: "test.json", configuration: configuration, board: generic)
-        let claimPath = node.path
-        let source = try DBusLiveSensor.awaitingSource(configuration, path: "test.json", normal: normal, open: { sink in
-            var factory = DaemonFactory(source: .hardware, context: context, realClock: board.clock)
-            factory.sysfsRoot = NSTemporaryDirectory() + "plumb-no-sysfs"
-            factory.eventSink = sink
-            factory.openBus = { _ in (board, board.clock) }
-            factory.claimNode = { _ in claimPath }
-            return try factory.makeSource(setup, imuConfiguration: normal, awaitsClaim: true).0
-        }, context: context, powerMonitor: nil)
+        let source = try awaitingDBusSource(board: board, claimPath: node.path, context: context)
         #expect(source.isAwaiting)
         let service = SensorProxyService(source: source, absentAtStart: source.absentAtStart)
         var checks = 0
