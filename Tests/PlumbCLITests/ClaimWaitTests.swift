@@ -200,17 +200,18 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
             takeSignals: {
                 turn += 1
                 if turn == 10, claimedAtStart { node.release() }
-                if turn > 10, turn < 60 {
+                if turn > 10, lineHeld {
                     // Between the starts the waiting service holds nothing.
                     let taken = node.hold()
                     if taken { node.release() }
                     claimFreeWhileLineHeld.append(taken)
                 }
-                if turn == 60 {
+                // Freed after three refused requests (within ClaimAwaitingSource.lineHeldLimitNanoseconds).
+                if lineHeld, refusedRequests == 3 {
                     transfersWhileLineHeld = sensor.bus.counters.transactions
                     lineHeld = false
                 }
-                if startedAt == nil, turn > 60, notifier.states.last?.hasPrefix("STATUS=IMU at 0x68") == true {
+                if startedAt == nil, !lineHeld, notifier.states.last?.hasPrefix("STATUS=IMU at 0x68") == true {
                     startedAt = turn
                     // Started, the service holds the claim.
                     refusedOnceStarted = !node.hold()
@@ -242,6 +243,45 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         #expect(startedAt != nil, "\(log)")
         #expect(sensor.bus.counters.transactions > 0)
         #expect(refusedOnceStarted == true, "the started service does not hold the claim")
+    }
+
+    /// A data-ready line held under consumer "plumb" long after the chip's claim was free is not a
+    /// process letting go but a plumb that uses the line for itself (a `plumb led` on the pin, a
+    /// second IMU set to the same imu.interrupt): awaited, it kept the service waiting for ever,
+    /// its STATUS saying the chip was in use. After ClaimAwaitingSource.lineHeldLimitNanoseconds
+    /// it fails as a busy line does, naming the holder and the fix, the chip still untouched.
+    @Test func aLineHeldLongAfterTheClaimWasFreeFailsAsABusyLine() throws {
+        let sensor = PlumbSimulation.SimulatedSensor(model: try #require(SimulatedChips.model("mpu6050")), seed: 1)
+        let node = ClaimedNode()
+        var factory = DaemonFactory(source: .hardware, context: .capturing(), realClock: sensor.clock)
+        factory.sysfsRoot = NSTemporaryDirectory() + "plumb-no-sysfs"
+        factory.waitsForSensor = true
+        factory.openBus = { _ in (sensor.bus, sensor.clock) }
+        let claimPath = node.path
+        factory.claimNode = { _ in claimPath }
+        var requests = 0
+        factory.openLine = { _ throws(GPIOError) in
+            requests += 1
+            throw lineHeldByAnotherPlumb()
+        }
+        let err = Output.capture()
+        let started = sensor.clock.nowNanoseconds
+        let daemon = Daemon(
+            log: DaemonLog(output: err, format: .plain, level: .info), notifier: RecordingNotifier(), clock: sensor.clock,
+            takeSignals: { sensor.clock.nowNanoseconds &- started > Nanoseconds.seconds(30) ? [.terminate] : [] },
+            load: { () throws(CLIError) -> DaemonSetup in
+                DaemonSetup(path: "plumb.json", configuration: Configuration(), board: wired)
+            },
+            build: { setup, handover in try factory.build(setup, handover: handover) },
+            duration: Nanoseconds.seconds(60))
+        let status = daemon.run()
+        let log = err.captured
+        #expect(status == ExitCode.failure, "\(log)")
+        #expect((3...8).contains(requests), "the line was asked for every second until the limit: \(requests)")
+        #expect(log.contains("is busy") && log.contains("still held 5 s after the chip's claim was free"), "\(log)")
+        #expect(log.contains("Free the line (gpioinfo names its user)"), "\(log)")
+        #expect(sensor.bus.counters.transactions == 0, "the chip was touched")
+        #expect(node.hold(), "the claim was left held")
     }
 
     /// A reload (SIGHUP) while the service waits for the other process: the pipeline built next

@@ -58,16 +58,40 @@ final class ClaimAwaitingSource: MotionSampleSource, DaemonEventSource {
                       detail: "the data-ready line of the chip at \(address) on \(bus) (\(held.line)) is still held by another plumb process"))
     }
 
+    /// When a start first took the claim and found the data-ready line still held by consumer
+    /// "plumb" (``DataReadyLineHeld``), nil once the line was taken or the claim refused again.
+    private var lineHeldSince: UInt64?
+
+    /// How long a data-ready line stays awaited while the chip's claim is free: a plumb process
+    /// letting go frees its line within milliseconds of its claim (or the kernel frees both as it
+    /// exits). A line still held after this belongs to a plumb that does not drive this chip, which
+    /// no wait ends: the start fails as any busy line does (``DaemonFactory/lineFailure(_:)``).
+    static let lineHeldLimitNanoseconds = Nanoseconds.seconds(5)
+
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
         if inner == nil {
             var taken: I2CDeviceClaim?
-            do { taken = try claim() } catch { throw Self.refusal(error) }
+            do { taken = try claim() } catch {
+                lineHeldSince = nil
+                throw Self.refusal(error)
+            }
             do {
                 inner = try build(taken)
             } catch let held as DataReadyLineHeld {
                 // The line was requested before the driver was made: nothing went to the chip.
                 // The claim is dropped now, so the other process's next claim is not refused.
                 taken = nil
+                let now = clock.nowNanoseconds
+                let since = lineHeldSince ?? now
+                lineHeldSince = since
+                guard now &- since < Self.lineHeldLimitNanoseconds else {
+                    // Not a process letting go: another plumb uses the line for itself (a `plumb
+                    // led` on the pin, a second IMU configured with the same imu.interrupt).
+                    lineHeldSince = nil
+                    let waited = "still held \((now &- since) / Nanoseconds.perSecond) s after the chip's claim was free"
+                    guard case .failure(let message, let fix) = DaemonFactory.lineFailure(held.error) else { throw .other("\(held.error) (\(waited))") }
+                    throw .other("\(message) (\(waited))" + (fix.map { " (\($0))" } ?? ""))
+                }
                 throw Self.lineRefusal(held, bus: bus, address: address)
             } catch let error as CLIError {
                 // A data-ready line another program holds, a part without a driver: not awaited.

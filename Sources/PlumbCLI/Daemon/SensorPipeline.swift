@@ -384,6 +384,9 @@ final class SensorPipeline: DaemonPipeline {
         if awaitedSince != nil { return try awaitChip(timeoutNanoseconds) }
         let wanted = outputs.isEmpty || outputs.contains { $0.needsSensor }
         guard wanted != sensorActive else {
+            // Running because an output needs it (a claim came before the pause that would have
+            // followed an await): its stop later is an ordinary one, not part of a coming and going.
+            if wanted { startedByAwait = false }
             guard !wanted else { return nil }
             idle(timeoutNanoseconds)
             return outputs.flatMap { $0.takeEvents() }
@@ -514,6 +517,8 @@ final class SensorPipeline: DaemonPipeline {
                 status = Self.waitingStatus(source.name)
                 events.append(DaemonEvent(level: .notice, message: "the other plumb process let go of \(source.name)"))
                 events += Self.awaitLines(error, source: source.name)
+                // Its return is recorded (``recordPresence(_:error:)``): so is this loss.
+                recordPresence(.lost, error: error)
             }
             lostStartWait = Self.lostStartInterval
             idle(timeoutNanoseconds)
@@ -707,6 +712,7 @@ final class SensorPipeline: DaemonPipeline {
                 } else {
                     // It took its stop at the pause; the next start says what is wrong.
                     events.append(DaemonEvent(level: .warning, message: "\(source.name), paused, refused its stop again for the reload: \(error.description)"))
+                    events.append(DaemonEvent(level: .warning, message: "fix: " + Self.stopFix(error)))
                 }
             }
         }
