@@ -7,7 +7,9 @@ import Synchronization
 import Testing
 @testable import PlumbDBus
 
-/// A motion profile sampled at the requested rate in virtual time, noise-free, ending at `end`.
+/// A motion profile sampled at the requested rate in virtual time, noise-free, ending at `end`,
+/// at most 20 times faster than real time (an unpaced one with no end kept a core busy for as
+/// long as its test ran: see `VirtualTimePacer`).
 final class ProfileSource: MotionSampleSource {
     let name = "profile"
     private let virtualClock = VirtualClock()
@@ -16,6 +18,7 @@ final class ProfileSource: MotionSampleSource {
     private let end: Double
     private var period: UInt64 = 10_000_000
     private var next: UInt64 = 0
+    private var pacer = VirtualTimePacer(speedup: 20)
 
     init(_ profile: MotionProfile, end: Double) {
         self.profile = profile
@@ -24,6 +27,7 @@ final class ProfileSource: MotionSampleSource {
 
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
         period = UInt64((1e9 / configuration.outputDataRate).rounded())
+        pacer.reset()
         return configuration
     }
 
@@ -33,6 +37,7 @@ final class ProfileSource: MotionSampleSource {
         samples.append(IMUSample(timestampNanoseconds: next, acceleration: state.specificForce, angularRate: state.angularRate))
         virtualClock.advance(to: next)
         next += period
+        pacer.pace(virtualNanoseconds: next)
         return .samples
     }
 

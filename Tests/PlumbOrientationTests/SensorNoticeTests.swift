@@ -95,7 +95,13 @@ import Testing
         var clock: any MonotonicClock { inner.clock }
         init(_ inner: ProfileSource, fails: Bool) { self.inner = inner; self.fails = fails }
         func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
-            if fails { throw .other("no answer at 0x68 on /dev/i2c-1: check the wiring") }
+            if fails {
+                // A real bus takes time to fail; the reader's pause before it tries again is on
+                // this source's virtual clock and takes none, so without this its retries spin a
+                // core for as long as the test waits.
+                Thread.sleep(forTimeInterval: 0.005)
+                throw .other("no answer at 0x68 on /dev/i2c-1: check the wiring")
+            }
             return try inner.start(configuration)
         }
         func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
