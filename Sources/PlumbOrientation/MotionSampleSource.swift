@@ -30,12 +30,17 @@ public protocol MotionSampleSource: AnyObject {
     /// first; ``MotionOrientation`` takes them after every read and publishes them
     /// (``MotionOrientation/sensorNotices``). Default: none.
     func takeNotices() -> [SensorNotice]
+    /// Lets go, after the last ``stop()``, of what another source made next will ask for: the
+    /// data-ready line, which the kernel grants to one request at a time, this process's own
+    /// earlier one included. The source is not started again. Default: nothing to let go of.
+    func close()
 }
 
 extension MotionSampleSource {
     public var isExhausted: Bool { false }
     public func wake(bySampleAt sampleNanoseconds: UInt64) {}
     public func takeNotices() -> [SensorNotice] { [] }
+    public func close() {}
 }
 
 /// What one ``MotionSampleSource/read(into:timeoutNanoseconds:)`` did.
@@ -178,6 +183,8 @@ public final class IMUStreamSource: MotionSampleSource {
     public var isExhausted: Bool { end.map { stream.clock.nowNanoseconds >= $0 } ?? false }
 
     public func wake(bySampleAt sampleNanoseconds: UInt64) { stream.wake(bySampleAt: sampleNanoseconds) }
+
+    public func close() { stream.releaseLine() }
 
     public func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
         if isExhausted { return .finished }

@@ -234,4 +234,5 @@ final class CalibratedSampleSource: MotionSampleSource {
     }
 
     func stop() throws(MotionSourceError) { try inner.stop() }
+    func close() { inner.close() }
 }

@@ -63,6 +63,7 @@ final class PacedSampleSource: MotionSampleSource {
     var name: String { inner.name }
     func wake(bySampleAt sampleNanoseconds: UInt64) { inner.wake(bySampleAt: sampleNanoseconds) }
     func takeNotices() -> [SensorNotice] { inner.takeNotices() }
+    func close() { inner.close() }
     var clock: any MonotonicClock { inner.clock }
 
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {

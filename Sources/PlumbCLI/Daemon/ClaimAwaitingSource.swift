@@ -117,6 +117,7 @@ final class ClaimAwaitingSource: MotionSampleSource, DaemonEventSource {
     }
 
     func wake(bySampleAt sampleNanoseconds: UInt64) { inner?.wake(bySampleAt: sampleNanoseconds) }
+    func close() { inner?.close() }
     func takeNotices() -> [SensorNotice] { inner?.takeNotices() ?? [] }
     func takeEvents() -> [DaemonEvent] { inner?.takeEvents() ?? [] }
 }

@@ -716,6 +716,10 @@ final class SensorPipeline: DaemonPipeline {
                 }
             }
         }
+        // The data-ready line goes now, not when the pipeline is freed: a reload builds the next
+        // pipeline while this one is still referred to, and its request for the same line was
+        // refused ("this plumb process already waits on it"), which ended the daemon.
+        source.close()
         events += flapSummary(force: true)
         for output in outputs {
             do { try output.restore() } catch { failures.append("\(output.name): \(describe(error))") }

@@ -97,6 +97,10 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
 
     func wake(bySampleAt sampleNanoseconds: UInt64) { stream.wake(bySampleAt: sampleNanoseconds) }
 
+    /// Lets go of the data-ready line; the chip's claim stays with the source (``claim``), held
+    /// across a reload until the next pipeline's source shares it.
+    func close() { stream.releaseLine() }
+
     func stop() throws(MotionSourceError) {
         if let summary = gapLog.flush(source: name, now: stream.clock.nowNanoseconds, force: true) {
             emit(DaemonEvent(level: .warning, message: summary))

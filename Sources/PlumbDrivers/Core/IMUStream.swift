@@ -122,7 +122,8 @@ public final class IMUStream {
     }
 
     public let imu: any IMU
-    public let line: (any InterruptLine)?
+    /// The data-ready line, until ``releaseLine()``.
+    public private(set) var line: (any InterruptLine)?
     public let clock: any MonotonicClock
     public var options: Options
     public private(set) var mode: Mode
@@ -367,6 +368,15 @@ public final class IMUStream {
         statistics.gaps += gaps.count
         statistics.lostSamples += gaps.reduce(0) { $0 + ($1.lostSamples ?? 0) }
         return gaps
+    }
+
+    /// Lets go of the data-ready line (the request is freed with the last reference to it), after
+    /// the stream's last stop: a pipeline built next (a reload) asks for the same line, which the
+    /// kernel refuses while this request lives (EBUSY, even within one process). A stream started
+    /// again afterwards would poll.
+    public func releaseLine() {
+        line = nil
+        mode = .polling
     }
 
     /// Waits for an edge or sleeps until a watermark's worth of samples is due.
