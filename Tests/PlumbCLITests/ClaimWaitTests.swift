@@ -514,6 +514,36 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         node.release()
     }
 
+    /// `plumb regs` on a chip another plumb process claims writes nothing to it either. The chip
+    /// here does not stream (INT_ENABLE and FIFO_EN clear, as between the other process's reset and
+    /// its first stream), which alone let the MPU-9150 look (INT_PIN_CFG set and put back) through.
+    @Test func regsWritesNothingToAChipAnotherPlumbClaims() throws {
+        let sensor = PlumbSimulation.SimulatedSensor(model: try #require(SimulatedChips.model("mpu6050")), seed: 1)
+        let node = ClaimedNode()
+        let context = CommandContext.capturing()
+        func writes() throws -> (Regs.Target, [String]) {
+            sensor.bus.trace = []
+            let target = try Regs.target(bus: sensor.bus, address: nil, part: nil, clock: sensor.clock, simulation: nil,
+                                         context: context, claimNode: node.path)
+            let written = (sensor.bus.trace ?? []).filter { event in
+                event.address == I2CAddress(0x68) && event.operations.allSatisfy { $0.direction == .write }
+            }
+            sensor.bus.trace = nil
+            return (target, written.map(\.description))
+        }
+        let (free, freeWrites) = try writes()
+        #expect(!freeWrites.isEmpty, "unclaimed and idle, the look writes (the count sees writes)")
+        #expect(free.identity.warnings == [])
+        #expect(node.hold())
+        let (claimed, claimedWrites) = try writes()
+        #expect(claimedWrites == [], "written to a chip another plumb claims: \(claimedWrites)")
+        #expect(claimed.identity.part == "MPU-6050")
+        #expect(claimed.identity.warnings == ["WHO_AM_I 0x68 is an MPU-6050 or an MPU-9150, and the MPU-9150's AK8975 could not be looked for: "
+                                              + Probe.leftAloneReason + "; driving it as MPU-6050 (pass --part mpu9150 if it is an MPU-9150)"],
+                "\(claimed.identity.warnings)")
+        node.release()
+    }
+
     /// `plumb probe` marks a chip another plumb process claims, without claiming it.
     @Test func probeSaysWhichChipAnotherPlumbClaims() throws {
         let sensor = PlumbSimulation.SimulatedSensor(model: try #require(SimulatedChips.model("mpu6050")), seed: 1)

@@ -12,8 +12,9 @@ enum Regs {
                            The register maps are the drivers' own tables: names, fields, value meanings, access and
                            reset values. Works on a real bus (--bus, --address, --part) or on the emulator
                            (--simulate --chip NAME), which starts from the chip's power-on state. A chip another
-                           program is streaming from (INT_ENABLE or USER_CTRL.FIFO_EN set) is identified by reading
-                           alone, as 'plumb probe' does: no MPU-9150 look through the I2C bypass.
+                           program is streaming from (INT_ENABLE or USER_CTRL.FIFO_EN set), or that another plumb
+                           process drives, is identified by reading alone, as 'plumb probe' does: no MPU-9150 look
+                           through the I2C bypass.
                            """),
         subcommands: [RegsDump.command, RegsGet.command, RegsSet.command])
 
@@ -70,7 +71,7 @@ enum Regs {
         try SensorOptions.search(paths, at: address) { path throws(CLIError) -> Target in
             let bus: any I2CBus
             do throws(I2CError) { bus = try open(path) } catch { throw I2CHelp.openFailure(error) }
-            return try target(bus: bus, address: address, part: part, clock: clock, simulation: nil, context: context)
+            return try target(bus: bus, address: address, part: part, clock: clock, simulation: nil, context: context, claimNode: path)
         }
     }
 
@@ -78,10 +79,18 @@ enum Regs {
     /// when another program streams from it (`leavingBusyChipsAlone`, as `plumb probe`): reading
     /// registers must not change the chip under that program. `dump` reads no register whose read
     /// has a side effect; only `get` of such a register and `set` touch the chip, as asked.
+    /// - Parameter claimNode: the bus's device node, where the chip is looked up for another plumb
+    ///   process's claim (``I2CDeviceClaim/isClaimedElsewhere(path:address:)``, which takes none):
+    ///   such a chip is only read while it is identified, streaming or not (it may be between its
+    ///   reset and its first stream). `nil` for an emulated bus.
     static func target(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
-                       simulation: SimulatedSensor?, context: CommandContext) throws(CLIError) -> Target {
-        let (_, identity) = try SensorOptions.identify(bus: bus, address: address, part: part, clock: clock, leavingBusyChipsAlone: true,
-                                                       simulated: simulation?.model, faultsOption: false)
+                       simulation: SimulatedSensor?, context: CommandContext, claimNode: String? = nil) throws(CLIError) -> Target {
+        let (_, identity) = try SensorOptions.identify(
+            bus: bus, address: address, part: part, clock: clock, leavingBusyChipsAlone: true,
+            simulated: simulation?.model, faultsOption: false,
+            leavingAlone: { at in
+                claimNode.flatMap { I2CDeviceClaim.isClaimedElsewhere(path: $0, address: at) } == true ? Probe.leftAloneReason : nil
+            })
         guard let map = IMUFamilies.registerMap(forPart: identity.partKey) else {
             throw .failure("no register map for \(identity.part)", fix: nil)
         }

@@ -180,12 +180,15 @@ enum SensorOptions {
     /// - Parameter simulated: the emulated chip behind `bus` under `--simulate`: when nothing
     ///   answers, the fix names the simulator's options (``I2CHelp/simulatedSilenceFix(_:addressOption:faultsOption:)``,
     ///   `--faults` among them unless `faultsOption` is false), not the wiring.
+    /// - Parameter leavingAlone: why the chip at an address must not be written to at all (another
+    ///   plumb process claims it: ``MPU6050/leaveAloneReason``), for `plumb regs`; `nil` for none.
     /// - Parameter claim: called with the chip's address once the probe (which only reads) found
     ///   it, before the driver's identify, which writes to an MPU-6050 (the MPU-9150 look toggles
     ///   INT_PIN_CFG's bypass): a chip another plumb process drives is refused untouched.
     static func identify(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
                          fifoCompression: Bool = true, leavingBusyChipsAlone: Bool = false,
                          simulated: SimulatedChipModel? = nil, faultsOption: Bool = true,
+                         leavingAlone: (I2CAddress) -> String? = { _ in nil },
                          claim: ((I2CAddress) throws(CLIError) -> Void)? = nil) throws(CLIError) -> (any IMU, IMUIdentity) {
         func silent() -> CLIError {
             let error = silence(bus.path, at: at)
@@ -234,7 +237,10 @@ enum SensorOptions {
         do {
             let imu = try family.open(bus, at, clock, part)
             if let lsm = imu as? LSM6DS { lsm.fifoCompression = fifoCompression }
-            if let mpu = imu as? MPU6050 { mpu.leavesBusyChipsAlone = leavingBusyChipsAlone }
+            if let mpu = imu as? MPU6050 {
+                mpu.leavesBusyChipsAlone = leavingBusyChipsAlone
+                mpu.leaveAloneReason = leavingAlone(at)
+            }
             let identity = try imu.identify()
             return (imu, identity)
         } catch {

@@ -115,6 +115,13 @@ public final class MPU6050: IMU {
     /// held back by it (after DEVICE_RESET the chip streams for no one).
     public var leavesBusyChipsAlone = false
 
+    /// Why ``identify()`` must write nothing to the chip whatever its registers say (another plumb
+    /// process claims it, which may be between its reset and its first stream, when INT_ENABLE and
+    /// FIFO_EN are still clear): the chip is then named by WHO_AM_I, and the look behind it is
+    /// undetermined for this reason, with the warning that says so. For `plumb regs`, as
+    /// ``IMUFamilies/probe(_:refiningWith:leavingAlone:)`` leaves such a chip for `plumb probe`.
+    public var leaveAloneReason: String?
+
     /// Reads WHO_AM_I and picks the variant row, or takes the `part` given at init.
     ///
     /// WHO_AM_I 0x68 is the MPU-6050, MPU-6000 and MPU-9150 alike. Without a `part`, every
@@ -238,6 +245,9 @@ public final class MPU6050: IMU {
     ///   other part tells the same twice (one look more, once).
     /// - Returns: `nil` for a WHO_AM_I no row has.
     private func lookForCompanion(whoAmI who: UInt8, leavingBusyChipsAlone: Bool) -> (variant: Variant, warnings: [String], probe: CompanionProbe?)? {
+        if let leaveAloneReason {
+            return MPU6050.detect(whoAmI: who, registers: registers, cached: .undetermined(leaveAloneReason))
+        }
         guard var match = MPU6050.detect(whoAmI: who, registers: registers, leavingBusyChipsAlone: leavingBusyChipsAlone) else { return nil }
         guard let probe = match.probe else {
             companionLookPending = nil
