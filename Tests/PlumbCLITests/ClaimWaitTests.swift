@@ -57,13 +57,15 @@ private let generic = BoardSelection(board: Board(id: "generic", name: "Generic"
                                                   display: nil, leds: [], imuAddress: I2CAddress(UInt8(0x68))), reason: .override)
 
 /// The same board with the IMU's data-ready pin on line 17 of gpiochip0.
-private let wired = BoardSelection(board: Board(id: "generic", name: "Generic", models: [], i2cBus: "/dev/i2c-1",
+let wired = BoardSelection(board: Board(id: "generic", name: "Generic", models: [], i2cBus: "/dev/i2c-1",
                                                 interrupt: InterruptLocation(chip: .device("gpiochip0"), line: .offset(17)),
                                                 display: nil, leds: [], imuAddress: I2CAddress(UInt8(0x68))), reason: .override)
 
-/// What requesting line 17 of gpiochip0 gives while another plumb process holds it, as the
-/// kernel's EBUSY reaches ``GPIODRequest/error(_:selector:described:chip:label:consumer:output:heldHere:)``.
-private func lineHeldByAnotherPlumb() -> GPIOError {
+/// What requesting line 17 of gpiochip0 gives while a plumb holds it under consumer "plumb", as the
+/// kernel's EBUSY reaches ``GPIODRequest/error(_:selector:described:chip:label:consumer:output:heldHere:)``:
+/// another plumb process (`heldHere` nil), or this one, as an LED's line (true) or as the IMU's
+/// data-ready line (false).
+func lineHeldByPlumb(heldHere: Bool? = nil) -> GPIOError {
     var result = plumb_gpio_result()
     result.status = PLUMB_GPIO_LINE_BUSY
     result.error_number = EBUSY
@@ -71,7 +73,8 @@ private func lineHeldByAnotherPlumb() -> GPIOError {
         for (i, byte) in "plumb".utf8.enumerated() { buffer[i] = byte }
     }
     return GPIODRequest.error(result, selector: GPIOLineSelector(chip: "gpiochip0", line: .offset(17)),
-                              described: "gpiochip0 line 17 (GPIO17)", chip: "gpiochip0", label: "pinctrl-bcm2711", consumer: "plumb")
+                              described: "gpiochip0 line 17 (GPIO17)", chip: "gpiochip0", label: "pinctrl-bcm2711", consumer: "plumb",
+                              heldHere: heldHere)
 }
 
 /// ``DaemonFactory``'s hardware source on `board`, its claim taken on `node`.
@@ -184,7 +187,7 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
             claimHeldAtRequests.append(!taken)
             if lineHeld {
                 refusedRequests += 1
-                throw lineHeldByAnotherPlumb()
+                throw lineHeldByPlumb()
             }
             return sensor.line
         }
@@ -262,7 +265,7 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         var requests = 0
         factory.openLine = { _ throws(GPIOError) in
             requests += 1
-            throw lineHeldByAnotherPlumb()
+            throw lineHeldByPlumb()
         }
         let err = Output.capture()
         let started = sensor.clock.nowNanoseconds

@@ -1,6 +1,4 @@
-import CGPIOD
 import Foundation
-import Glibc
 import PlumbConfiguration
 import PlumbDrivers
 import PlumbHAL
@@ -21,25 +19,11 @@ import Testing
         var requests = 0
         var refused = 0
 
-        /// What requesting the line gives while this process holds it already as the IMU's
-        /// data-ready line, as the kernel's EBUSY reaches ``GPIODRequest/error(_:selector:described:chip:label:consumer:output:heldHere:)``.
-        static func busy() -> GPIOError {
-            var result = plumb_gpio_result()
-            result.status = PLUMB_GPIO_LINE_BUSY
-            result.error_number = EBUSY
-            withUnsafeMutableBytes(of: &result.consumer) { buffer in
-                for (i, byte) in "plumb".utf8.enumerated() { buffer[i] = byte }
-            }
-            return GPIODRequest.error(result, selector: GPIOLineSelector(chip: "gpiochip0", line: .offset(17)),
-                                      described: "gpiochip0 line 17 (GPIO17)", chip: "gpiochip0", label: "pinctrl-bcm2711",
-                                      consumer: "plumb", heldHere: false)
-        }
-
         func request(_ inner: any InterruptLine) throws(GPIOError) -> any InterruptLine {
             requests += 1
             if held {
                 refused += 1
-                throw Self.busy()
+                throw lineHeldByPlumb(heldHere: false)
             }
             held = true
             return Request(inner, owner: self)
@@ -80,9 +64,6 @@ import Testing
             #expect(selector == GPIOLineSelector(chip: "gpiochip0", line: .offset(17)))
             return try line.request(sensor.line)
         }
-        let wired = BoardSelection(board: Board(id: "generic", name: "Generic", models: [], i2cBus: "/dev/i2c-1",
-                                                interrupt: InterruptLocation(chip: .device("gpiochip0"), line: .offset(17)),
-                                                display: nil, leds: [], imuAddress: I2CAddress(UInt8(0x68))), reason: .override)
         let notifier = Notifier()
         let err = Output.capture()
         var turn = 0
