@@ -1,5 +1,6 @@
 // GPIODInterruptLine and GPIODOutput against gpio-sim, through whichever libgpiod this binary was
 // built with (1.6 over uAPI v1, or 2.x over uAPI v2).
+import PlumbDrivers
 import PlumbHAL
 import PlumbLinux
 
@@ -97,6 +98,28 @@ extension VMChecks {
                 try require(error.message.contains("\"imu-holder\""), "busy message does not name the holder: \(error)")
                 return "\"\(error.message)\""
             }
+        },
+
+        // A reload of plumb run builds the next pipeline while the running one is still referred
+        // to: its stream must let go of the data-ready line (IMUStream.releaseLine) for the next
+        // request of it to be granted by the kernel, which refuses this process's own second one.
+        VMCheck(name: "gpio.stream-lets-go-of-its-line") { env in
+            let bus = try LinuxI2CBus(bus: env.i2cBus)
+            let a = env.stubAddresses[0]
+            try bus.writeRegister(0x75, 0x68, address: a)
+            let imu = try MPU6050(bus: bus, address: a, clock: env.clock)
+            let drdy = GPIOLineSelector(chip: env.gpioLabel, line: .name("DRDY"))
+            let stream = IMUStream(imu: imu, line: try GPIODInterruptLine(drdy, edges: .rising), clock: env.clock)
+            do {
+                _ = try GPIODInterruptLine(drdy, edges: .rising)
+                throw CheckFailure("a second request of DRDY was granted while the stream held it")
+            } catch let error as GPIOError {
+                try require(error.kind == .lineBusy, "the second request failed with \(error.kind): \(error)")
+            }
+            stream.releaseLine()
+            let again = try GPIODInterruptLine(drdy, edges: .rising)
+            try require(stream.line == nil, "the stream still names a line")
+            return "busy while the stream held it; granted again (\(again.name)) after releaseLine, the stream still alive (\(stream.mode))"
         },
 
         VMCheck(name: "gpio.output") { env in
