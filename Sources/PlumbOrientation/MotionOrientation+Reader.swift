@@ -160,6 +160,9 @@ extension MotionOrientation {
                 }
             }
             streaming = false
+            // Never started again: the next session's factory makes a source of its own, which
+            // asks for the same data-ready line (granted to one request at a time).
+            current.close()
             source = nil
             owner.state.withLock { $0.sensorRunning = false; $0.configuration = nil; $0.lowEnergyActive = false }
         }

@@ -7,12 +7,13 @@ import Synchronization
 
 /// What a test source saw, shared with the test.
 final class SourceLog: Sendable {
-    struct Entries { var made = 0; var starts: [IMUConfiguration] = []; var stops = 0; var reads = 0 }
+    struct Entries { var made = 0; var starts: [IMUConfiguration] = []; var stops = 0; var reads = 0; var closes = 0 }
     let entries = Mutex(Entries())
     var made: Int { entries.withLock { $0.made } }
     var starts: [IMUConfiguration] { entries.withLock { $0.starts } }
     var stops: Int { entries.withLock { $0.stops } }
     var reads: Int { entries.withLock { $0.reads } }
+    var closes: Int { entries.withLock { $0.closes } }
 }
 
 /// A source that samples a motion profile in virtual time at the configured rate and batch size,
@@ -70,6 +71,10 @@ final class ProfileSource: MotionSampleSource {
 
     func stop() throws(MotionSourceError) {
         log.entries.withLock { $0.stops += 1 }
+    }
+
+    func close() {
+        log.entries.withLock { $0.closes += 1 }
     }
 }
 
