@@ -221,3 +221,39 @@ private let name = "IMU at 0x68 on /dev/i2c-1, polling"
         #expect(!err.captured.contains("plumb: warning:") && !err.captured.contains("plumb: error:"), "\(err.captured)")
     }
 }
+
+/// The same contact flapping while the sensor runs (an output needs it throughout): the stream
+/// finds the chip gone after five failed reads, re-initialises it until it answers, and goes on.
+/// The losses and returns were summed up once a minute, but each loss's "5 failed reads in a row
+/// (nothing answers …); re-initialising the chip" was still logged: ten lines a minute for a
+/// contact that breaks every 6 s. It is part of the loss now, held with it.
+@Suite struct FlappingWhileRunningTests {
+    @Test(arguments: [Errno.ENXIO, Errno.EREMOTEIO])
+    func aChipThatComesAndGoesWhileRunningIsSummedUpOnceAMinute(errno: Int32) throws {
+        let board = DBusBoard(nothingAnswersErrno: errno)
+        let output = PausingOutput(needsSensor: true)
+        let pipeline = try pausedChipSession(board, output: output)
+        var log: [String] = []
+        func step() throws { log += try pipeline.step(timeoutNanoseconds: 100_000_000).map(\.message) }
+        for _ in 0..<20 { try step() }
+        // Five minutes of a contact that breaks and makes every 3 s.
+        let flapping = board.clock.nowNanoseconds
+        let before = log.count
+        var steps = 0
+        while board.clock.nowNanoseconds &- flapping < 300 * Nanoseconds.perSecond, steps < 100_000 {
+            board.plugged = (board.clock.nowNanoseconds &- flapping) / (3 * Nanoseconds.perSecond) % 2 == 1
+            try step()
+            steps += 1
+        }
+        let lines = Array(log[before...])
+        #expect(output.presence.count > 60, "the chip did not come and go: \(output.presence.count) changes; \(lines.prefix(20))")
+        let summaries = lines.filter { $0.hasPrefix("\(name) was lost and back ") }
+        #expect((4...5).contains(summaries.count), "\(lines.prefix(60))")
+        // Each summary with its fix, the stream's gap summary a minute (``GapLog``), and the first
+        // loss in full.
+        let gapSummaries = lines.filter { $0.hasPrefix("gap in the stream from \(name): ") && $0.contains(" more in the last 60 s") }
+        #expect(lines.count <= 2 * summaries.count + gapSummaries.count + 6, "\(lines.count) lines: \(lines.prefix(60))")
+        #expect(lines.filter { $0.contains("failed reads in a row") }.count <= 2, "\(lines.prefix(60))")
+        try pipeline.shutdown()
+    }
+}

@@ -118,7 +118,7 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     /// transfer cut short) fails a re-initialisation again and again, and its notices say so.
     private func emit(_ notice: IMUStream.Notice) {
         let said = SensorNotice(stream: notice, source: name)
-        emit(DaemonEvent(level: .notice, message: notice.message, followsPresence: said.kind == .lost))
+        emit(DaemonEvent(level: .notice, message: notice.message, followsPresence: said.kind == .lost || notice.nothingAnswers))
         if said.kind == .lost, !lost {
             lost = true
             lostNotices = [said] // the latest only: `plumb run` reads events, not notices

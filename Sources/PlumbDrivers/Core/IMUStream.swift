@@ -57,6 +57,11 @@ public final class IMUStream {
         /// (``IMUError/bus(_:)`` with ``I2CError/mayMeanNothingAnswers``: the chip does not
         /// answer); `nil` for the others.
         public var error: IMUError? = nil
+        /// Whether the failures behind the notice found nothing answering at the chip's address
+        /// (``I2CError/mayMeanNothingAnswers``: the re-initialisation after failed reads of a chip
+        /// that went): a part of a loss, which an owner that logs losses may log with it (`plumb
+        /// run` holds such lines while the chip keeps coming and going).
+        public var nothingAnswers = false
     }
 
     /// Tuning, with defaults that suit 10 Hz–1 kHz.
@@ -331,7 +336,9 @@ public final class IMUStream {
             clock.sleep(nanoseconds: backoff)
             statistics.wakeups += 1
             if consecutiveFailures >= options.failuresBeforeReinitialise {
-                notice("\(consecutiveFailures) failed reads in a row (\(error)); re-initialising the chip")
+                var silent = false
+                if case .bus(let bus) = error { silent = bus.mayMeanNothingAnswers }
+                notice("\(consecutiveFailures) failed reads in a row (\(error)); re-initialising the chip", nothingAnswers: silent)
                 if let gap = reinitialise(reason: .busError) { gaps.append(gap) }
             }
         }
@@ -672,12 +679,12 @@ public final class IMUStream {
         notice("\(now.part) at \(now.address) on \(now.bus): named \(before.part) before its reset, \(now.part) after it (WHO_AM_I 0x\(hex(now.whoAmI)) is both; the look that tells them apart worked only after the reset); driving it as \(now.part)")
     }
 
-    private func notice(_ message: String, error: IMUError? = nil) {
+    private func notice(_ message: String, error: IMUError? = nil, nothingAnswers: Bool = false) {
         if notices.count >= Self.maximumPendingNotices {
             notices.removeFirst()
             droppedNotices += 1
         }
-        notices.append(Notice(timeNanoseconds: clock.nowNanoseconds, message: message, error: error))
+        notices.append(Notice(timeNanoseconds: clock.nowNanoseconds, message: message, error: error, nothingAnswers: nothingAnswers))
     }
 
     /// Reads the configuration just written back; if it differs, writes it once more (a
