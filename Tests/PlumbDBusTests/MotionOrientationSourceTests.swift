@@ -18,7 +18,7 @@ final class ProfileSource: MotionSampleSource {
     private let end: Double
     private var period: UInt64 = 10_000_000
     private var next: UInt64 = 0
-    private var pacer = VirtualTimePacer(speedup: 20)
+    private var pacer = VirtualTimePacer(speedup: 20, wall: WallClock(), minimumPauseNanoseconds: 200 * Nanoseconds.perMicrosecond)
 
     init(_ profile: MotionProfile, end: Double) {
         self.profile = profile

@@ -40,7 +40,7 @@ final class ProfileSource: MotionSampleSource {
 
     init(_ profile: MotionProfile, log: SourceLog, end: Double? = nil, speedup: Double = 20, startGate: DispatchSemaphore? = nil) {
         self.profile = profile; self.log = log; self.end = end; self.speedup = speedup; self.startGate = startGate
-        pacer = VirtualTimePacer(speedup: speedup)
+        pacer = VirtualTimePacer(speedup: speedup, wall: WallClock(), minimumPauseNanoseconds: 200 * Nanoseconds.perMicrosecond)
         log.entries.withLock { $0.made += 1 }
     }
 

@@ -24,17 +24,15 @@ final class SensorCounters: Sendable {
 /// motion as it happens (a desktop watching D-Bus) rather than as fast as it can be computed.
 ///
 /// Each read is passed on to `inner`; then the wall clock is made to catch up with the samples'
-/// timestamps: the first read fixes the origin, and a read whose newest sample lies t seconds
+/// timestamps (``VirtualTimePacer``): the first read fixes the origin, and a read whose newest sample lies t seconds
 /// after it returns no earlier than t / speed seconds after the first. The reader still sees the
 /// inner source's clock, so the notifier's settle times and hysteresis run on sample time.
 final class PacedSampleSource: MotionSampleSource {
     private let inner: any MotionSampleSource
-    private let wall: any MonotonicClock
-    private let speed: Double
     private let counters: SensorCounters
     private let busTransactions: (() -> Int)?
     private var countedTransactions = 0
-    private var origin: (wall: UInt64, sample: UInt64)?
+    private var pacer: VirtualTimePacer
 
     /// - Parameters:
     ///   - speed: sample seconds per wall-clock second (1: real time).
@@ -45,8 +43,7 @@ final class PacedSampleSource: MotionSampleSource {
          busTransactions: (() -> Int)? = nil) {
         precondition(speed > 0, "speed must be positive")
         self.inner = inner
-        self.speed = speed
-        self.wall = wall
+        pacer = VirtualTimePacer(speedup: speed, wall: wall)
         self.counters = counters
         self.busTransactions = busTransactions
     }
@@ -80,20 +77,14 @@ final class PacedSampleSource: MotionSampleSource {
         let delivered = samples.count - before
         guard delivered > 0, let newest = samples.last?.timestampNanoseconds else { return result }
         counters.update { $0.samples += delivered }
-        let now = wall.nowNanoseconds
-        guard let origin, newest >= origin.sample else {
-            self.origin = (now, newest)
-            return result
-        }
-        let due = origin.wall &+ UInt64(Double(newest &- origin.sample) / speed)
-        if due > now { wall.sleep(nanoseconds: due - now) }
+        pacer.pace(virtualNanoseconds: newest)
         return result
     }
 
     func stop() throws(MotionSourceError) {
         defer { countTransactions() }
         counters.update { $0.stops += 1 }
-        origin = nil
+        pacer.reset()
         try inner.stop()
     }
 }
