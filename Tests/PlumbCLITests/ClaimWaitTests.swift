@@ -534,9 +534,12 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
             sensor.bus.trace = nil
             return (target, written.map(\.description))
         }
-        let (free, freeWrites) = try writes()
-        #expect(!freeWrites.isEmpty, "unclaimed and idle, the look writes (the count sees writes)")
-        #expect(free.identity.warnings == [])
+        do {
+            // The target holds the chip's claim while it lives (regsHoldsTheChipAndWarnsBeforeWritingAClaimedOne).
+            let (free, freeWrites) = try writes()
+            #expect(!freeWrites.isEmpty, "unclaimed and idle, the look writes (the count sees writes)")
+            #expect(free.identity.warnings == [])
+        }
         #expect(node.hold())
         let (claimed, claimedWrites) = try writes()
         #expect(claimedWrites == [], "written to a chip another plumb claims: \(claimedWrites)")
@@ -571,5 +574,66 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         let own = try I2CDeviceClaim.acquire(path: node.path, address: I2CAddress(0x68))
         #expect(own.isHeld)
         #expect(try probe().devices.map(\.inUse) == [nil])
+    }
+
+    /// `plumb probe` holds the claim of a chip no one claims while it writes to it (the MPU-9150
+    /// look): a plumb claiming the chip that moment is refused (it waits, with --wait-for-sensor)
+    /// instead of configuring the chip and then having INT_PIN_CFG put back under it. Before, the
+    /// probe only checked the claim, and the other process's claim was granted mid-look.
+    @Test func probeHoldsTheChipWhileItWritesToIt() throws {
+        let sensor = PlumbSimulation.SimulatedSensor(model: try #require(SimulatedChips.model("mpu6050")), seed: 1)
+        let node = ClaimedNode()
+        let bus = ClaimTryingBus(sensor.bus, node: node)
+        let adapter = try Probe.probe(bus: bus, name: "test", clock: ("unknown", nil), functionality: ["I2C"], monotonic: sensor.clock,
+                                      claimNode: node.path)
+        #expect(adapter.devices.map(\.inUse) == [nil])
+        #expect(!bus.triedWhileWriting.isEmpty, "the look writes to the chip")
+        #expect(bus.triedWhileWriting.allSatisfy { !$0 }, "another process's claim was granted while the probe wrote: \(bus.triedWhileWriting)")
+        #expect(node.hold(), "the probe let go of the claim when it ended")
+        node.release()
+    }
+
+    /// `plumb regs` holds the chip's claim while the command reads and writes it; on a chip another
+    /// plumb process claims, `set` still writes as asked, with a warning.
+    @Test func regsHoldsTheChipAndWarnsBeforeWritingAClaimedOne() throws {
+        let sensor = PlumbSimulation.SimulatedSensor(model: try #require(SimulatedChips.model("mpu6050")), seed: 1)
+        let node = ClaimedNode()
+        let context = CommandContext.capturing()
+        do {
+            let target = try Regs.target(bus: sensor.bus, address: nil, part: nil, clock: sensor.clock, simulation: nil,
+                                         context: context, claimNode: node.path)
+            #expect(!node.hold(), "another process claimed the chip while plumb regs held it")
+            #expect(Regs.claimedWriteWarning(target) == nil)
+            withExtendedLifetime(target) {}
+        }
+        #expect(node.hold(), "plumb regs let go of the claim with its target")
+        let target = try Regs.target(bus: sensor.bus, address: nil, part: nil, clock: sensor.clock, simulation: nil,
+                                     context: context, claimNode: node.path)
+        #expect(Regs.claimedWriteWarning(target)?.hasPrefix("another plumb process drives the chip at 0x68 on ") == true,
+                "\(String(describing: Regs.claimedWriteWarning(target)))")
+        node.release()
+    }
+}
+
+/// A bus that, before each write to 0x68, tries another process's claim of the chip (and lets go
+/// again): whether each try was granted.
+private final class ClaimTryingBus: I2CBus {
+    let base: any I2CBus
+    let node: ClaimedNode
+    private(set) var triedWhileWriting: [Bool] = []
+    init(_ base: any I2CBus, node: ClaimedNode) {
+        self.base = base
+        self.node = node
+    }
+    var path: String { base.path }
+    var maximumReadLength: Int? { base.maximumReadLength }
+    var attemptsPerTransfer: Int { base.attemptsPerTransfer }
+    func transfer(_ operations: inout [I2COperation], address: I2CAddress) throws(I2CError) {
+        if address == I2CAddress(0x68), operations.allSatisfy({ $0.direction == .write }) {
+            let granted = node.hold()
+            if granted { node.release() }
+            triedWhileWriting.append(granted)
+        }
+        try base.transfer(&operations, address: address)
     }
 }

@@ -17,8 +17,9 @@ enum Probe {
         program is streaming from (INT_ENABLE or USER_CTRL.FIFO_EN set) is only read: it is named by
         WHO_AM_I alone, with a warning. The registers of other chips are only read.
         A chip another plumb process drives (plumb run, plumb dbus, a plumb read or calibrate) is marked
-        "in use by another plumb process", found without claiming it, and is only read: nothing is written
-        to it, so an MPU-6050 there is not told from an MPU-9150 (a warning says so).
+        "in use by another plumb process" and is only read: nothing is written to it, so an MPU-6050 there
+        is not told from an MPU-9150 (a warning says so). Any other chip found is claimed while it is probed
+        (a few milliseconds), so a plumb starting that moment waits for it instead of being reconfigured.
         Each bus's clock is read from the device tree (/sys/bus/i2c/devices/i2c-N/of_node/clock-frequency):
         "unknown" on adapters without one (x86, i2c-stub). With --simulate it probes the emulated bus instead.
         """,
@@ -38,8 +39,8 @@ enum Probe {
         var part: String?
         var key: String?
         var warnings: [String]
-        /// "in use by another plumb process" when one claims the chip (``I2CDeviceClaim``), found
-        /// without claiming it; absent otherwise (and when it cannot be told).
+        /// "in use by another plumb process" when one claims the chip (``I2CDeviceClaim``); absent
+        /// otherwise (and when it cannot be told).
         var inUse: String?
     }
 
@@ -132,23 +133,17 @@ enum Probe {
     /// - Parameters:
     ///   - monotonic: paces retries of the families' refine steps (an MPU-6050 family chip
     ///     answering 0x68 is checked for the MPU-9150's magnetometer through the I2C bypass).
-    ///   - claimNode: the adapter's device node, where a chip found is looked up for another plumb
-    ///     process's claim (``I2CDeviceClaim/isClaimedElsewhere(path:address:)``, which takes none);
-    ///     nil for an emulated bus.
+    ///   - claimNode: the adapter's device node, where each chip found is claimed for the probe or
+    ///     found claimed by another plumb process (``Claims``); nil for an emulated bus.
     static func probe(bus: any I2CBus, name: String, clock: (text: String, hertz: Int?), functionality: [String],
                       monotonic: any MonotonicClock, claimNode: String? = nil) throws(CLIError) -> Adapter {
         // Asked before a family's refine step writes to the chip (the MPU-9150 look sets
-        // INT_PIN_CFG): a chip another plumb process drives is only read.
-        var claimed: [I2CAddress: Bool] = [:]
-        func isClaimed(_ address: I2CAddress) -> Bool {
-            if let known = claimed[address] { return known }
-            let found = claimNode.flatMap { I2CDeviceClaim.isClaimedElsewhere(path: $0, address: address) } == true
-            claimed[address] = found
-            return found
-        }
+        // INT_PIN_CFG): a chip another plumb process drives is only read, any other is held.
+        let claims = Claims(node: claimNode)
+        defer { withExtendedLifetime(claims) {} }
         let findings: [ProbeFinding]
         do {
-            findings = try IMUFamilies.probe(bus, refiningWith: monotonic, leavingAlone: { isClaimed($0) ? leftAloneReason : nil })
+            findings = try IMUFamilies.probe(bus, refiningWith: monotonic, leavingAlone: { claims.leaveAloneReason($0) })
         } catch {
             return Adapter(path: bus.path, name: name, clock: clock.text, clockHz: clock.hertz, functionality: functionality,
                            error: error.description, devices: [])
@@ -156,9 +151,45 @@ enum Probe {
         let devices = findings.map { f in
             Device(address: f.address.description, register: "0x" + hex(f.register), whoAmI: "0x" + hex(f.whoAmI),
                    family: f.family, part: f.part, key: f.partKey, warnings: f.warnings,
-                   inUse: isClaimed(f.address) ? inUseNote : nil)
+                   inUse: claims.isClaimedElsewhere(f.address) ? inUseNote : nil)
         }
         return Adapter(path: bus.path, name: name, clock: clock.text, clockHz: clock.hertz, functionality: functionality, error: nil, devices: devices)
+    }
+
+    /// The chips `plumb probe` and `plumb regs` look at on one adapter, each claimed
+    /// (``I2CDeviceClaim``) the first time it is asked about and held for as long as this lives, or
+    /// found claimed by another plumb process, which is then left alone.
+    ///
+    /// Checking the claim without taking it (``I2CDeviceClaim/isClaimedElsewhere(path:address:)``)
+    /// left a window: a `plumb run` claiming and configuring the chip just after the check had its
+    /// INT_PIN_CFG put back to the value the MPU-9150 look read before the reset. Held, the claim
+    /// makes that plumb wait (`--wait-for-sensor`, as the shipped units run) or refuses it with the
+    /// claim's message, for the few milliseconds a probe takes.
+    final class Claims {
+        /// The adapter's device node; nil for an emulated bus (nothing is claimed).
+        let node: String?
+        private var held: [I2CAddress: I2CDeviceClaim] = [:]
+        private var elsewhere: [I2CAddress: Bool] = [:]
+
+        init(node: String?) { self.node = node }
+
+        /// Whether another plumb process claims the chip at `address`; when none does, the chip is
+        /// claimed here from now on. False when it cannot be told (the claim holds nothing).
+        func isClaimedElsewhere(_ address: I2CAddress) -> Bool {
+            if let known = elsewhere[address] { return known }
+            var found = false
+            if let node {
+                do throws(I2CDeviceInUse) { held[address] = try I2CDeviceClaim.acquire(path: node, address: address) } catch { found = true }
+            }
+            elsewhere[address] = found
+            return found
+        }
+
+        /// ``Probe/leftAloneReason`` for a chip another plumb process claims, nil otherwise (the
+        /// chip is then held: ``isClaimedElsewhere(_:)``).
+        func leaveAloneReason(_ address: I2CAddress) -> String? {
+            isClaimedElsewhere(address) ? Probe.leftAloneReason : nil
+        }
     }
 
     /// The note on a chip another plumb process claims (``Device/inUse``).

@@ -34,6 +34,9 @@ enum Regs {
         var identity: IMUIdentity
         /// Keeps the emulated bus and chip alive.
         var simulation: SimulatedSensor?
+        /// The chip's claim, held while the command reads and writes it (nil on the emulator; holds
+        /// nothing when another plumb process claims the chip: ``Probe/Claims``).
+        var claims: Probe.Claims? = nil
     }
 
     /// Finds the chip the options name and its register map (detection through the drivers'
@@ -79,23 +82,30 @@ enum Regs {
     /// when another program streams from it (`leavingBusyChipsAlone`, as `plumb probe`): reading
     /// registers must not change the chip under that program. `dump` reads no register whose read
     /// has a side effect; only `get` of such a register and `set` touch the chip, as asked.
-    /// - Parameter claimNode: the bus's device node, where the chip is looked up for another plumb
-    ///   process's claim (``I2CDeviceClaim/isClaimedElsewhere(path:address:)``, which takes none):
-    ///   such a chip is only read while it is identified, streaming or not (it may be between its
-    ///   reset and its first stream). `nil` for an emulated bus.
+    /// - Parameter claimNode: the bus's device node, where the chip is claimed for the command
+    ///   (``Probe/Claims``) or found claimed by another plumb process: such a chip is only read while
+    ///   it is identified, streaming or not (it may be between its reset and its first stream);
+    ///   `set` then writes it as asked, with a warning. `nil` for an emulated bus.
     static func target(bus: any I2CBus, address: I2CAddress?, part: String?, clock: any MonotonicClock,
                        simulation: SimulatedSensor?, context: CommandContext, claimNode: String? = nil) throws(CLIError) -> Target {
+        let claims = Probe.Claims(node: claimNode)
         let (_, identity) = try SensorOptions.identify(
             bus: bus, address: address, part: part, clock: clock, leavingBusyChipsAlone: true,
             simulated: simulation?.model, faultsOption: false,
-            leavingAlone: { at in
-                claimNode.flatMap { I2CDeviceClaim.isClaimedElsewhere(path: $0, address: at) } == true ? Probe.leftAloneReason : nil
-            })
+            leavingAlone: { claims.leaveAloneReason($0) })
         guard let map = IMUFamilies.registerMap(forPart: identity.partKey) else {
             throw .failure("no register map for \(identity.part)", fix: nil)
         }
         for w in identity.warnings { context.err.line("warning: \(w)") }
-        return Target(editor: RegisterEditor(map: map, bus: bus, address: identity.address), identity: identity, simulation: simulation)
+        return Target(editor: RegisterEditor(map: map, bus: bus, address: identity.address), identity: identity, simulation: simulation,
+                      claims: claimNode == nil ? nil : claims)
+    }
+
+    /// The warning `plumb regs set` gives before it writes to a chip another plumb process claims
+    /// (it writes as asked: poking a running chip's registers is how one debugs it), nil otherwise.
+    static func claimedWriteWarning(_ target: Target) -> String? {
+        guard target.claims?.isClaimedElsewhere(target.editor.address) == true else { return nil }
+        return "another plumb process drives the chip at \(target.editor.address) on \(target.identity.bus): this write changes it under that process, which may not notice ('pgrep -a plumb' lists them)"
     }
 
     static func format(_ args: ParsedArguments) throws(CLIError) -> String {
@@ -142,6 +152,7 @@ enum RegsDump {
     static let command = Command(spec) { args, context in
         let format = try Regs.format(args)
         let target = try Regs.open(args, context: context)
+        defer { withExtendedLifetime(target) {} }
         let readings: [RegisterEditor.Reading]
         do throws(I2CError) { readings = try target.editor.dump() } catch { throw Regs.busFailure(error) }
         let id = target.identity
@@ -167,6 +178,7 @@ enum RegsGet {
     static let command = Command(spec) { args, context in
         let format = try Regs.format(args)
         let target = try Regs.open(args, context: context)
+        defer { withExtendedLifetime(target) {} }
         let register: UInt8
         do throws(RegisterEditError) { register = try target.editor.resolve(args.positionals[0]) } catch { throw Regs.cliError(error, map: target.editor.map) }
         let reading: RegisterEditor.Reading
@@ -193,7 +205,9 @@ enum RegsSet {
     static let command = Command(spec) { args, context in
         let format = try Regs.format(args)
         let target = try Regs.open(args, context: context)
+        defer { withExtendedLifetime(target) {} }
         let editor = target.editor
+        if let warning = Regs.claimedWriteWarning(target) { context.err.line("warning: " + warning) }
         let plan: RegisterEditor.WritePlan
         do throws(RegisterEditError) {
             let register = try editor.resolve(args.positionals[0])
