@@ -38,8 +38,10 @@ public struct IMUSettings: Sendable, Equatable {
     public static let accelerometerRanges: [Double] = [2, 4, 8, 16, 32]
     /// Gyroscope full-scale ranges across the supported parts, in °/s.
     public static let gyroscopeRanges: [Double] = [125, 250, 500, 1000, 2000, 4000]
-    /// Output data rates accepted, in Hz (the driver picks the nearest the chip has).
-    public static let rateRange: ClosedRange<Double> = 1...1000
+    /// Output data rates accepted, in Hz (the driver picks the nearest the chip has): up to the
+    /// LSM6DS family's 1666 Hz, the fastest any supported part runs here; the MPU-6050 family's
+    /// FIFO stops at 1000 Hz, which its driver (and `plumb config check`, with `imu.part` named) says.
+    public static let rateRange: ClosedRange<Double> = 1...1666
 
     /// The I2C device, or `nil` for the board's. Default `nil`.
     public var bus: String?

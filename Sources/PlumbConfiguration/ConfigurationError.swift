@@ -1,7 +1,7 @@
 /// A configuration or board file that cannot be used: where, which key, what is wrong, what is allowed.
 ///
 /// The description is one line in the compiler's format, so editors can jump to it:
-/// `/etc/plumb/plumb.json:7:13: imu.rate: 5000 is out of range; allowed 1...1000 (Hz)`.
+/// `/etc/plumb/plumb.json:7:13: imu.rate: 5000 is out of range; allowed 1...1666 (Hz)`.
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file, or "<string>" when the text did not come from a file.
     public var file: String

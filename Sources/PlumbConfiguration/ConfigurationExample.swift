@@ -43,7 +43,7 @@ extension Configuration {
         imu.address                    "0x08"..."0x77" or a number                       default the board's (0x68)
         imu.part                       auto or \(IMUSettings.parts.joined(separator: ", "))
                                                                                          default auto
-        imu.rate                       1...1000 Hz                                       default 100
+        imu.rate                       1...1666 Hz (MPU-6050 family 3.9...1000)         default 100
         imu.accelerometerRange         2, 4, 8, 16, 32 g                                 default 4
         imu.gyroscopeRange             125, 250, 500, 1000, 2000, 4000 °/s               default 2000
         imu.fifoCompression            true, false (LSM6DSO generation at high rates)   default true

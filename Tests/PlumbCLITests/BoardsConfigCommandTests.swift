@@ -77,7 +77,7 @@ private func run(_ args: [String], environment: [String: String] = [:]) -> (stat
         #expect(r.status == 1)
         #expect(r.out == "")
         #expect(r.err == """
-            Error: \(file):3:13: imu.rate: 5000 is out of range; allowed 1...1000 (Hz)
+            Error: \(file):3:13: imu.rate: 5000 is out of range; allowed 1...1666 (Hz)
             Fix: Run 'plumb config example --keys' for every key and its allowed values.
 
             """)

@@ -148,7 +148,7 @@ private final class DaemonChild: @unchecked Sendable {
         #expect(notify.receive(until: { $0 != "WATCHDOG=1" }) == "RELOADING=1")
         let kept = notify.receive(until: { $0 != "WATCHDOG=1" })
         #expect(kept?.hasPrefix("READY=1\nSTATUS=recording \(dir)/motion.csv at 50 Hz") == true)
-        #expect(kept?.contains("(reload failed: \(config):1:18: imu.rate: 5000 is out of range; allowed 1...1000 (Hz))") == true)
+        #expect(kept?.contains("(reload failed: \(config):1:18: imu.rate: 5000 is out of range; allowed 1...1666 (Hz))") == true)
 
         kill(child.pid, SIGTERM)
         #expect(notify.receive(until: { $0 != "WATCHDOG=1" }) == "STOPPING=1")
@@ -158,7 +158,7 @@ private final class DaemonChild: @unchecked Sendable {
         #expect(lines.first == "<6>started with \(config); board generic (chosen by --board or the configuration)")
         #expect(lines.contains("<5>orientation faceUp (interface portrait)"))
         #expect(lines.contains("<6>reloaded \(config); board generic (chosen by --board or the configuration)"))
-        #expect(lines.contains("<3>reload failed, keeping the running configuration: \(config):1:18: imu.rate: 5000 is out of range; allowed 1...1000 (Hz)"))
+        #expect(lines.contains("<3>reload failed, keeping the running configuration: \(config):1:18: imu.rate: 5000 is out of range; allowed 1...1666 (Hz)"))
         #expect(lines.suffix(2) == ["<6>stopping on SIGTERM", "<6>stopped"])
     }
 

@@ -125,13 +125,13 @@ private func config(rate: Double) -> Configuration {
     }
 
     @Test func anInvalidReloadKeepsTheRunningPipeline() {
-        let bad = CLIError.failure("/etc/plumb/plumb.json:3:13: imu.rate: 5000 is out of range; allowed 1...1000 (Hz)")
+        let bad = CLIError.failure("/etc/plumb/plumb.json:3:13: imu.rate: 5000 is out of range; allowed 1...1666 (Hz)")
         let h = Harness(configurations: [.success(config(rate: 100)), .failure(bad)])
         h.signalsAtStep = [2: [.reload], 3: [.terminate]]
         #expect(h.makeDaemon().run() == 0)
         #expect(h.built.count == 1)
         #expect(h.built[0].steps == 3)
-        #expect(h.err.captured.contains("<3>reload failed, keeping the running configuration: /etc/plumb/plumb.json:3:13: imu.rate: 5000 is out of range; allowed 1...1000 (Hz)\n"))
+        #expect(h.err.captured.contains("<3>reload failed, keeping the running configuration: /etc/plumb/plumb.json:3:13: imu.rate: 5000 is out of range; allowed 1...1666 (Hz)\n"))
         #expect(h.notifier.states[1] == "RELOADING=1")
         #expect(h.notifier.states[2].hasPrefix("READY=1\nSTATUS=pipeline 100.0 (reload failed: "))
     }

@@ -103,21 +103,25 @@ private let setUsage = "Usage: plumb regs set [--bus <PATH>] [--address <ADDR>] 
 }
 
 @Suite struct RateOutsideThePartsRangeTests {
-    /// 1...3.8 Hz passes the file format (1...1000 Hz) but not an MPU-6050, whose FIFO runs at
-    /// 3.9...1000 Hz: with the part known, config check says so.
-    @Test func checkRefusesItWhenThePartIsAnMPU() throws {
-        let path = try temporaryFile(#"{"imu": {"part": "mpu6050", "rate": 2}}"#)
+    /// 1...3.8 Hz and 1001...1666 Hz pass the file format (1...1666 Hz, the LSM6DS family's top
+    /// rate) but not an MPU-6050, whose FIFO runs at 3.9...1000 Hz: with the part known, config
+    /// check says so.
+    @Test(arguments: [2.0, 1666])
+    func checkRefusesItWhenThePartIsAnMPU(_ rate: Double) throws {
+        let path = try temporaryFile(#"{"imu": {"part": "mpu6050", "rate": \#(rate)}}"#)
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(runPlumb(["config", "check", "--boards-dir", boardsDirectory, path])
                 == (1, "", """
-                    Error: \(path): imu.rate: output data rate 2.0 Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz (imu.part "mpu6050")
+                    Error: \(path): imu.rate: output data rate \(rate) Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz (imu.part "mpu6050")
                     Fix: Set imu.rate within the range named above.
 
                     """))
     }
 
-    /// With "auto" (and an LSM6DS part) the file is as valid as before.
-    @Test(arguments: [#"{"imu": {"rate": 2}}"#, #"{"imu": {"part": "lsm6dso", "rate": 2}}"#, #"{"imu": {"part": "mpu6050", "rate": 3.9}}"#])
+    /// With "auto" (and an LSM6DS part) the file is as valid as before; an LSM6DS part takes its
+    /// 1666 Hz (the file format stopped at 1000 Hz before).
+    @Test(arguments: [#"{"imu": {"rate": 2}}"#, #"{"imu": {"part": "lsm6dso", "rate": 2}}"#, #"{"imu": {"part": "mpu6050", "rate": 3.9}}"#,
+                      #"{"imu": {"part": "lsm6dso", "rate": 1666}}"#, #"{"imu": {"rate": 1666}}"#])
     func checkAcceptsItOtherwise(_ text: String) throws {
         let path = try temporaryFile(text)
         defer { try? FileManager.default.removeItem(atPath: path) }

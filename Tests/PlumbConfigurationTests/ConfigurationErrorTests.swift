@@ -27,7 +27,7 @@ func errorMessage(_ name: String) -> String? {
         ("unknown-key.json", "unknown-key.json:3:5: imu.adress: unknown key; allowed keys: bus, address, part, rate, accelerometerRange, gyroscopeRange, interrupt, fifoCompression. Did you mean 'address'?"),
         ("duplicate-key.json", "duplicate-key.json:4:3: logLevel: duplicate key (first given at line 2)"),
         ("wrong-type.json", "wrong-type.json:3:13: imu.rate: expected a number (Hz), found a string"),
-        ("out-of-range.json", "out-of-range.json:3:13: imu.rate: 5000 is out of range; allowed 1...1000 (Hz)"),
+        ("out-of-range.json", "out-of-range.json:3:13: imu.rate: 5000 is out of range; allowed 1...1666 (Hz)"),
         ("value-not-allowed.json", "value-not-allowed.json:2:34: imu.accelerometerRange: 3 is not allowed; allowed values: 2, 4, 8, 16, 32 (g)"),
         ("unknown-choice.json", "unknown-choice.json:3:13: filter.kind: \"madgwik\" is not one of: plumb, madgwick, complementary. Did you mean 'madgwick'?"),
         ("parameter-for-another-filter.json", "parameter-for-another-filter.json:2:48: filter.beta: applies only to \"kind\": \"madgwick\"; the complementary filter takes timeConstant"),

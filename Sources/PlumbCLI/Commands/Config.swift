@@ -51,7 +51,7 @@ enum Config {
 
     /// Refuses the settings the part named by `imu.part` would refuse at start, as its driver
     /// works them out (``DaemonFactory/imuConfiguration(_:)``, then `MPU6050.settings(for:variant:)`):
-    /// a rate the file format allows (1...1000 Hz) below the MPU-6050 family's 3.9 Hz. With
+    /// a rate the file format allows (1...1666 Hz) outside the MPU-6050 family's 3.9...1000 Hz. With
     /// `imu.part` "auto" the part is unknown until the chip answers, so nothing is refused here.
     static func checkPartSettings(_ c: Configuration, path: String) throws(CLIError) {
         guard let variant = MPU6050.variant(named: c.imu.part) else { return }
