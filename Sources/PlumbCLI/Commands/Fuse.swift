@@ -25,7 +25,7 @@ enum Fuse {
         """,
         options: [
             .option("input", short: "i", value: "FILE", help: "The CSV file to read."),
-            .option("output", short: "o", value: "FILE", help: "Write the result here instead of standard output."),
+            .option("output", short: "o", value: "FILE", help: "Write the result here instead of standard output (a file is replaced only once every row was written)."),
             .option("filter", value: "NAME", help: "plumb (default, the most accurate real-time filter), madgwick, complementary, or plumb-offline (acausal: whole recording in memory, most accurate)."),
         ])
 
@@ -133,10 +133,16 @@ enum Fuse {
 }
 
 /// Where `plumb fuse` writes rows: a file, or the command's standard output.
+///
+/// A regular file (or a path where none exists yet) is written under a temporary name in its
+/// directory and renamed over the path only when every row was written: an input that fails on a
+/// line (a cell that is no number, time going backwards) used to leave the output emptied, or
+/// holding the rows before the bad line as if complete, and an earlier result written there was
+/// lost. Now it stays as it was. Anything else the path leads to (a FIFO, a terminal, /dev/stdout,
+/// a dangling symlink) is written in place, as a shell's > does: it cannot be replaced.
 struct RowSink {
     var bytes: [UInt8] = []
-    private let handle: FileHandle?
-    private let path: String?
+    private let file: OutputFile?
     private let context: CommandContext
 
     /// True when `a` and `b` lead to the same regular file (device and inode, through symlinks);
@@ -149,42 +155,125 @@ struct RowSink {
     }
 
     init(path: String?, context: CommandContext) throws(CLIError) {
-        self.path = path
         self.context = context
         bytes.reserveCapacity(1 << 17)
-        guard let path else { handle = nil; return }
-        // Opened where the path leads and emptied, as a shell's > does: open(2) with O_CREAT and
-        // O_TRUNC, once (mode 0666 less the umask). FileManager.createFile writes a new file and
-        // renames it over the path, which replaced a symlink with a regular file: run as root,
-        // --output /dev/stdout replaced the system's /dev/stdout. Opening twice (an empty write,
-        // then a handle) closed a FIFO's only writer in between: its reader took that for the
-        // end, and the second open waited for a reader for ever.
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw .failure("\(path): cannot be opened for writing (\(reason)).", fix: "Check that the directory exists and is writable, and that the path names a file.")
-        }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
-        self.handle = handle
+        file = try path.map { p throws(CLIError) in try OutputFile(path: p) }
     }
 
     mutating func flush() throws(CLIError) {
         defer { bytes.removeAll(keepingCapacity: true) }
-        guard let handle else {
+        guard let file else {
             context.out.write(String(decoding: bytes, as: UTF8.self))
             return
         }
-        do { try handle.write(contentsOf: bytes) } catch {
-            throw .failure("\(path ?? "output"): write failed: \(error).", fix: "Check the free space on the disk.")
+        try file.write(bytes)
+    }
+
+    /// Writes what is left and puts the file in place; without it (an error thrown on the way),
+    /// the temporary file is removed and the path left as it was.
+    mutating func finish() throws(CLIError) {
+        try flush()
+        try file?.commit()
+    }
+}
+
+/// An output file of `plumb fuse` (``RowSink``): written in place, or under a temporary name that
+/// ``commit()`` renames over the path.
+final class OutputFile {
+    /// The path as given, for messages.
+    let path: String
+    private var fd: Int32 = -1
+    /// The temporary file and the path it replaces at ``commit()``; nil when written in place.
+    private var pending: (temporary: String, target: String)?
+
+    init(path: String) throws(CLIError) {
+        self.path = path
+        var target = path
+        var existing = stat()
+        var mode: mode_t = 0
+        var inPlace = false
+        if lstat(path, &existing) == 0 {
+            if existing.st_mode & S_IFMT == S_IFLNK {
+                // Replaced is the file the link leads to, not the link: the link stays.
+                if let resolved = realpath(path, nil) {
+                    target = String(cString: resolved)
+                    free(resolved)
+                    if stat(target, &existing) != 0 || existing.st_mode & S_IFMT != S_IFREG { inPlace = true }
+                } else {
+                    inPlace = true
+                }
+            } else if existing.st_mode & S_IFMT != S_IFREG {
+                inPlace = true
+            }
+            if !inPlace { mode = existing.st_mode & 0o7777 }
+        }
+        if !inPlace {
+            let slash = target.lastIndex(of: "/")
+            let directory = slash.map { String(target[..<$0]) } ?? "."
+            let name = slash.map { String(target[target.index(after: $0)...]) } ?? target
+            // A new file gets 0666 less the umask, as open(2) gives it; a replaced one its mode.
+            let replacing = lstat(path, &existing) == 0
+            for _ in 0..<8 {
+                let temporary = directory + "/." + name + ".plumb-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+                fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+                if fd >= 0 {
+                    if replacing { fchmod(fd, mode) }
+                    pending = (temporary, target)
+                    return
+                }
+                if errno != EEXIST { break }
+            }
+            // A directory this user may not write to (a file made writable for them in /var/log):
+            // written in place, as before.
+        }
+        do {
+            // Opened where the path leads and emptied, as a shell's > does: open(2) with O_CREAT and
+            // O_TRUNC, once. Opening twice (an empty write, then a handle) closed a FIFO's only
+            // writer in between: its reader took that for the end, and the second open waited for a
+            // reader for ever.
+            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+            guard fd >= 0 else { throw Self.openFailure(path) }
+            pending = nil
         }
     }
 
-    mutating func finish() throws(CLIError) {
-        try flush()
-        if let handle {
-            do { try handle.close() } catch {
-                throw .failure("\(path ?? "output"): close failed: \(error).", fix: nil)
+    deinit {
+        if fd >= 0 { close(fd) }
+        if let pending { unlink(pending.temporary) }
+    }
+
+    private static func openFailure(_ path: String) -> CLIError {
+        let reason = String(cString: strerror(errno))
+        return .failure("\(path): cannot be opened for writing (\(reason)).", fix: "Check that the directory exists and is writable, and that the path names a file.")
+    }
+
+    func write(_ bytes: [UInt8]) throws(CLIError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                throw .failure("\(path): write failed (\(String(cString: strerror(code))))",
+                               fix: code == ENOSPC || code == EDQUOT ? "Free space on the disk, or write elsewhere." : "Check the device the path is on.")
             }
+            offset += n
         }
+    }
+
+    /// Closes the file and, when it was written under a temporary name, renames it over the path.
+    func commit() throws(CLIError) {
+        let result = close(fd)
+        let code = errno
+        fd = -1
+        guard result == 0 else {
+            throw .failure("\(path): close failed (\(String(cString: strerror(code))))", fix: "Check the device the path is on.")
+        }
+        guard let pending else { return }
+        guard rename(pending.temporary, pending.target) == 0 else {
+            let code = errno
+            throw .failure("\(path): cannot be put in place (\(String(cString: strerror(code))))", fix: "Check that the directory is writable.")
+        }
+        self.pending = nil
     }
 }
