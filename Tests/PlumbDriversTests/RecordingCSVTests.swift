@@ -83,6 +83,45 @@ import PlumbDrivers
         }
     }
 
+    /// A reading past Float's range (samples keep readings as Float) was accepted and became
+    /// infinite there: `plumb fuse` reset its attitude without a word. t_s stays a Double.
+    @Test func aReadingPastWhatASampleHoldsIsRefused() throws {
+        #expect(throws: RecordingCSVError(file: "r.csv", line: 7, column: 3, message: "gyr_x: '1e39' is past the largest reading a sample holds (3.4e38); no sensor reads that", fix: RecordingCSV.numberFix)) {
+            try Self.row("0,1e39,0,0,0,0,9.8")
+        }
+        #expect(throws: RecordingCSVError(file: "r.csv", line: 7, column: 11, message: "acc_y: '-3.5e38' is past the largest reading a sample holds (3.4e38); no sensor reads that", fix: RecordingCSV.numberFix)) {
+            try Self.row("0,0,0,0,0,-3.5e38,9.8")
+        }
+        #expect(try Self.row("0,3.4e38,0,0,0,0,9.8").gyroscope.x == 3.4e38)
+        #expect(try Self.row("1e39,0,0,0,0,0,9.8").time == 1e39)
+    }
+
+    /// A field is shown in a message at most 40 characters long, control characters escaped: a
+    /// 5 MB field was echoed whole, and a header's escape sequences reached the terminal.
+    @Test func aBadFieldIsShownShortAndEscaped() throws {
+        let long = String(repeating: "1", count: 5000) + "x"
+        do {
+            _ = try Self.row("0,\(long),0,0,0,0,9.8")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.message == "gyr_x: '\(String(repeating: "1", count: 40))…' is not a decimal number")
+        }
+        #expect(throws: RecordingCSVError(file: "r.csv", line: 1, column: nil, message: "no column 'gyr_x' in the header (t_s,gyr_x\\u{1B}[2J,gyr_y,gyr_z,acc_x,acc_y,acc_z)", fix: RecordingCSV.columnsFix)) {
+            try RecordingCSV.Header(Array("t_s,gyr_x\u{1B}[2J,gyr_y,gyr_z,acc_x,acc_y,acc_z".utf8), file: "r.csv")
+        }
+    }
+
+    /// A required column named twice was read from its first field without a word.
+    @Test func aRequiredColumnNamedTwiceIsRefused() {
+        #expect(throws: RecordingCSVError(file: "r.csv", line: 1, column: nil,
+                                          message: "the header names 'gyr_x' twice (fields 2 and 3), so which is the reading cannot be told",
+                                          fix: "Rename or delete one of them. " + RecordingCSV.columnsFix)) {
+            try RecordingCSV.Header(Array("t_s,gyr_x,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z".utf8), file: "r.csv")
+        }
+        // Other columns may repeat (they are not read).
+        #expect(throws: Never.self) { try RecordingCSV.Header(Array("t_s,note,note,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z".utf8), file: "r.csv") }
+    }
+
     @Test func aRowMayEndEarlyOnlyAfterItsRequiredColumns() throws {
         let header = Self.header + ",true_qw"
         #expect(try Self.row("0,0,0,0,0,0,9.8", header: header).accelerometer.z == 9.8)

@@ -6,12 +6,16 @@
 /// The rules:
 /// - The first line is a header naming the columns `t_s` (s), `gyr_x`, `gyr_y`, `gyr_z` (rad/s)
 ///   and `acc_x`, `acc_y`, `acc_z` (m/s², specific force), in any order, separated by commas;
-///   other columns are ignored. A UTF-8 byte order mark before it is skipped.
+///   other columns are ignored, and a required column named twice is refused (which one is
+///   meant cannot be told). A UTF-8 byte order mark before it is skipped.
 /// - A row may not have more fields than the header (a decimal comma would shift every value);
 ///   it may end early only after its last required column.
 /// - A value is a decimal number: an optional sign, digits with an optional decimal point, and an
 ///   optional exponent (`-0.0123`, `9.81`, `1.5e-3`), with optional spaces or tabs around it.
-///   Hexadecimal (`0x10`), `inf`, `infinity`, empty fields and numbers past ±1.8e308 are refused.
+///   Hexadecimal (`0x10`), `inf`, `infinity`, empty fields and numbers past ±1.8e308 are refused,
+///   and so are gyroscope and accelerometer readings past ±3.4e38, the largest a sample holds
+///   (`IMUSample` and `CompactIMURecording` keep readings as `Float`): one became infinite there
+///   and reset the fusion's attitude without a word.
 /// - `nan` (any case) marks a missing reading in a gyroscope or accelerometer column: readers
 ///   skip that sample. `t_s` must be a number.
 /// - Lines end in LF, CR LF, or CR alone (classic Mac OS); blank lines are skipped but counted, so
@@ -82,8 +86,13 @@ public enum RecordingCSV {
                                                 fix: "Write the file with commas between the columns (and a point, not a comma, before decimals).")
                     }
                     throw RecordingCSVError(file: file, line: 1, column: nil,
-                                            message: "no column '\(name)' in the header (\(names.joined(separator: ",")))",
+                                            message: "no column '\(name)' in the header (\(RecordingCSV.shown(names.joined(separator: ","), limit: 200)))",
                                             fix: columnsFix)
+                }
+                if let again = names[(index + 1)...].firstIndex(of: name) {
+                    throw RecordingCSVError(file: file, line: 1, column: nil,
+                                            message: "the header names '\(name)' twice (fields \(index + 1) and \(again + 1)), so which is the reading cannot be told",
+                                            fix: "Rename or delete one of them. " + columnsFix)
                 }
                 found.append(index)
             }
@@ -119,7 +128,8 @@ public enum RecordingCSV {
                     let column = columnOfField[field]
                     if column >= 0 {
                         let trimmed = RecordingCSV.trim(line, start..<index)
-                        guard let value = RecordingCSV.number(line, trimmed), column > 0 || !value.isNaN else {
+                        guard let value = RecordingCSV.number(line, trimmed), column > 0 || !value.isNaN,
+                              column == 0 || abs(value) <= RecordingCSV.largestReading || value.isNaN else {
                             throw badValue(line, field: start..<index, column: column, lineNumber: lineNumber, file: file)
                         }
                         switch column {
@@ -309,14 +319,38 @@ public enum RecordingCSV {
         let lower = text.lowercased()
         let unsigned = lower.hasPrefix("-") || lower.hasPrefix("+") ? String(lower.dropFirst()) : lower
         if unsigned == "inf" || unsigned == "infinity" {
-            return "'\(text)' is infinite; no sensor reads that"
+            return "'\(shown(text))' is infinite; no sensor reads that"
         }
-        if unsigned.hasPrefix("0x") { return "'\(text)' is hexadecimal, not a decimal number" }
+        if unsigned.hasPrefix("0x") { return "'\(shown(text))' is hexadecimal, not a decimal number" }
         if unsigned == "nan" { return "'\(text)' is not a number (write nan without a sign)" }
         if let value = Double(text), value.isInfinite {
-            return "'\(text)' is past the largest number a Double holds (1.8e308)"
+            return "'\(shown(text))' is past the largest number a Double holds (1.8e308)"
         }
-        return "'\(text)' is not a decimal number"
+        if let value = number(line, trimmed), abs(value) > largestReading {
+            return "'\(shown(text))' is past the largest reading a sample holds (3.4e38); no sensor reads that"
+        }
+        return "'\(shown(text))' is not a decimal number"
+    }
+
+    /// The largest gyroscope or accelerometer reading a row may hold: `Float`'s, since samples keep
+    /// their readings as `Float`.
+    static let largestReading = Double(Float.greatestFiniteMagnitude)
+
+    /// `text` as a message shows it: at most `limit` characters (a 5 MB field was echoed whole), and
+    /// control characters written as `\u{1B}` (an escape sequence in a header went to the terminal).
+    public static func shown(_ text: String, limit: Int = 40) -> String {
+        var out = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count == limit { return out + "…" }
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+            count += 1
+        }
+        return out
     }
 
     /// The range without the spaces and tabs at either end.
