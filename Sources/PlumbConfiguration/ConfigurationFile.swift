@@ -225,6 +225,28 @@ extension Configuration {
         return s
     }
 
+    /// What is wrong with a broker URL's `host[:port]` or `[IPv6]:port`, or nil: the rules of the
+    /// daemon's own parse (PlumbMQTT's `MQTTEndpoint.parse`, which this module cannot import; the
+    /// two are compared in `MQTTURLAgreementTests`). Checked only there, a port of 99999 or a URL
+    /// with no host passed `plumb config check` and then stopped `plumb run`'s output with no file
+    /// or line named.
+    static func brokerAuthorityProblem(_ authority: String) -> String? {
+        var host = Substring(authority)
+        var port: Substring?
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return "has an unclosed [ in the host" }
+            let after = host[host.index(after: close)...]
+            if after.hasPrefix(":") { port = after.dropFirst() } else if !after.isEmpty { return "has text after the address" }
+            host = host[host.index(after: host.startIndex)..<close]
+        } else if let colon = host.lastIndex(of: ":") {
+            port = host[host.index(after: colon)...]
+            host = host[..<colon]
+        }
+        if let port, !(Int32(port).map { (1...65535).contains($0) } ?? false) { return "has port '\(port)'; a port is 1...65535" }
+        if host.isEmpty { return "names no host" }
+        return nil
+    }
+
     static func decodeMQTT(_ m: ObjectReader, requireURL: Bool) throws(ConfigurationError) -> MQTTOutput {
         var o = MQTTOutput()
         if let url = try m.nonEmptyString("url") {
@@ -236,6 +258,7 @@ extension Configuration {
                 throw m.error("url", "must not hold credentials; give them as username and password")
             }
             guard !authority.isEmpty else { throw m.error("url", "\"\(url)\" names no host") }
+            if let problem = brokerAuthorityProblem(String(authority)) { throw m.error("url", "\"\(url)\" \(problem)") }
             o.url = url
         } else if requireURL {
             throw ConfigurationError(file: m.file, position: m.node.position, keyPath: m.childPath("url"),
