@@ -131,6 +131,19 @@ struct FuseTests {
         #expect(result.err == "warning: \(path): skipped 2 of 3 samples with a missing (nan) reading.\n")
     }
 
+    /// An accelerometer that reads zero throughout gave every row nan and exit status 0.
+    @Test("a recording with no sample that gives gravity is refused, and no output file is written",
+          arguments: ["plumb", "madgwick", "complementary", "plumb-offline"])
+    func noGravity(_ filter: String) throws {
+        let scratch = try Scratch()
+        let path = try scratch.file("zero.csv", "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n" + (0..<200).map { "\(Double($0) / 100),0.01,0,0,0,0,0\n" }.joined())
+        let output = scratch.directory.appendingPathComponent("out.csv").path
+        let result = runPlumb(["fuse", "--input", path, "--output", output, "--filter", filter])
+        #expect(result.status == 1)
+        #expect(result.err == "Error: \(path): no sample gives gravity (the accelerometer reads zero or nan on every line), so every row would be nan\nFix: Check the acc_x, acc_y and acc_z columns: specific force in m/s², about 9.8 in all at rest.\n")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     @Test("usage errors exit 64: no --input, unknown filter")
     func usage() {
         #expect(runPlumb(["fuse"]).status == 64)

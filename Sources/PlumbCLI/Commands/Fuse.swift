@@ -12,7 +12,8 @@ enum Fuse {
         sample: t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z. The quaternion is the sensor frame
         relative to a z-up earth frame; gravity is the unit vector toward the earth in the sensor
         frame. Values are decimal numbers; nan marks a missing reading, and that sample is skipped
-        (its row repeats the last state). With a real-time filter, rows before the first usable accelerometer sample are nan.
+        (its row repeats the last state). With a real-time filter, rows before the first usable accelerometer sample are nan;
+        a recording in which no sample gives gravity (the accelerometer zero or nan throughout) is refused.
 
         The real-time filters (plumb, madgwick, complementary) stream the file in constant memory,
         however large it is. plumb-offline is acausal: it estimates every sample from the whole
@@ -39,7 +40,7 @@ enum Fuse {
                                    fix: "Give --output another path.")
         }
         var sink = try RowSink(path: args.string("output"), context: context)
-        let result: (samples: Int, skipped: Int)
+        let result: (samples: Int, skipped: Int, fused: Int)
         switch name.flatMap(FusionAlgorithm.init) {
         case nil where name == offlineName:
             result = try runOffline(reader: &reader, sink: &sink)
@@ -53,6 +54,11 @@ enum Fuse {
             var filter = ComplementaryFilter()
             result = try run(&filter, reader: &reader, sink: &sink)
         }
+        if result.samples > 0, result.fused == 0 {
+            // Every row nan, exit 0: the result looked written. Not put in place (``RowSink``).
+            throw CLIError.failure("\(input): no sample gives gravity (the accelerometer reads zero or nan on every line), so every row would be nan",
+                                   fix: "Check the acc_x, acc_y and acc_z columns: specific force in m/s², about 9.8 in all at rest.")
+        }
         try sink.finish()
         if result.skipped > 0 {
             context.err.line("warning: \(input): skipped \(result.skipped) of \(result.samples) samples with a missing (nan) reading.")
@@ -62,16 +68,19 @@ enum Fuse {
         }
     }
 
-    static func run<F: AttitudeFilter>(_ filter: inout F, reader: inout IMUCSVReader, sink: inout RowSink) throws(CLIError) -> (samples: Int, skipped: Int) {
+    /// - Returns: the samples read, those skipped for a nan reading, and the rows with an attitude.
+    static func run<F: AttitudeFilter>(_ filter: inout F, reader: inout IMUCSVReader, sink: inout RowSink) throws(CLIError) -> (samples: Int, skipped: Int, fused: Int) {
         var count = 0
+        var fused = 0
         sink.bytes.append(contentsOf: "t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z\n".utf8)
         while let sample = try reader.next() {
             let state = filter.update(gyroscope: sample.gyroscope, accelerometer: sample.accelerometer, timestamp: sample.timestamp)
             count += 1
+            if state.isInitialized { fused += 1 }
             reader.copyTimestamp(into: &sink.bytes)
             try appendRow(attitude: state.isInitialized ? state.attitude : nil, gravity: state.gravity, to: &sink)
         }
-        return (count, filter.skippedSampleCount)
+        return (count, filter.skippedSampleCount, fused)
     }
 
     /// The `--filter` name of `OfflinePlumbEstimator` (not a `FusionAlgorithm`: those are the
@@ -79,19 +88,21 @@ enum Fuse {
     static let offlineName = "plumb-offline"
 
     /// Reads the whole file into a `CompactIMURecording`, estimates, then writes the rows.
-    static func runOffline(reader: inout IMUCSVReader, sink: inout RowSink) throws(CLIError) -> (samples: Int, skipped: Int) {
+    static func runOffline(reader: inout IMUCSVReader, sink: inout RowSink) throws(CLIError) -> (samples: Int, skipped: Int, fused: Int) {
         var recording = CompactIMURecording()
         while let sample = try reader.next() {
             recording.append(gyroscope: sample.gyroscope, accelerometer: sample.accelerometer, timestamp: sample.timestamp)
         }
         let estimate = OfflinePlumbEstimator().estimate(recording)
         sink.bytes.append(contentsOf: "t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z\n".utf8)
+        var fused = 0
         for i in 0..<recording.count {
             sink.bytes.append(contentsOf: "\(recording.timestamps[i])".utf8)
             let q = estimate.attitude(i)
+            if q != nil { fused += 1 }
             try appendRow(attitude: q, gravity: q.map { -$0.upInSensorFrame } ?? .zero, to: &sink)
         }
-        return (recording.count, estimate.skippedSampleCount)
+        return (recording.count, estimate.skippedSampleCount, fused)
     }
 
     /// Ends a row after its t_s field: the attitude and gravity, or nan without an attitude; flushes
