@@ -112,6 +112,20 @@ struct HostileInputTests {
         #expect(r.err.hasPrefix("Error: \(scratch.directory): cannot write the image: it is a directory; give a file name such as \(scratch.directory)/level.png\n"))
     }
 
+    /// Foundation's words were shown: "The file doesn't exist" for a missing directory,
+    /// "NSCocoaErrorDomain error 512" for an empty path.
+    @Test("level --png in a missing directory names the directory; an empty --png is a usage error")
+    func levelPNGMissingDirectory() throws {
+        let scratch = try Scratch()
+        let path = scratch.directory + "/none/level.png"
+        let r = runPlumb(["level", "--angle", "10", "--size", "8x8", "--png", path])
+        #expect(r.status == 1)
+        #expect(r.err.hasPrefix("Error: \(path): cannot write the image: the directory \(scratch.directory)/none does not exist\n"), "\(r.err)")
+        let empty = runPlumb(["level", "--angle", "10", "--size", "8x8", "--png", ""])
+        #expect(empty.status == 64)
+        #expect(empty.err.hasPrefix("Error: '--png' needs a file name, such as --png level.png.\n"), "\(empty.err)")
+    }
+
     @Test("an empty --bus is a usage error, not 'no : enable I2C'")
     func emptyBus() {
         for command in [["read", "--count", "1"], ["regs", "dump"], ["probe"]] {

@@ -114,7 +114,7 @@ enum BenchRender {
     static func parseSize(_ text: String) throws(CLIError) -> (Int, Int) {
         let parts = text.lowercased().split(separator: "x")
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...16384).contains(w), (1...16384).contains(h) else {
-            throw .usage("The value '\(text)' is invalid for '--size': expected WIDTHxHEIGHT, such as 800x480.")
+            throw .usage("The value '\(text)' is invalid for '--size': expected WIDTHxHEIGHT, each 1...16384, such as 800x480.")
         }
         return (w, h)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PlumbFusion
+import PlumbHAL
 
 /// `plumb fuse`: runs a fusion filter over a recorded CSV file.
 enum Fuse {
@@ -145,15 +146,13 @@ enum Fuse {
 
 /// Where `plumb fuse` writes rows: a file, or the command's standard output.
 ///
-/// A regular file (or a path where none exists yet) is written under a temporary name in its
-/// directory and renamed over the path only when every row was written: an input that fails on a
-/// line (a cell that is no number, time going backwards) used to leave the output emptied, or
-/// holding the rows before the bad line as if complete, and an earlier result written there was
-/// lost. Now it stays as it was. Anything else the path leads to (a FIFO, a terminal, /dev/stdout,
-/// a dangling symlink) is written in place, as a shell's > does: it cannot be replaced.
+/// A file is a ``ReplacedFile``: a regular one is put in place only when every row was written,
+/// so an input that fails on a line (a cell that is no number, time going backwards) leaves an
+/// earlier result as it was. Before, the file was emptied at the start and, at a bad line, left
+/// holding the rows before it as if complete. A FIFO or /dev/stdout is written where it leads.
 struct RowSink {
     var bytes: [UInt8] = []
-    private let file: OutputFile?
+    private let file: ReplacedFile?
     private let context: CommandContext
 
     /// True when `a` and `b` lead to the same regular file (device and inode, through symlinks);
@@ -168,7 +167,20 @@ struct RowSink {
     init(path: String?, context: CommandContext) throws(CLIError) {
         self.context = context
         bytes.reserveCapacity(1 << 17)
-        file = try path.map { p throws(CLIError) in try OutputFile(path: p) }
+        guard let path else { file = nil; return }
+        do throws(ReplacedFileError) { file = try ReplacedFile(path: path) } catch { throw Self.failure(error) }
+    }
+
+    /// The CLI form of a failure to write `--output`.
+    static func failure(_ error: ReplacedFileError) -> CLIError {
+        switch error.stage {
+        case .open:
+            return .failure("\(error.path): \(error).", fix: "Check that the directory exists and is writable, and that the path names a file.")
+        case .write:
+            return .failure("\(error.path): \(error)", fix: error.code == ENOSPC || error.code == EDQUOT ? "Free space on the disk, or write elsewhere." : "Check the device the path is on.")
+        case .commit:
+            return .failure("\(error.path): \(error)", fix: "Check that the directory is writable and the device it is on.")
+        }
     }
 
     mutating func flush() throws(CLIError) {
@@ -177,114 +189,13 @@ struct RowSink {
             context.out.write(String(decoding: bytes, as: UTF8.self))
             return
         }
-        try file.write(bytes)
+        do throws(ReplacedFileError) { try file.write(bytes) } catch { throw Self.failure(error) }
     }
 
     /// Writes what is left and puts the file in place; without it (an error thrown on the way),
-    /// the temporary file is removed and the path left as it was.
+    /// the path is left as it was.
     mutating func finish() throws(CLIError) {
         try flush()
-        try file?.commit()
-    }
-}
-
-/// An output file of `plumb fuse` (``RowSink``): written in place, or under a temporary name that
-/// ``commit()`` renames over the path.
-final class OutputFile {
-    /// The path as given, for messages.
-    let path: String
-    private var fd: Int32 = -1
-    /// The temporary file and the path it replaces at ``commit()``; nil when written in place.
-    private var pending: (temporary: String, target: String)?
-
-    init(path: String) throws(CLIError) {
-        self.path = path
-        var target = path
-        var existing = stat()
-        var mode: mode_t = 0
-        var inPlace = false
-        if lstat(path, &existing) == 0 {
-            if existing.st_mode & S_IFMT == S_IFLNK {
-                // Replaced is the file the link leads to, not the link: the link stays.
-                if let resolved = realpath(path, nil) {
-                    target = String(cString: resolved)
-                    free(resolved)
-                    if stat(target, &existing) != 0 || existing.st_mode & S_IFMT != S_IFREG { inPlace = true }
-                } else {
-                    inPlace = true
-                }
-            } else if existing.st_mode & S_IFMT != S_IFREG {
-                inPlace = true
-            }
-            if !inPlace { mode = existing.st_mode & 0o7777 }
-        }
-        if !inPlace {
-            let slash = target.lastIndex(of: "/")
-            let directory = slash.map { String(target[..<$0]) } ?? "."
-            let name = slash.map { String(target[target.index(after: $0)...]) } ?? target
-            // A new file gets 0666 less the umask, as open(2) gives it; a replaced one its mode.
-            let replacing = lstat(path, &existing) == 0
-            for _ in 0..<8 {
-                let temporary = directory + "/." + name + ".plumb-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-                fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-                if fd >= 0 {
-                    if replacing { fchmod(fd, mode) }
-                    pending = (temporary, target)
-                    return
-                }
-                if errno != EEXIST { break }
-            }
-            // A directory this user may not write to (a file made writable for them in /var/log):
-            // written in place, as before.
-        }
-        do {
-            // Opened where the path leads and emptied, as a shell's > does: open(2) with O_CREAT and
-            // O_TRUNC, once. Opening twice (an empty write, then a handle) closed a FIFO's only
-            // writer in between: its reader took that for the end, and the second open waited for a
-            // reader for ever.
-            fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-            guard fd >= 0 else { throw Self.openFailure(path) }
-            pending = nil
-        }
-    }
-
-    deinit {
-        if fd >= 0 { close(fd) }
-        if let pending { unlink(pending.temporary) }
-    }
-
-    private static func openFailure(_ path: String) -> CLIError {
-        let reason = String(cString: strerror(errno))
-        return .failure("\(path): cannot be opened for writing (\(reason)).", fix: "Check that the directory exists and is writable, and that the path names a file.")
-    }
-
-    func write(_ bytes: [UInt8]) throws(CLIError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                throw .failure("\(path): write failed (\(String(cString: strerror(code))))",
-                               fix: code == ENOSPC || code == EDQUOT ? "Free space on the disk, or write elsewhere." : "Check the device the path is on.")
-            }
-            offset += n
-        }
-    }
-
-    /// Closes the file and, when it was written under a temporary name, renames it over the path.
-    func commit() throws(CLIError) {
-        let result = close(fd)
-        let code = errno
-        fd = -1
-        guard result == 0 else {
-            throw .failure("\(path): close failed (\(String(cString: strerror(code))))", fix: "Check the device the path is on.")
-        }
-        guard let pending else { return }
-        guard rename(pending.temporary, pending.target) == 0 else {
-            let code = errno
-            throw .failure("\(path): cannot be put in place (\(String(cString: strerror(code))))", fix: "Check that the directory is writable.")
-        }
-        self.pending = nil
+        do throws(ReplacedFileError) { try file?.commit() } catch { throw Self.failure(error) }
     }
 }

@@ -45,6 +45,7 @@ enum Level {
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws {
         let outputs = [args.string("fb") != nil, args.string("png") != nil, args.has("terminal")].filter { $0 }.count
         guard outputs <= 1 else { throw CLIError.usage("Give only one of '--fb', '--png' and '--terminal'.") }
+        if args.string("png") == "" { throw CLIError.usage("'--png' needs a file name, such as --png level.png.") }
         if args.string("angle") != nil && args.has("simulate") {
             throw CLIError.usage("Give either '--angle' or '--simulate', not both.")
         }

@@ -1,5 +1,6 @@
 import CImageIO
 import Foundation
+import PlumbHAL
 
 /// A failure to read or write an image file: names the file and what is wrong with it.
 public struct ImageError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -133,72 +134,38 @@ public enum ImageFile {
         return Data(bytes: out, count: size)
     }
 
-    /// Writes `image` to `path` as a PNG: a new or regular file is replaced atomically (a new
-    /// file renamed over it, so a viewer never reads half a PNG); anything else (a symlink, a
-    /// pipe, a device) is written where it leads, as a shell's `>` does, since the rename would
-    /// replace the link itself (as root, `/dev/stdout` for everyone).
+    /// Writes `image` to `path` as a PNG, as a ``ReplacedFile``: a new or regular file is put in
+    /// place at once when all of it was written (a viewer never reads half a PNG), keeping a
+    /// replaced file's mode and, as root, its owner; through a symlink its file is replaced and the
+    /// link stays; a pipe or a device is written where it leads, as a shell's `>` does (a rename
+    /// would replace the link itself: as root, `/dev/stdout` for everyone).
     public static func savePNG(_ image: RGBAImage, to path: String) throws(ImageError) {
         let data = try encodePNG(image, path: path)
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists, isDirectory.boolValue {
-            throw ImageError(.writeFailed, path: path, detail: "it is a directory; give a file name such as \(path.hasSuffix("/") ? path : path + "/")level.png")
-        }
-        // attributesOfItem does not follow a symlink (lstat): its type is the path's own.
-        var regular = true
-        do {
-            if exists { regular = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType == .typeRegular }
+        do throws(ReplacedFileError) {
+            let file = try ReplacedFile(path: path)
+            var failure: ReplacedFileError?
+            data.withUnsafeBytes { raw in
+                do throws(ReplacedFileError) { try file.write(raw) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            try file.commit()
         } catch {
-            throw ImageError(.writeFailed, path: path, detail: reason(error))
-        }
-        if exists, regular {
-            var original = stat()
-            guard stat(path, &original) == 0 else { throw ImageError(.writeFailed, path: path, detail: String(cString: strerror(errno))) }
-            try replace(path, with: data, keeping: original)
-            return
-        }
-        do {
-            try data.write(to: URL(fileURLWithPath: path), options: exists ? [] : .atomic)
-        } catch {
-            throw ImageError(.writeFailed, path: path, detail: reason(error))
+            throw ImageError(.writeFailed, path: path, detail: writeProblem(error))
         }
     }
 
-    /// Replaces the regular file at `path` atomically with `data`, keeping its permission bits
-    /// and, when run as root, its owner: a new file beside it (mkstemp(3), so 0600 until then)
-    /// takes them before any byte is written, then is renamed over it. Foundation's atomic write
-    /// made a file with the default mode and the writer as owner, so a snapshot kept at 0640 came
-    /// back 0644, and `sudo plumb level --png` gave root a user's file. The new file is removed
-    /// on any failure; the old one is left as it was.
-    private static func replace(_ path: String, with data: Data, keeping original: stat) throws(ImageError) {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        var template = Array((directory + "/." + url.lastPathComponent + ".XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw ImageError(.writeFailed, path: path, detail: String(cString: strerror(errno))) }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var problem: Int32 = 0
-        if fchmod(fd, original.st_mode & 0o7777) != 0 { problem = errno }
-        if problem == 0, geteuid() == 0, fchown(fd, original.st_uid, original.st_gid) != 0 { problem = errno }
-        if problem == 0 {
-            problem = data.withUnsafeBytes { raw -> Int32 in
-                var offset = 0
-                while offset < raw.count {
-                    let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += n
-                }
-                return 0
-            }
-        }
-        if close(fd) != 0, problem == 0 { problem = errno }
-        if problem == 0, rename(temporary, path) != 0 { problem = errno }
-        if problem != 0 {
-            unlink(temporary)
-            throw ImageError(.writeFailed, path: path, detail: String(cString: strerror(problem)))
+    /// What went wrong writing a snapshot, with what to do: the directory named when it is missing
+    /// (Foundation said "The file doesn't exist"), an empty path said as such (it said
+    /// "NSCocoaErrorDomain error 512").
+    static func writeProblem(_ error: ReplacedFileError) -> String {
+        if error.path.isEmpty { return "the path is empty; give a file name such as level.png" }
+        switch (error.stage, error.code) {
+        case (.open, EISDIR):
+            return "it is a directory; give a file name such as \(error.path.hasSuffix("/") ? error.path : error.path + "/")level.png"
+        case (.open, ENOENT):
+            return "the directory \(error.directory) does not exist"
+        default:
+            return error.reason
         }
     }
 
