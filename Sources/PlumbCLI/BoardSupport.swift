@@ -37,6 +37,10 @@ enum BoardSupport {
                            fix: "Install plumb with scripts/install, or pass --boards-dir DIR or set PLUMB_BOARDS_DIR.")
         }
         do throws(ConfigurationError) { return try BoardCatalog.load(directory: directory) } catch {
+            if error.file == directory {
+                // The folder itself (no board file in it): there is no board file to correct.
+                throw .failure(error.description, fix: "Point --boards-dir or PLUMB_BOARDS_DIR at a folder of board files, such as the boards/ folder of the plumb source, or leave both unset for the installed ones.")
+            }
             throw .failure(error.description, fix: "Correct or remove the board file; 'plumb boards --help' describes the fields.")
         }
     }

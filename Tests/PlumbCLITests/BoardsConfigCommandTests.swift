@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PlumbCLI
+import PlumbConfiguration
 
 private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 private let boards = repository + "/boards"
@@ -44,6 +45,19 @@ private func run(_ args: [String], environment: [String: String] = [:]) -> (stat
 }
 
 @Suite struct ConfigCommandTests {
+    /// The fixes given were the key reference for a file that cannot be read, and "Correct or
+    /// remove the board file" for a boards folder with none in it.
+    @Test func theFixesFitAnUnreadableFileAndAnEmptyBoardsFolder() throws {
+        let denied = ConfigurationError(file: "/etc/plumb/plumb.json", position: nil, keyPath: "", message: "cannot read the file (permission denied)")
+        #expect(Config.loadFix(denied, otherwise: "the key reference") == "Check the file's owner and mode ('ls -l /etc/plumb/plumb.json'): plumb.service reads it as its own user (plumb); run the check as that user, or with sudo.")
+        let dir = NSTemporaryDirectory() + "plumb-no-boards-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let r = run(["boards", "--boards-dir", dir])
+        #expect(r.status == 1)
+        #expect(r.err == "Error: \(dir): holds no board files (*.json)\nFix: Point --boards-dir or PLUMB_BOARDS_DIR at a folder of board files, such as the boards/ folder of the plumb source, or leave both unset for the installed ones.\n", "\(r.err)")
+    }
+
     @Test func checkWarnsWhenTheInstalledUnitKeepsMQTTOffTheNetwork() throws {
         let dir = NSTemporaryDirectory() + "plumb-systemd-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir + "/plumb.service.d", withIntermediateDirectories: true)

@@ -40,6 +40,10 @@ enum Config {
             return "Check the path; 'plumb config example' prints a file to start from (scripts/install puts a minimal one at \(Configuration.defaultPath))"
                 + (instead.map { "; or \($0)." } ?? ".")
         }
+        if error.position == nil, error.message.hasSuffix("(permission denied)") {
+            // The key reference was given here, which does not help a file that cannot be read.
+            return "Check the file's owner and mode ('ls -l \(error.file)'): plumb.service reads it as its own user (plumb); run the check as that user, or with sudo."
+        }
         if error.message.hasPrefix("syntax error: the file is empty") {
             return "Write the settings there: 'plumb config example' prints a file to start from."
         }
