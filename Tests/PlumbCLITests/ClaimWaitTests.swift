@@ -602,11 +602,25 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
         do {
             let target = try Regs.target(bus: sensor.bus, address: nil, part: nil, clock: sensor.clock, simulation: nil,
                                          context: context, claimNode: node.path)
-            #expect(!node.hold(), "another process claimed the chip while plumb regs held it")
+            let granted = node.hold()
+            if granted { node.release() }
+            #expect(!granted, "another process claimed the chip while plumb regs held it")
             #expect(Regs.claimedWriteWarning(target) == nil)
             withExtendedLifetime(target) {}
         }
         #expect(node.hold(), "plumb regs let go of the claim with its target")
+        node.release()
+        // An LSM6DS (no refine step asks about the claim) is held as well.
+        let lsm = PlumbSimulation.SimulatedSensor(model: try #require(SimulatedChips.model("lsm6dso")), seed: 1)
+        do {
+            let target = try Regs.target(bus: lsm.bus, address: nil, part: nil, clock: lsm.clock, simulation: nil,
+                                         context: context, claimNode: node.path)
+            let granted = node.hold(0x6a)
+            if granted { node.release() }
+            #expect(!granted, "another process claimed the LSM6DSO while plumb regs held it")
+            withExtendedLifetime(target) {}
+        }
+        #expect(node.hold())
         let target = try Regs.target(bus: sensor.bus, address: nil, part: nil, clock: sensor.clock, simulation: nil,
                                      context: context, claimNode: node.path)
         #expect(Regs.claimedWriteWarning(target)?.hasPrefix("another plumb process drives the chip at 0x68 on ") == true,

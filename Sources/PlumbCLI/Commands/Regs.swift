@@ -97,6 +97,8 @@ enum Regs {
             throw .failure("no register map for \(identity.part)", fix: nil)
         }
         for w in identity.warnings { context.err.line("warning: \(w)") }
+        // Claimed now if identifying it asked nothing (an LSM6DS, a part named): held for the command.
+        _ = claims.isClaimedElsewhere(identity.address)
         return Target(editor: RegisterEditor(map: map, bus: bus, address: identity.address), identity: identity, simulation: simulation,
                       claims: claimNode == nil ? nil : claims)
     }
