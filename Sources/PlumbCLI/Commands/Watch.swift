@@ -29,7 +29,8 @@ enum Watch {
         allowed, else the first LIST names.
         --simulate --replay FILE.csv plays the recording through the emulated chip (--chip) and
         its driver instead: sampled at the chip's rate and scale, with the chip's noise, FIFO
-        batches and wake-ups; times are the recording's.
+        batches and wake-ups; times are the recording's. Rows more than 60 s apart are refused
+        there (the chip would sample every second of the gap): split the file, or leave out --simulate.
         --exec runs CMD through /bin/sh for each change with PLUMB_DEVICE_ORIENTATION and
         PLUMB_INTERFACE_ORIENTATION set, on a thread of its own (printing never waits for it), one
         run at a time: changes that come while it runs are coalesced, the next run getting the
