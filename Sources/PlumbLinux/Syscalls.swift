@@ -261,6 +261,58 @@ enum Sys {
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 
+    // MARK: - Processes (ShellProcess)
+
+    /// posix_spawn(3) of `/bin/sh -c command` with `environment` ("NAME=value" strings), in a new
+    /// process group of its own, with no signal blocked and SIGINT, SIGTERM, SIGHUP and SIGPIPE at
+    /// their default actions. Returns the process id or a negative errno.
+    static func spawnShell(_ command: String, environment: [String]) -> Int32 {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        // Group 0: a new group whose id is the child's process id.
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let words: [String] = ["/bin/sh", "-c", command]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, "/bin/sh", nil, &attributes, argv, envp)
+        return result == 0 ? pid : -result
+    }
+
+    /// Blocks until process `pid` has ended, without reaping it (waitid(2) with WNOWAIT), so that
+    /// its id stays reserved until ``reap(_:)``. Resumed after signals.
+    static func waitForExit(_ pid: Int32) {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+    }
+
+    /// Reaps ended process `pid` (waitpid(2)) and says how it ended (the W* macros, which Swift
+    /// does not import: the low 7 bits are the signal, 0 when it exited; bits 8–15 the status).
+    static func reap(_ pid: Int32) -> ShellProcess.Termination {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            // ECHILD when something else reaped it (SIGCHLD set to SIG_IGN reaps at once).
+            if errno != EINTR { return .unknown(errno: errno) }
+        }
+        let signal = status & 0x7f
+        return signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
+    }
+
+    /// kill(2): 0, or a negative errno. A negative `pid` names a process group.
+    static func kill(_ pid: Int32, _ signal: Int32) -> Int32 {
+        Glibc.kill(pid, signal) == 0 ? 0 : -errno
+    }
+
     // MARK: - libgpiod (through the CGPIOD shim)
 
     static func gpioRequest(_ config: UnsafePointer<plumb_gpio_config>, _ result: UnsafeMutablePointer<plumb_gpio_result>) -> OpaquePointer? {

@@ -34,6 +34,21 @@ extension MotionProfile {
     /// The columns a replayed recording must have (BROAD's format, ../shared/data/broad/README.md).
     public static let replayColumns = RecordingCSV.columns
 
+    /// The longest time between two rows a replay plays, in seconds (60).
+    ///
+    /// The emulated chip samples the motion at its own rate through every second of a gap, the
+    /// motion made up by interpolating between the rows around it, and the driver reads each
+    /// sample: measured in a debug build, about 2.5 ms of CPU per recorded second (a 1000 s gap
+    /// took 2.7 s, the audit's 10⁴ s about 20 s, 10⁵ s over a minute; `t_s` may be as large as
+    /// 1.8·10¹⁰ s, so a typo cost days) with nothing printed meanwhile. Skipping the gap instead
+    /// is not in the emulator's design: it is a chip sampling without pause on a virtual clock,
+    /// read by the real driver and stream, and a stretch without samples is not something a chip
+    /// gives them to read. A minute of made-up motion costs about 0.15 s and
+    /// is already more invention than a replay should hold; a longer gap is refused when the
+    /// file is read, naming its line, with the fix (split the file, or `--replay` without
+    /// `--simulate`, which takes the recording as recorded and passes a gap at once).
+    public static let maximumReplayGap = 60.0
+
     /// A recording played back: angular rate and specific force interpolated linearly between
     /// rows; the attitude from `true_qw…true_qz` when present and not `nan`.
     ///
@@ -46,7 +61,8 @@ extension MotionProfile {
     ///   - csv: the file's text (the caller reads the file; the simulator does no I/O).
     ///   - name: the source's name for messages, such as the path.
     /// - Throws: ``ReplayError`` naming the line and column when a column is missing or a value
-    ///   is not a number, or the line where time does not increase.
+    ///   is not a number, the line where time does not increase, or the line after a gap of more
+    ///   than ``maximumReplayGap`` seconds between rows with readings.
     public static func replay(csv: String, name: String) throws(ReplayError) -> MotionProfile {
         var bytes = Array(csv.utf8)
         return try bytes.withUnsafeMutableBufferPointer { buffer throws(ReplayError) in
@@ -65,6 +81,9 @@ extension MotionProfile {
         let truth = quaternion.allSatisfy { $0 != nil } ? quaternion.map { $0! } : nil
 
         var times: [Double] = [], rates: [SIMD3<Double>] = [], forces: [SIMD3<Double>] = [], attitudes: [Rotation?] = []
+        /// The line of the last row kept (a row with a missing reading is not: the motion is
+        /// interpolated across it, so a gap runs from row kept to row kept).
+        var lastKeptLine = 0
         for (offset, range) in lines.enumerated().dropFirst() {
             let lineNumber = offset + 1
             let line = UnsafeBufferPointer(rebasing: bytes[range])
@@ -78,6 +97,14 @@ extension MotionProfile {
                                   fix: "Sort the lines by t_s and remove repeated times.")
             }
             guard row.isComplete else { continue }
+            if let last = times.last, t - last > maximumReplayGap {
+                throw ReplayError(source: name, line: lineNumber,
+                                  message: "t_s jumps by \(((t - last) * 1000).rounded() / 1000) s, from \(last) on line \(lastKeptLine) to \(t); "
+                                      + "the emulated chip would sample every second of the gap (a replay through it takes gaps of up to \(Int(maximumReplayGap)) s)",
+                                  fix: "Split the recording at line \(lineNumber) and play each part, or play it as recorded, gap and all, "
+                                      + "with 'plumb watch --replay FILE' (no --simulate), which passes over the gap at once.")
+            }
+            lastKeptLine = lineNumber
             times.append(t)
             rates.append(row.gyroscope)
             forces.append(row.accelerometer)

@@ -136,7 +136,7 @@ struct LiveConfigurationTests {
             let (motion, allowed) = try Watch.liveNotifier(try Self.found(json), args: try parse([], spec: Watch.spec),
                                                            source: source, powerMonitor: nil)
             let context = CommandContext.capturing()
-            try Watch.watch(motion, until: nil, allowedInterfaces: allowed, printer: ChangePrinter(format: "jsonl", command: nil, context: context))
+            try Watch.watch(motion, until: nil, allowedInterfaces: allowed, printer: ChangePrinter(format: "jsonl", context: context))
             return try context.out.captured.split(separator: "\n").map { line in
                 let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
                 return try #require(object["interfaceOrientation"] as? String)

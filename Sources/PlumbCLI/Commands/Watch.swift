@@ -29,9 +29,14 @@ enum Watch {
         allowed, else the first LIST names.
         --simulate --replay FILE.csv plays the recording through the emulated chip (--chip) and
         its driver instead: sampled at the chip's rate and scale, with the chip's noise, FIFO
-        batches and wake-ups; times are the recording's.
+        batches and wake-ups; times are the recording's. Rows more than 60 s apart are refused
+        there (the chip would sample every second of the gap): split the file, or leave out --simulate.
         --exec runs CMD through /bin/sh for each change with PLUMB_DEVICE_ORIENTATION and
-        PLUMB_INTERFACE_ORIENTATION set.
+        PLUMB_INTERFACE_ORIENTATION set, on a thread of its own (printing never waits for it), one
+        run at a time: changes that come while it runs are coalesced, the next run getting the
+        latest. At the end (duration, end of the recording, Ctrl-C or SIGTERM) a running CMD has
+        2 s, then its process group gets SIGTERM and 1 s later SIGKILL. When every run exits with
+        status 127 (not found) or 126 (not executable), watch exits with status 1.
         --mqtt URL also publishes each change (retained) to <prefix>/<hostname>/orientation and
         gravity to .../gravity, with availability, last will and Home Assistant discovery, as
         'plumb run' does with outputs.mqtt. Credentials and TLS files are read only from
@@ -46,7 +51,7 @@ enum Watch {
             .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time (with --simulate: through the emulated chip)."),
             .option("duration", value: "SECONDS", help: "Stop after this much sensor time."),
             .option("format", value: "FORMAT", help: "jsonl or text (default: text on a terminal, jsonl otherwise)."),
-            .option("exec", value: "CMD", help: "Run CMD for each change, with PLUMB_DEVICE_ORIENTATION and PLUMB_INTERFACE_ORIENTATION set."),
+            .option("exec", value: "CMD", help: "Run CMD for each change (one at a time, the latest next), with PLUMB_DEVICE_ORIENTATION and PLUMB_INTERFACE_ORIENTATION set."),
             AllowOption.spec(help: "Interface orientations to print, comma-separated (default: orientation.interfaceOrientations on the board's IMU, else all four)."),
             .option("rule", value: "RULE", help: "plumb (default) or seed: the seed library's rule, for comparison (--replay only)."),
             .option("filter", value: "NAME", help: "Fusion filter: plumb, madgwick, complementary (default: the configuration's on the board's IMU, else plumb)."),
@@ -83,7 +88,7 @@ enum Watch {
         let classifier = tunings.normal
         let energy = EnergySettings(lowEnergyClassifier: tunings.lowEnergy, turnWakeInterval: try turnWake(args))
         let duration = try args.double("duration", in: 0...1e7)
-        var printer = ChangePrinter(format: format, command: args.string("exec"), context: context,
+        var printer = ChangePrinter(format: format, context: context,
                                     powerRoot: args.string("power-root"), noBlankPause: args.has("no-blank-pause"))
         let speed = try args.double("speed", in: 0.01...1000)
         // On the board's IMU, liveSettings puts it in the configuration's place.
@@ -94,7 +99,27 @@ enum Watch {
         if !isLive { try LiveSensor.rejectOptions(args, besides: args.has("simulate") ? "simulate" : "replay") }
         printer.mqtt = try mqttPublisher(args, context: context)
         defer { printer.mqtt?.stop() }
+        if let command = args.string("exec") {
+            // Ctrl-C and SIGTERM end the watch rather than plumb, so that the command's process
+            // group (its own, away from the terminal's Ctrl-C) is given its grace and stopped.
+            printer.shouldStop = try LiveSensor.stopOnSignals()
+            printer.exec = WatchExec(command: command, environment: context.environment, err: context.err)
+        }
+        do {
+            try play(args, context: context, printer: printer, rule: rule, algorithm: algorithm, classifier: classifier,
+                     energy: energy, duration: duration, speed: speed, allowed: allowed)
+        } catch {
+            _ = printer.exec?.finish(shouldHurry: printer.shouldStop ?? { false })
+            throw error
+        }
+        try finishExec(printer)
+    }
 
+    /// Plays the source the arguments name (a recording, the board's IMU or the simulator)
+    /// through the notifier and prints each change with `printer`.
+    static func play(_ args: ParsedArguments, context: CommandContext, printer: ChangePrinter, rule: String, algorithm: FusionAlgorithm,
+                     classifier: OrientationClassifier.Settings, energy: EnergySettings, duration: Double?, speed: Double?,
+                     allowed: [InterfaceOrientation]) throws {
         if let path = args.string("replay"), !args.has("simulate") {
             let recording = try loadRecording(path)
             if rule == "seed" {
@@ -323,7 +348,13 @@ enum Watch {
         }
         defer { gravityTimer?.cancel() }
         motion.start()
-        if wallClock, let duration {
+        if let shouldStop = printer.shouldStop {
+            // With --exec, SIGINT and SIGTERM end the watch (checked every 0.1 s).
+            let deadline: DispatchTime = wallClock ? duration.map { .now() + $0 } ?? .distantFuture : .distantFuture
+            while done.wait(timeout: min(deadline, .now() + 0.1)) == .timedOut {
+                if shouldStop() || DispatchTime.now() >= deadline { break }
+            }
+        } else if wallClock, let duration {
             // A live sensor never ends by itself: stop after the duration in wall time.
             _ = done.wait(timeout: .now() + duration)
         } else {
@@ -353,11 +384,14 @@ enum Watch {
     }
 }
 
-/// Writes one change as JSON Lines or text, and runs the --exec command.
+/// Writes one change as JSON Lines or text, and hands it to the --exec command's runner.
 struct ChangePrinter: Sendable {
     var format: String
-    var command: String?
     var context: CommandContext
+    /// Runs the --exec command for the changes, off the printing path.
+    var exec: WatchExec? = nil
+    /// True once SIGINT or SIGTERM came (installed with --exec).
+    var shouldStop: (@Sendable () -> Bool)? = nil
     /// Where sysfs is, when the power monitor should run.
     var powerRoot: String? = nil
     var noBlankPause = false
@@ -372,22 +406,6 @@ struct ChangePrinter: Sendable {
             context.out.line("\(String(format: "%10.3f", t)) s  device \(device.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0)) interface \(interface.rawValue)")
         }
         context.out.flush()
-        guard let command else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        var environment = context.environment
-        environment["PLUMB_DEVICE_ORIENTATION"] = device.rawValue
-        environment["PLUMB_INTERFACE_ORIENTATION"] = interface.rawValue
-        process.environment = environment
-        do {
-            try process.run()
-            process.waitUntilExit()
-            if process.terminationStatus != 0 {
-                context.err.line("plumb watch: --exec command exited with status \(process.terminationStatus)")
-            }
-        } catch {
-            context.err.line("plumb watch: cannot run /bin/sh for --exec: \(error)")
-        }
+        exec?.submit(device: device, interface: interface)
     }
 }

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+@testable import PlumbCLI
+
+/// The built `plumb` next to this test bundle (scripts/test builds everything before testing).
+private let plumbBinary: String = {
+    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var dir = runner.deletingLastPathComponent()
+    if dir.lastPathComponent == "MacOS" || dir.lastPathComponent == "Contents" { dir = dir.deletingLastPathComponent() }
+    return dir.appendingPathComponent("plumb").path
+}()
+
+/// `plumb watch --exec CMD` (``WatchExec``): the command runs off the printing path, one run at a
+/// time with the latest change, is stopped with its process group at the end, and a command the
+/// shell cannot find or execute is told once with its fix. The simulated tour's first two
+/// changes are faceUp at 0.274 s and portrait at 5.433 s.
+@Suite("plumb watch --exec")
+struct WatchExecTests {
+    let environment = ["PATH": "/usr/bin:/bin"]
+
+    func temporaryPath(_ suffix: String) -> String {
+        NSTemporaryDirectory() + "plumb-watch-exec-\(UUID().uuidString)\(suffix)"
+    }
+
+    /// The audit's `--exec 'sleep 30'`, shortened: the old code printed the first change, ran
+    /// the command to its end, then the next (16 s here, 60 s there).
+    @Test func aSlowCommandHoldsBackNoChangeAndIsStoppedAtTheEnd() {
+        let started = Date()
+        let r = runPlumb(["watch", "--simulate", "--duration", "10", "--format", "text", "--exec", "sleep 8"], environment: environment)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(r.status == 0)
+        #expect(r.out.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).prefix(3).joined(separator: " ") }
+                == ["0.274 s device", "5.433 s device"])
+        // 2 s of grace, then SIGTERM: not the 8 s of each run.
+        #expect(elapsed < 6, "\(elapsed) s")
+        #expect(r.err.contains("plumb watch: --exec command still running at the end (after 2 s at most): sent SIGTERM to its process group "), "\(r.err)")
+    }
+
+    /// Changes coalesce: while a run sleeps, later changes replace the waiting one; each run
+    /// gets its own change's variables, in the order printed, and the last change is run.
+    @Test func changesThatComeWhileTheCommandRunsCoalesceToTheLatest() throws {
+        let log = temporaryPath(".txt")
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let r = runPlumb(["watch", "--simulate", "--profile", "tour", "--duration", "35", "--format", "text",
+                          "--exec", "echo \"$PLUMB_DEVICE_ORIENTATION $PLUMB_INTERFACE_ORIENTATION\" >> '\(log)'; sleep 1"],
+                         environment: environment)
+        #expect(r.status == 0)
+        let printed = r.out.split(separator: "\n").map { line in
+            let words = line.split(separator: " ")
+            return "\(words[3]) \(words[5])"
+        }
+        let ran = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(printed.count >= 6, "\(r.out)")
+        // The tour plays in virtual time, far faster than one run per second.
+        #expect(ran.count < printed.count, "\(ran)")
+        #expect(ran.first == printed.first)
+        #expect(ran.last == printed.last)
+        // The runs are some of the changes, in their order.
+        var rest = printed[...]
+        for line in ran {
+            guard let i = rest.firstIndex(of: line) else { Issue.record("\(line) was not printed in this order: \(printed)"); break }
+            rest = rest[(i + 1)...]
+        }
+        let skipped = printed.count - ran.count
+        #expect(r.err.components(separatedBy: "while the command still ran; it runs next with the latest only").count == 2, "said once: \(r.err)")
+        #expect(r.err.contains("plumb watch: --exec: \(skipped) of \(printed.count) changes were skipped, each replaced by a later one while the command ran"), "\(r.err)")
+    }
+
+    /// Status 127 and 126: told once with the fix, counted after, and the watch fails when no
+    /// run did anything (the old code printed "exited with status 127" per change and exited 0).
+    @Test(arguments: [127, 126])
+    func aCommandTheShellCannotRunIsToldOnceAndFailsTheWatch(status: Int32) throws {
+        let file = temporaryPath(".sh")
+        try "echo never\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        // A file without its x bit is found but not executable (126); one that is not there is
+        // not found (127).
+        let command = status == 127 ? file + "-missing" : file
+        let r = runPlumb(["watch", "--simulate", "--duration", "10", "--exec", command], environment: environment)
+        #expect(r.status == 1)
+        let err = r.err.split(separator: "\n").map(String.init)
+        let what = status == 127 ? "the shell found no command by that name" : "the shell found it but could not execute it"
+        #expect(err.filter { $0.contains("exited with status \(status)") && $0.contains(what) }.count == 1, "\(r.err)")
+        #expect(err.filter { $0.hasPrefix("Fix: ") }.count == 2, "\(r.err)")
+        #expect(err.contains("Fix: \(WatchExec.fix(status: status))"))
+        #expect(err.last == "Fix: \(WatchExec.fix(status: status))")
+        let error = try #require(err.dropLast().last)
+        #expect(error.hasPrefix("Error: --exec command '\(command)' never ran: "), "\(error)")
+        #expect(error.hasSuffix(" exited with status \(status) (\(status == 127 ? "not found" : "not executable"))."), "\(error)")
+    }
+
+    /// A command that works for some changes and is not found for others: told once, exit 0.
+    @Test func aCommandThatRunsForSomeChangesLeavesTheWatchSuccessful() {
+        let r = runPlumb(["watch", "--simulate", "--duration", "10",
+                          "--exec", "test \"$PLUMB_DEVICE_ORIENTATION\" = faceUp || plumb-no-such-command-xyz"], environment: environment)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.err.components(separatedBy: "exited with status 127").count == 2, "\(r.err)")
+        #expect(!r.err.contains("Error:"))
+    }
+
+    /// SIGTERM to plumb while the command runs: the old code died at once and left the shell
+    /// and its `sleep` running; now the watch ends, and after 2 s the command's group is stopped.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: plumbBinary), "needs the plumb binary (swift build)"))
+    func sigtermEndsTheWatchAndTheCommandsProcessGroup() throws {
+        let pids = temporaryPath(".pids")
+        defer { try? FileManager.default.removeItem(atPath: pids) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: plumbBinary)
+        process.arguments = ["watch", "--simulate", "--speed", "1", "--duration", "20", "--format", "text",
+                             "--exec", "sleep 30 & echo \"$$ $!\" > '\(pids)'; wait"]
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var children: [pid_t] = []
+        defer { for pid in children { kill(pid, SIGKILL) } }
+        // The first change comes at 0.274 s of real time (--speed 1).
+        let deadline = Date().addingTimeInterval(4)
+        while children.count < 2, Date() < deadline {
+            children = ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
+            if children.count < 2 { usleep(20_000) }
+        }
+        try #require(children.count == 2, "the command did not start")
+        kill(process.processIdentifier, SIGTERM)
+        let end = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < end { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(process.terminationReason) \(process.terminationStatus)")
+        // The shell and its sleep are gone (zombies count as gone: their reaper is init's affair).
+        let gone = Date().addingTimeInterval(3)
+        var alive = children
+        while !alive.isEmpty, Date() < gone {
+            alive = alive.filter { isRunning($0) }
+            if !alive.isEmpty { usleep(20_000) }
+        }
+        #expect(alive.isEmpty, "still running: \(alive)")
+    }
+
+    /// Whether `pid` exists and is not a zombie (state Z in /proc/PID/stat, after the name's ')').
+    func isRunning(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
+    }
+}
