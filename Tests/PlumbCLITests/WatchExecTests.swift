@@ -31,8 +31,9 @@ struct WatchExecTests {
         #expect(r.status == 0)
         #expect(r.out.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).prefix(3).joined(separator: " ") }
                 == ["0.274 s device", "5.433 s device"])
-        // 2 s of grace, then SIGTERM: not the 8 s of each run.
-        #expect(elapsed < 6, "\(elapsed) s")
+        // 2 s of grace, then SIGTERM: not the 8 s of each run (16 s in all before). A bound far
+        // from both, so a loaded machine (the sanitizer runs) does not fail it.
+        #expect(elapsed < 14, "\(elapsed) s")
         #expect(r.err.contains("plumb watch: --exec command still running at the end (after 2 s at most): sent SIGTERM to its process group "), "\(r.err)")
     }
 
@@ -42,7 +43,7 @@ struct WatchExecTests {
         let log = temporaryPath(".txt")
         defer { try? FileManager.default.removeItem(atPath: log) }
         let r = runPlumb(["watch", "--simulate", "--profile", "tour", "--duration", "35", "--format", "text",
-                          "--exec", "echo \"$PLUMB_DEVICE_ORIENTATION $PLUMB_INTERFACE_ORIENTATION\" >> '\(log)'; sleep 1"],
+                          "--exec", "echo \"$PLUMB_DEVICE_ORIENTATION $PLUMB_INTERFACE_ORIENTATION\" >> '\(log)'; sleep 0.5"],
                          environment: environment)
         #expect(r.status == 0)
         let printed = r.out.split(separator: "\n").map { line in
@@ -51,7 +52,7 @@ struct WatchExecTests {
         }
         let ran = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(printed.count >= 6, "\(r.out)")
-        // The tour plays in virtual time, far faster than one run per second.
+        // The tour plays in virtual time, far faster than one run per half second.
         #expect(ran.count < printed.count, "\(ran)")
         #expect(ran.first == printed.first)
         #expect(ran.last == printed.last)
@@ -115,20 +116,21 @@ struct WatchExecTests {
         var children: [pid_t] = []
         defer { for pid in children { kill(pid, SIGKILL) } }
         // The first change comes at 0.274 s of real time (--speed 1).
-        let deadline = Date().addingTimeInterval(4)
+        // Bounds, not timings: generous for a loaded machine (every test runs at once, sanitizers).
+        let deadline = Date().addingTimeInterval(30)
         while children.count < 2, Date() < deadline {
             children = ((try? String(contentsOfFile: pids, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
             if children.count < 2 { usleep(20_000) }
         }
         try #require(children.count == 2, "the command did not start")
         kill(process.processIdentifier, SIGTERM)
-        let end = Date().addingTimeInterval(5)
+        let end = Date().addingTimeInterval(30)
         while process.isRunning, Date() < end { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(process.terminationReason) \(process.terminationStatus)")
         // The shell and its sleep are gone (zombies count as gone: their reaper is init's affair).
-        let gone = Date().addingTimeInterval(3)
+        let gone = Date().addingTimeInterval(10)
         var alive = children
         while !alive.isEmpty, Date() < gone {
             alive = alive.filter { isRunning($0) }
