@@ -123,7 +123,7 @@ enum Read {
                 : "Give --calibration the file 'plumb calibrate --output FILE' saved."
             throw .failure("cannot read the calibration file \(path) (\(error.reason))", fix: fix)
         }
-        do { return try Calibration.load(json: data, source: path) } catch {
+        do { return try Calibration.read(data, file: path) } catch {
             // Not "calibrate again into it": the file may be plumb.json or a recording.
             throw .failure(error.description, fix: "Give --calibration the file 'plumb calibrate --output FILE' saved (plumb.json's \"calibration\" names it), or calibrate again into a new file.")
         }

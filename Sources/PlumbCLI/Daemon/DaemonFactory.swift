@@ -443,7 +443,7 @@ struct DaemonFactory {
                                    fix: "Run 'plumb calibrate' and save its result there, or remove \"calibration\" from the configuration.")
         }
         let calibration: Calibration
-        do { calibration = try Calibration.load(json: data, source: path) } catch {
+        do { calibration = try Calibration.read(data, file: path) } catch {
             throw CLIError.failure(error.description, fix: "Point \"calibration\" at the file 'plumb calibrate --output FILE' saved (calibrate again into it if it is damaged).")
         }
         if calibration.mounting != PlumbDrivers.Mounting.identity, c.mounting != PlumbConfiguration.Mounting.identity {
