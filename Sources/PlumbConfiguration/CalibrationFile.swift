@@ -137,7 +137,8 @@ public struct CalibrationFile: Sendable, Equatable {
         for (i, row) in rowNodes.enumerated() { rows.append(try numbers(row, path: "mounting.rows[\(i)]", unit: "")) }
 
         if let node = r.node("part") { positions["part"] = node.position }
-        let part = try r.nonEmptyString("part")
+        // A part no driver knows would fit no chip: refused here, with the nearest known key.
+        let part = try r.choice("part", IMUSettings.parts)
         if let node = r.node("temperature") { positions["temperature"] = node.position }
         let temperature = try r.number("temperature", in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude, unit: "°C")
         return CalibrationFile(file: file, gyroscopeBias: gyroscopeBias, accelerometerOffset: accelerometerOffset,

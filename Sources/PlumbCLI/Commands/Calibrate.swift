@@ -117,6 +117,12 @@ enum Calibrate {
         context.out.line("saved to \(output)")
     }
 
+    /// The fix for a calibration made on another part than `chip` (``Calibration/fits(_:)``):
+    /// calibrate this chip, or `setting` ("give --calibration the file made on it").
+    static func anotherPartFix(_ chip: IMUIdentity, setting: String) -> String {
+        "Calibrate this \(chip.part) ('plumb calibrate --output FILE' with it connected), or \(setting)."
+    }
+
     /// Refuses to replace a file that holds something other than a calibration: `plumb read
     /// --calibration plumb.json` used to answer "run 'plumb calibrate --output plumb.json' again",
     /// and calibrate wrote over the configuration. An earlier calibration (a JSON object with

@@ -12,7 +12,9 @@ public struct Calibration: Sendable, Equatable, Codable {
     /// Accelerometer scale factors (1 = none).
     public var accelerometerScale: SIMD3<Double>
     public var mounting: Mounting
-    /// The part the calibration was made on ("mpu6050"), if known.
+    /// The part key the calibration was made on ("mpu6050"), if known: the key alone, its name
+    /// and WHO_AM_I come from the drivers' tables (``IMUFamilies/row(forPart:)``). A chip it does
+    /// not fit is refused (``fits(_:)``).
     public var part: String?
     /// Mean die temperature during calibration, °C, if known.
     public var temperature: Double?
