@@ -400,7 +400,7 @@ private let claimedStatus = "STATUS=waiting for the IMU at 0x68 on /dev/i2c-1, p
             factory.eventSink = sink
             factory.openBus = { _ in (board, board.clock) }
             factory.claimNode = { _ in claimPath }
-            return try factory.makeSource(setup, imuConfiguration: normal, awaitsClaim: true).0
+            return try factory.makeSource(setup, imuConfiguration: normal, calibration: nil, awaitsClaim: true).0
         }, context: context, powerMonitor: nil)
     }
 

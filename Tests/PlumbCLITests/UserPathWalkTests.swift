@@ -84,7 +84,7 @@ import PlumbLinux
         let path = scratch.file("plumb.json", Self.configuration)
         var r = runPlumb(["read", "--simulate", "--count", "1", "--calibration", path])
         #expect(r.status == 1)
-        #expect(r.err == "Error: \(path) is not a Plumb calibration: gyroscopeBias is missing\n"
+        #expect(r.err == "Error: \(path):1:1: is not a Plumb calibration: it holds none of gyroscopeBias, accelerometerOffset, accelerometerScale, mounting, part, temperature\n"
                 + "Fix: Give --calibration the file 'plumb calibrate --output FILE' saved (plumb.json's \"calibration\" names it), or calibrate again into a new file.\n")
         r = runPlumb(["read", "--simulate", "--count", "1", "--calibration", scratch.directory])
         #expect(r.status == 1)
@@ -216,7 +216,7 @@ import PlumbLinux
         let other = scratch.file("other.json", #"{"calibration": "\#(path)"}"#)
         r = runPlumb(["config", "check", other])
         #expect(r.status == 0)
-        #expect(r.out.hasSuffix("  note: calibration: \(path) is not a Plumb calibration: gyroscopeBias is missing, so plumb run will not start: "
+        #expect(r.out.hasSuffix("  note: calibration: \(path):1:1: is not a Plumb calibration: it holds none of gyroscopeBias, accelerometerOffset, accelerometerScale, mounting, part, temperature, so plumb run will not start: "
                                 + "Point \"calibration\" at the file 'plumb calibrate --output FILE' saved (calibrate again into it if it is damaged).\n"))
         // With both files there, nothing is noted.
         #expect(runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", calibration]).status == 0)

@@ -12,7 +12,10 @@ enum Calibrate {
         abstract: "Calibrate the IMU: gyroscope bias, accelerometer offset and scale; save as JSON.",
         discussion: """
         Hold the sensor still on each of its six faces (any order) for --hold seconds; progress and the
-        next face to show go to standard error. With --gyro-only, keep it still once. With --simulate the
+        next face to show go to standard error. With --gyro-only, keep it still once: the gyroscope
+        bias drifts with temperature, the accelerometer's calibration does not, so an earlier
+        calibration of the same part at --output keeps its accelerometer offset, scale and mounting
+        (standard error says whether it was kept, and why not). With --simulate the
         emulated chip tours the six faces by itself (profile 'tour'). It measures the raw chip at
         ±2 g and ±250 °/s: no earlier calibration, mounting, rate or range is applied. Without
         --config no plumb.json is read (the chip is found by probing, or --bus, --address, --part);
@@ -22,7 +25,7 @@ enum Calibrate {
         """,
         options: [
             .option("output", short: "o", value: "FILE", help: "Where to save the calibration (an earlier one there is replaced, another file refused). Default plumb-calibration.json."),
-            .flag("gyro-only", help: "Only the gyroscope bias (keep the sensor still)."),
+            .flag("gyro-only", help: "Only the gyroscope bias (keep the sensor still); the accelerometer part of an earlier calibration of this part at --output is kept."),
             .option("hold", value: "SECONDS", help: "Stillness needed per face. Default 2."),
             .option("timeout", value: "SECONDS", help: "Give up after this long. Default 180."),
             .option("rate", value: "HZ", help: "Output data rate while calibrating. Default 100."),
@@ -53,7 +56,11 @@ enum Calibrate {
             throw CLIError.failure("\(error)", fix: nil)
         }
         context.err.line("Calibrating \(sensor.identity.part) at \(sensor.identity.address) on \(sensor.identity.bus).")
+        var kept: Calibration?
         if gyroOnly {
+            let earlier = earlierAccelerometer(output, chip: sensor.identity)
+            kept = earlier.calibration
+            if let note = earlier.note { context.err.line("plumb calibrate: \(note)") }
             context.err.line("Keep the sensor still for \(hold) s.")
         } else {
             context.err.line("Hold the sensor still on each of its six faces for \(hold) s, in any order. Start with the \(Face.zUp.instruction).")
@@ -76,7 +83,9 @@ enum Calibrate {
             if gyroOnly {
                 if progress.current != nil { stillSince = stillSince ?? sensor.clock.nowNanoseconds } else { stillSince = nil }
                 if let since = stillSince, Double(sensor.clock.nowNanoseconds - since) / 1e9 >= hold, let bias = calibrator.gyroscopeBias {
-                    result = Calibration(gyroscopeBias: bias, part: sensor.identity.partKey)
+                    result = Calibration(gyroscopeBias: bias, accelerometerOffset: kept?.accelerometerOffset ?? .zero,
+                                         accelerometerScale: kept?.accelerometerScale ?? SIMD3(1, 1, 1),
+                                         mounting: kept?.mounting ?? .identity, part: sensor.identity.partKey)
                     break
                 }
                 continue
@@ -115,6 +124,40 @@ enum Calibrate {
             context.out.line("accelerometer scale:           \(f(result.accelerometerScale, 5))")
         }
         context.out.line("saved to \(output)")
+    }
+
+    /// What `--gyro-only` keeps of the calibration already at `path` (`--output`): the whole
+    /// earlier calibration, whose accelerometer offset, scale and mounting go into the new one,
+    /// when it is a valid calibration made on `chip`'s part or one answering as it
+    /// (``Calibration/fits(_:)``); and the line that says what was kept, or why nothing was.
+    ///
+    /// Recalibrating the gyroscope alone is what --gyro-only is for (its bias drifts with
+    /// temperature); it wrote zeros and ones over the six-face accelerometer calibration without
+    /// a word. Nothing is said when there is no file, or an empty one, to keep. The temperature is
+    /// not kept: it was the earlier calibration's.
+    static func earlierAccelerometer(_ path: String, chip: IMUIdentity) -> (calibration: Calibration?, note: String?) {
+        guard FileManager.default.fileExists(atPath: path) else { return (nil, nil) }
+        let data: Data
+        do { data = try InputFile.read(path) } catch {
+            return (nil, "the accelerometer calibration in \(path) is not kept: cannot read it (\(error.reason))")
+        }
+        if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) { return (nil, nil) }
+        let earlier: Calibration
+        do { earlier = try Calibration.read(data, file: path) } catch {
+            return (nil, "the accelerometer calibration in \(path) is not kept: \(error)")
+        }
+        if !earlier.fits(chip), let part = earlier.part {
+            let made = IMUFamilies.row(forPart: part).map { "\($0.part) (\(part))" } ?? part
+            return (nil, "the accelerometer calibration in \(path) is not kept: it was made on an \(made), not this \(chip.part); "
+                + "calibrate all six faces (without --gyro-only) for this chip's")
+        }
+        return (earlier, "keeping the accelerometer offset, scale and mounting of \(path); only the gyroscope bias is measured")
+    }
+
+    /// The fix for a calibration made on another part than `chip` (``Calibration/fits(_:)``):
+    /// calibrate this chip, or `setting` ("give --calibration the file made on it").
+    static func anotherPartFix(_ chip: IMUIdentity, setting: String) -> String {
+        "Calibrate this \(chip.part) ('plumb calibrate --output FILE' with it connected), or \(setting)."
     }
 
     /// Refuses to replace a file that holds something other than a calibration: `plumb read

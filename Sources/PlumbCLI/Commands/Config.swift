@@ -66,13 +66,23 @@ enum Config {
     }
 
     /// What `plumb run` would refuse at start among the files the configuration names, read as it
-    /// reads them: the calibration (missing, or not one) and the enabled level image. Notes, not
+    /// reads them: the calibration (missing, not one, or made on another part than `imu.part`
+    /// names) and the enabled level image. Notes, not
     /// errors: the file may be checked before calibrating, or away from the board, and scripts
     /// check files whose paths are the target's; but 'OK' alone sent the user to a daemon that
     /// stopped with "cannot start".
     static func fileNotes(_ c: Configuration) -> [String] {
         var notes: [String] = []
-        do { _ = try DaemonFactory.calibration(c) } catch {
+        do {
+            // With imu.part named the chip's part is known now: a calibration made on a part that
+            // does not answer as it (``Calibration/fits(partKey:whoAmI:)``) is refused at start.
+            if let calibration = try DaemonFactory.loadCalibration(c), let made = calibration.part, let path = c.calibrationFile,
+               c.imu.part != "auto", !calibration.fits(partKey: c.imu.part) {
+                let name = { (key: String) in IMUFamilies.row(forPart: key).map { "\($0.part) (\(key))" } ?? key }
+                notes.append("calibration: \(path) was made on an \(name(made)), but imu.part is an \(name(c.imu.part)), so plumb run will not start: "
+                    + "calibrate that chip ('plumb calibrate --output FILE' with it connected), or point \"calibration\" at the file made on it.")
+            }
+        } catch {
             var text = "calibration: \(error), so plumb run will not start"
             if let path = c.calibrationFile, deniedToThisUser(path) {
                 // The check runs as whoever typed it; plumb.service reads the file as its own user.

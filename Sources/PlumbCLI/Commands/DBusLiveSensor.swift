@@ -40,8 +40,9 @@ enum DBusLiveSensor {
             factory.eventSink = sink
             // With --wait-for-sensor a chip another plumb process claims is awaited too: its
             // starts fail, without touching it, until that process lets go (ClaimAwaitingSource).
-            let (source, _) = try factory.makeSource(setup, imuConfiguration: normal, awaitsClaim: waitsForSensor)
-            return try LiveSensor.calibrated(source, configuration: configuration)
+            let calibration = try DaemonFactory.loadCalibration(configuration)
+            let (source, _) = try factory.makeSource(setup, imuConfiguration: normal, calibration: calibration, awaitsClaim: waitsForSensor)
+            return LiveSensor.calibrated(source, calibration: calibration)
         }
         // Power saver, battery, heat and display blanking, as plumb run follows them: the sensor
         // pauses while the screen is off, even while a desktop holds its claim.

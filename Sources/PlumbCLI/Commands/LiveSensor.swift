@@ -91,8 +91,9 @@ enum LiveSensor {
         var factory = DaemonFactory(source: .hardware, context: context, realClock: SystemClock())
         factory.eventSink = command.map { printingSink(command: $0, context: context) } ?? { _ in }
         do {
-            let (source, _) = try factory.makeSource(found.setup, imuConfiguration: found.imu)
-            return try calibrated(source, configuration: found.setup.configuration)
+            let calibration = try DaemonFactory.loadCalibration(found.setup.configuration)
+            let (source, _) = try factory.makeSource(found.setup, imuConfiguration: found.imu, calibration: calibration)
+            return calibrated(source, calibration: calibration)
         } catch let error as CLIError {
             throw error
         } catch {
@@ -105,8 +106,13 @@ enum LiveSensor {
     /// mounting); `source` itself without one. The file is read now: a missing or bad one, or one
     /// that rotates the axes beside the configuration's `mounting`, fails here.
     static func calibrated(_ source: any MotionSampleSource, configuration: Configuration) throws -> any MotionSampleSource {
-        guard let correct = try DaemonFactory.calibration(configuration) else { return source }
-        return CalibratedSampleSource(source, correct: correct)
+        calibrated(source, calibration: try DaemonFactory.loadCalibration(configuration))
+    }
+
+    /// `source` with `calibration` applied to every sample; `source` itself without one.
+    static func calibrated(_ source: any MotionSampleSource, calibration: Calibration?) -> any MotionSampleSource {
+        guard let calibration else { return source }
+        return CalibratedSampleSource(source) { $0 = calibration.apply($0) }
     }
 
     /// Prints a live source's notices and warnings to standard error as "plumb COMMAND: …", as

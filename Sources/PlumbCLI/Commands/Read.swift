@@ -53,6 +53,11 @@ enum Read {
             do { calibration.mounting = try Mounting(alignment: m) } catch { throw CLIError.usage("The value '\(m)' is invalid for '--mount': \(error).") }
         }
         let sensor = try SensorOptions.open(args, context: context)
+        if let path = args.string("calibration") {
+            do throws(IMUError) { try calibration.check(fits: sensor.identity, file: path) } catch {
+                throw CLIError.failure(error.description, fix: Calibrate.anotherPartFix(sensor.identity, setting: "give --calibration the file made on it"))
+            }
+        }
         // The part on standard error, where the gaps and warnings go: standard output stays CSV or JSON Lines.
         let id = sensor.identity
         context.err.line("plumb read: \(id.part) (WHO_AM_I 0x\(hex(id.whoAmI))) at \(id.address) on \(id.bus)")
@@ -123,7 +128,7 @@ enum Read {
                 : "Give --calibration the file 'plumb calibrate --output FILE' saved."
             throw .failure("cannot read the calibration file \(path) (\(error.reason))", fix: fix)
         }
-        do { return try Calibration.load(json: data, source: path) } catch {
+        do { return try Calibration.read(data, file: path) } catch {
             // Not "calibrate again into it": the file may be plumb.json or a recording.
             throw .failure(error.description, fix: "Give --calibration the file 'plumb calibrate --output FILE' saved (plumb.json's \"calibration\" names it), or calibrate again into a new file.")
         }

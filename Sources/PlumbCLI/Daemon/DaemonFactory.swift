@@ -120,12 +120,14 @@ struct DaemonFactory {
         let c = setup.configuration
         let imuConfiguration = Self.imuConfiguration(c)
         let awaits = waitsForSensor || handover?.awaitsSensor == true
-        let (sampleSource, pacing) = try makeSource(setup, imuConfiguration: imuConfiguration, awaitsClaim: awaits)
+        // The calibration before the chip: a bad file fails without touching it.
+        let calibration = try Self.loadCalibration(c)
+        let (sampleSource, pacing) = try makeSource(setup, imuConfiguration: imuConfiguration, calibration: calibration, awaitsClaim: awaits)
         let outputs = try makeOutputs(setup, handover: handover)
         var outputNames = outputs.isEmpty ? "no outputs (orientation is logged)" : outputs.map(\.name).joined(separator: ", ")
         if !outputs.isEmpty, outputs.allSatisfy({ $0 is DBusDaemonOutput }) { outputNames += " (the sensor runs only while a client holds a claim)" }
         do {
-            return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: try Self.calibration(c),
+            return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: calibration.map { calibration in { $0 = calibration.apply($0) } },
                                     pacing: pacing, powerMonitor: powerMonitor, configurationPath: setup.path,
                                     waitsForSensor: awaits, warnsOfSilenceAtShutdown: true,
                                     describe: { effective in
@@ -167,14 +169,17 @@ struct DaemonFactory {
     /// (``IMUError/invalidConfiguration(_:)``: a rate outside the chip's range, such as the
     /// MPU-6050 FIFO's 3.9...1000 Hz, or a FIFO watermark past its depth, which `imu.rate` sets
     /// through ``imuConfiguration(_:)``), or `imu.part` naming a part of another family than the
-    /// chip that answers (``IMUError/partMismatch(given:register:read:found:)``); `nil` for any
-    /// other failure.
+    /// chip that answers (``IMUError/partMismatch(given:register:read:found:)``), or a calibration
+    /// made on another part than the chip found (``IMUError/calibrationForAnotherPart(file:madeOn:found:)``);
+    /// `nil` for any other failure.
     static func settingsFix(_ error: MotionSourceError, path: String) -> String? {
         switch error {
         case .imu(.invalidConfiguration):
             return "Set imu.rate in \(path) within the chip's range named above (the FIFO watermark follows from the rate)."
         case .imu(.partMismatch(_, _, _, let found)):
             return "Set imu.part in \(path) to \"auto\": the part is then found by its WHO_AM_I. Or set it to \"\(found.partKey)\"."
+        case .imu(.calibrationForAnotherPart(_, _, let found)):
+            return Calibrate.anotherPartFix(found, setting: "point \"calibration\" in \(path) at the file made on it")
         default:
             return nil
         }
@@ -267,7 +272,10 @@ struct DaemonFactory {
     /// when another plumb process holds it, the start is refused (``I2CHelp/inUse(_:)``), or with
     /// `awaitsClaim` (`--wait-for-sensor`) the source is a ``ClaimAwaitingSource``, whose starts
     /// fail with ``I2CError/Kind/claimedByAnotherProcess`` until that process lets go.
-    func makeSource(_ setup: DaemonSetup, imuConfiguration: IMUConfiguration,
+    /// `calibration` (the configuration's, ``loadCalibration(_:)``) is checked against the chip
+    /// at each start of a chip's source (``StreamSampleSource/calibration``); a recording has no
+    /// chip to check it against.
+    func makeSource(_ setup: DaemonSetup, imuConfiguration: IMUConfiguration, calibration: Calibration?,
                     awaitsClaim: Bool = false) throws -> (any MotionSampleSource, (any MonotonicClock)?) {
         switch source {
         case .replay(let path):
@@ -295,6 +303,7 @@ struct DaemonFactory {
             let imu = try Self.makeIMU(bus: sensor.bus, address: model.address, clock: sensor.clock,
                                        part: c.imu.part == "auto" ? nil : key, fifoCompression: c.imu.fifoCompression)
             let source = StreamSampleSource(name: "simulated \(model.part) (\(profile))", imu: imu, line: sensor.line, clock: sensor.clock)
+            source.calibration = calibration.map { ($0, c.calibrationFile ?? "") }
             return (source, realClock)
         case .hardware:
             let c = setup.configuration
@@ -348,6 +357,7 @@ struct DaemonFactory {
                 let imu = try Self.makeIMU(bus: bus, address: address, clock: clock, part: c.imu.part == "auto" ? nil : c.imu.part,
                                            fifoCompression: c.imu.fifoCompression)
                 let source = StreamSampleSource(name: name, imu: imu, line: line, clock: clock)
+                source.calibration = calibration.map { ($0, c.calibrationFile ?? "") }
                 source.claim = claim
                 source.eventSink = sink
                 source.useBusClock(BusClockSupport.read(busPath: busPath, sysfsRoot: sysfsRoot), maximumReadLength: bus.maximumReadLength,
@@ -436,6 +446,15 @@ struct DaemonFactory {
     /// The calibration correction (biases, scales, the calibration's own mounting), or `nil`
     /// without a calibration file.
     static func calibration(_ c: Configuration) throws -> ((inout IMUSample) -> Void)? {
+        guard let calibration = try loadCalibration(c) else { return nil }
+        return { sample in sample = calibration.apply(sample) }
+    }
+
+    /// The calibration file the configuration names, read and checked as ``calibration(_:)``
+    /// applies it, or `nil` without one. Whether it suits the chip is checked when the sensor
+    /// starts (``makeSource(_:imuConfiguration:calibration:awaitsClaim:)`` hands it to the
+    /// source: ``StreamSampleSource/calibration``).
+    static func loadCalibration(_ c: Configuration) throws -> Calibration? {
         guard let path = c.calibrationFile else { return nil }
         let data: Data
         do { data = try InputFile.read(path) } catch {
@@ -443,14 +462,14 @@ struct DaemonFactory {
                                    fix: "Run 'plumb calibrate' and save its result there, or remove \"calibration\" from the configuration.")
         }
         let calibration: Calibration
-        do { calibration = try Calibration.load(json: data, source: path) } catch {
+        do { calibration = try Calibration.read(data, file: path) } catch {
             throw CLIError.failure(error.description, fix: "Point \"calibration\" at the file 'plumb calibrate --output FILE' saved (calibrate again into it if it is damaged).")
         }
         if calibration.mounting != PlumbDrivers.Mounting.identity, c.mounting != PlumbConfiguration.Mounting.identity {
             throw CLIError.failure("both \(path) and the configuration's \"mounting\" rotate the axes",
                                    fix: "Keep one: remove \"mounting\" from the configuration, or recalibrate with the identity mounting.")
         }
-        return { sample in sample = calibration.apply(sample) }
+        return calibration
     }
 
     /// The outputs `setup` names; the kiosk takes the screen `handover` holds when it turns the

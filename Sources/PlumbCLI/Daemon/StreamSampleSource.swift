@@ -30,6 +30,11 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     /// The chip's claim (``I2CDeviceClaim``), held for as long as this source lives: another plumb
     /// process is refused the chip meanwhile. `nil` for the simulator, or a node that takes no lock.
     var claim: I2CDeviceClaim?
+    /// The calibration the samples will be corrected with and its file, checked against the chip
+    /// at every start (``Calibration/check(fits:file:)``): a calibration made on another part is
+    /// refused before a sample is read, with the file, both parts and the fix
+    /// (``DaemonFactory/settingsFix(_:path:)``). Set before ``start(_:)``; `nil` for none.
+    var calibration: (calibration: Calibration, file: String)?
     /// The wiring fix for a chip the stream cannot set up again was said (``emit(_:)``).
     private var wiringFixSaid = false
     /// A chip that stopped answering, told to the notifier (``takeNotices()``) once per loss: set
@@ -69,6 +74,15 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
         }
         // Notices from the start (the bus budget) now, after the chip's identity.
         for notice in stream.takeNotices() { emit(notice) }
+        if let (calibration, file) = calibration, let identity = imu.identity {
+            do { try calibration.check(fits: identity, file: file) } catch {
+                // Stopped again before one sample is corrected with another chip's calibration.
+                do { try stream.stop() } catch let stopError {
+                    emit(DaemonEvent(level: .warning, message: "\(name): stopping it after refusing its calibration failed: \(stopError)"))
+                }
+                throw .imu(error)
+            }
+        }
         return effective
     }
 

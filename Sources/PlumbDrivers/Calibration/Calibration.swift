@@ -12,7 +12,9 @@ public struct Calibration: Sendable, Equatable, Codable {
     /// Accelerometer scale factors (1 = none).
     public var accelerometerScale: SIMD3<Double>
     public var mounting: Mounting
-    /// The part the calibration was made on ("mpu6050"), if known.
+    /// The part key the calibration was made on ("mpu6050"), if known: the key alone, its name
+    /// and WHO_AM_I come from the drivers' tables (``IMUFamilies/row(forPart:)``). A chip it does
+    /// not fit is refused (``fits(_:)``).
     public var part: String?
     /// Mean die temperature during calibration, °C, if known.
     public var temperature: Double?
@@ -52,31 +54,19 @@ public struct Calibration: Sendable, Equatable, Codable {
         }
     }
 
-    /// Reads a calibration from JSON.
-    ///
-    /// - Parameter source: names the data in the error ("calibration.json").
-    ///
-    /// A calibration whose values no sensor can need is refused, naming the key: an
-    /// accelerometer scale outside ``plausibleScales`` (0 would erase an axis), an offset past
-    /// ``plausibleOffset`` or a bias past ``plausibleBias``. Such a file is damaged or written by
-    /// hand; applied, it would silently turn every sample into nonsense.
-    public static func load(json: Data, source: String) throws(IMUError) -> Calibration {
-        let calibration: Calibration
-        do { calibration = try JSONDecoder().decode(Calibration.self, from: json) } catch let error as DecodingError {
-            throw .invalidConfiguration("\(source) is not a Plumb calibration: \(describe(error))")
-        } catch {
-            throw .invalidConfiguration("\(source) is not a Plumb calibration: \(error)")
+    /// The first value no sensor can need, naming its key, or `nil` when every value is
+    /// plausible: an accelerometer scale outside ``plausibleScales`` (0 would erase an axis), an
+    /// offset past ``plausibleOffset`` or a bias past ``plausibleBias``. Such a file is damaged or
+    /// written by hand; applied, it would silently turn every sample into nonsense, so whoever
+    /// reads a calibration file refuses it (PlumbCLI, at the key's line in the file).
+    public var implausibleValue: (key: String, message: String)? {
+        func check(_ key: String, _ v: SIMD3<Double>, _ fits: (Double) -> Bool, _ allowed: String) -> (key: String, message: String)? {
+            [v.x, v.y, v.z].allSatisfy(fits) ? nil : (key, "[\(v.x), \(v.y), \(v.z)] is out of range; allowed \(allowed)")
         }
-        func check(_ key: String, _ v: SIMD3<Double>, _ fits: (Double) -> Bool, _ allowed: String) throws(IMUError) {
-            guard [v.x, v.y, v.z].allSatisfy(fits) else {
-                throw .invalidConfiguration("\(source): \(key) [\(v.x), \(v.y), \(v.z)] is out of range; allowed \(allowed)")
-            }
-        }
-        try check("accelerometerScale", calibration.accelerometerScale, { plausibleScales.contains($0) },
-                  "\(plausibleScales.lowerBound)...\(plausibleScales.upperBound)")
-        try check("accelerometerOffset", calibration.accelerometerOffset, { abs($0) <= plausibleOffset }, "±\(plausibleOffset) m/s²")
-        try check("gyroscopeBias", calibration.gyroscopeBias, { abs($0) <= plausibleBias }, "±\(plausibleBias) rad/s")
-        return calibration
+        return check("accelerometerScale", accelerometerScale, { Self.plausibleScales.contains($0) },
+                     "\(Self.plausibleScales.lowerBound)...\(Self.plausibleScales.upperBound)")
+            ?? check("accelerometerOffset", accelerometerOffset, { abs($0) <= Self.plausibleOffset }, "±\(Self.plausibleOffset) m/s²")
+            ?? check("gyroscopeBias", gyroscopeBias, { abs($0) <= Self.plausibleBias }, "±\(Self.plausibleBias) rad/s")
     }
 
     /// Accelerometer scale factors a sensor can need: the MPU-6050's sensitivity tolerance is
@@ -89,29 +79,4 @@ public struct Calibration: Sendable, Equatable, Codable {
     /// The largest gyroscope bias a calibration may hold (rad/s): 10 rad/s (573 °/s), far past the
     /// ±20 °/s zero-rate tolerance of the MPU-6050 (Datasheet: Product Specification rev 3.4, §6.1).
     public static let plausibleBias = 10.0
-
-    /// "gyroscopeBias: expected an array, found a string", from Foundation's coding errors.
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context, _ key: (any CodingKey)? = nil) -> String {
-            let keys = context.codingPath + (key.map { [$0] } ?? [])
-            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return text.hasPrefix(".") ? String(text.dropFirst()) : text
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "\(path(context, key)) is missing"
-        case .valueNotFound(_, let context):
-            return "\(path(context).isEmpty ? "a value" : path(context)) is null"
-        case .typeMismatch(let type, let context):
-            let expected = type is [Any].Type ? "an array" : type is [String: Any].Type ? "an object" : "\(type)".lowercased()
-            return path(context).isEmpty ? "expected \(expected) at the top level" : "\(path(context)): expected \(expected)"
-        case .dataCorrupted(let context):
-            let at = path(context)
-            guard at.isEmpty else { return "\(at): \(context.debugDescription)" }
-            let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return "not valid JSON" + (detail.map { " (\($0))" } ?? "")
-        @unknown default:
-            return "\(error)"
-        }
-    }
 }

@@ -147,6 +147,9 @@ public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
     /// (`register`) read `read`, which names none of that family's parts, and the chip answers
     /// another family's WHO_AM_I as `found` (``IMUFamilies/partOfOtherFamily(besides:address:bus:read:)``).
     case partMismatch(given: String, register: UInt8, read: UInt8, found: IMUIdentity)
+    /// The calibration in `file` was made on the part `madeOn` (a key, "mpu6050"), which does not
+    /// answer as the chip `found` (``Calibration/fits(_:)``): its corrections are another chip's.
+    case calibrationForAnotherPart(file: String, madeOn: String, found: IMUIdentity)
 
     public var description: String {
         switch self {
@@ -166,6 +169,10 @@ public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
         case .partMismatch(let given, let register, let read, let found):
             return "\(found.address) on \(found.bus) is an \(found.part) (WHO_AM_I 0x\(hex(found.whoAmI))), not the \(given) given: "
                 + "read as an \(given), its WHO_AM_I (0x\(hex(register))) is 0x\(hex(read)), which is no part of that family"
+        case .calibrationForAnotherPart(let file, let madeOn, let found):
+            let made = IMUFamilies.row(forPart: madeOn).map { "\($0.part) (\(madeOn))" } ?? madeOn
+            return "the calibration \(file) was made on an \(made), but the chip at \(found.address) on \(found.bus) is an "
+                + "\(found.part) (\(found.partKey), WHO_AM_I 0x\(hex(found.whoAmI))): its biases and scales are another chip's"
         }
     }
 }

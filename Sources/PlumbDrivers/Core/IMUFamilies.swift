@@ -13,6 +13,9 @@ public struct IMUFamily: Sendable {
     public var identityRegister: UInt8
     /// The `--part` / `--chip` names it drives.
     public var partKeys: [String]
+    /// Each part's key, name as the vendor writes it and WHO_AM_I in the variant table, so that a
+    /// part key can be named and the parts answering alike found (``IMUFamilies/row(forPart:)``).
+    public var parts: [(key: String, part: String, whoAmI: UInt8)]
     /// The part for an identity value: (vendor name, key, warnings), or `nil` when not this family.
     public var match: @Sendable (UInt8) -> (part: String, key: String, warnings: [String])?
     /// Opens a driver on `bus` at `address`; `part` forces a variant.
@@ -27,12 +30,13 @@ public struct IMUFamily: Sendable {
                                    _ leaveAlone: String?) -> (part: String, key: String, warnings: [String])?)?
 
     public init(name: String, addresses: [I2CAddress], identityRegister: UInt8, partKeys: [String],
+                parts: [(key: String, part: String, whoAmI: UInt8)] = [],
                 match: @escaping @Sendable (UInt8) -> (part: String, key: String, warnings: [String])?,
                 open: @escaping @Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ clock: any MonotonicClock, _ part: String?) throws(IMUError) -> any IMU,
                 refine: (@Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ identity: UInt8, _ clock: any MonotonicClock,
                                     _ leaveAlone: String?) -> (part: String, key: String, warnings: [String])?)? = nil) {
         self.name = name; self.addresses = addresses; self.identityRegister = identityRegister
-        self.partKeys = partKeys; self.match = match; self.open = open; self.refine = refine
+        self.partKeys = partKeys; self.parts = parts; self.match = match; self.open = open; self.refine = refine
     }
 }
 
@@ -41,6 +45,7 @@ extension MPU6050 {
     public static let family = IMUFamily(
         name: "MPU-6050 family", addresses: [I2CAddress(0x68), I2CAddress(0x69)], identityRegister: Register.whoAmI,
         partKeys: variants.map(\.key),
+        parts: variants.map { ($0.key, $0.part, $0.whoAmI) },
         match: { who in variant(whoAmI: who).map { ($0.variant.part, $0.variant.key, $0.warnings) } },
         open: { bus, address, clock, part throws(IMUError) in try MPU6050(bus: bus, address: address, clock: clock, part: part) },
         refine: { bus, address, who, clock, leaveAlone in
@@ -77,6 +82,15 @@ public enum IMUFamilies {
 
     /// Every part key, in table order.
     public static var partKeys: [String] { all.flatMap(\.partKeys) }
+
+    /// The family, the vendor's name and the variant table's WHO_AM_I of the part `key`
+    /// ("mpu6050": "MPU-6050 family", "MPU-6050", 0x68), or `nil` for a key no family drives.
+    public static func row(forPart key: String) -> (family: String, part: String, whoAmI: UInt8)? {
+        for family in all {
+            if let row = family.parts.first(where: { $0.key == key.lowercased() }) { return (family.name, row.part, row.whoAmI) }
+        }
+        return nil
+    }
 
     /// Reads each family's identity register at each of its addresses.
     ///
