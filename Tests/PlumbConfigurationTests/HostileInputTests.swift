@@ -36,7 +36,7 @@ import PlumbHAL
                                            message: "cannot read the file (it is a directory, not a file)")) {
             try BoardCatalog.load(directory: directory)
         }
-        FileManager.default.createFile(atPath: directory + "/file", contents: Data())
+        #expect(FileManager.default.createFile(atPath: directory + "/file", contents: Data()))
         #expect(throws: ConfigurationError(file: directory + "/file", position: nil, keyPath: "", message: "is a file, not a boards directory")) {
             try BoardCatalog.load(directory: directory + "/file")
         }
@@ -44,7 +44,7 @@ import PlumbHAL
 
     @Test func bytesThatAreNotUTF8AreFoundByLineAndColumn() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("plumb-latin1-\(UInt32.random(in: 0...UInt32.max)).json").path
-        FileManager.default.createFile(atPath: path, contents: Data(Array("{\n  \"board\": \"caf".utf8) + [0xE9] + Array("\"\n}\n".utf8)))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(Array("{\n  \"board\": \"caf".utf8) + [0xE9] + Array("\"\n}\n".utf8))))
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(throws: ConfigurationError(file: path, position: JSONPosition(line: 2, column: 16), keyPath: "",
                                            message: "is not UTF-8 text (byte 0xE9 here); save the file as UTF-8")) {

@@ -19,10 +19,22 @@ public enum ParserHarness {
         case 0: _ = try? PlumbConfiguration.Configuration.decode(text, file: "plumb.json", knownBoards: which & 0x80 != 0 ? ["rpi4", "rpi5"] : nil)
         case 1: _ = try? Board.decode(text, file: "board.json")
         case 2: _ = try? MQTTOutput.decode(text, file: "mqtt.json")
-        case 3: _ = try? Calibration.load(json: Data(bytes), source: "calibration.json")
+        case 3: calibration(bytes)
         case 4: _ = try? JSONParser.parse(text)
         default: _ = try? MQTTEndpoint.parse(text)
         }
+    }
+
+    /// A calibration file as `Calibration.read(_:file:)` (PlumbCLI, which this package does not
+    /// link) takes it: its shape, then the mounting and the ranges of what it holds.
+    static func calibration(_ bytes: [UInt8]) {
+        guard let contents = try? CalibrationFile.decode(Data(bytes), file: "calibration.json"),
+              let mounting = try? Mounting(matrix: contents.mountingRows) else { return }
+        let calibration = Calibration(gyroscopeBias: contents.gyroscopeBias, accelerometerOffset: contents.accelerometerOffset,
+                                      accelerometerScale: contents.accelerometerScale, mounting: mounting,
+                                      part: contents.part, temperature: contents.temperature)
+        _ = calibration.implausibleValue
+        _ = try? calibration.jsonData()
     }
 
     public static func recording(_ input: FuzzInput) {
