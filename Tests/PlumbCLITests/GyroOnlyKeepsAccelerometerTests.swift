@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import PlumbCLI
 import PlumbDrivers
+import PlumbHAL
+import Synchronization
 
 /// `plumb calibrate --gyro-only -o EXISTING` wrote zeros and ones over the six-face accelerometer
 /// calibration there without a word; recalibrating the gyroscope (its bias drifts with
@@ -60,6 +62,31 @@ import PlumbDrivers
         let r = runPlumb(["calibrate", "--simulate", "--gyro-only", "--output", path])
         #expect(r.status == 0)
         #expect(!r.err.contains("accelerometer"))
+    }
+
+    /// A FIFO (or a terminal, a pipe: `--output /dev/stdout`) is written, never read for an earlier
+    /// calibration: opening a FIFO to read it waited for a writer for ever.
+    @Test func aFIFOIsNotReadForAnEarlierCalibration() throws {
+        let path = NSTemporaryDirectory() + "plumb-gyro-only-\(UUID().uuidString).fifo"
+        try #require(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        let chip = IMUIdentity(part: "MPU-6050", partKey: "mpu6050", whoAmI: 0x68, address: I2CAddress(0x68), bus: "simulated bus")
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<(Calibration?, String?)?>(nil)
+        Thread.detachNewThread {
+            let kept = Calibrate.earlierAccelerometer(path, chip: chip)
+            result.withLock { $0 = kept }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + 10) == .timedOut {
+            Issue.record("earlierAccelerometer blocked on the FIFO")
+            // A writer ends the blocked open, so the thread does not outlive the test.
+            let writer = open(path, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+            done.wait()
+        }
+        let kept = result.withLock { $0 }
+        #expect(kept?.0 == nil && kept?.1 == nil, "\(String(describing: kept))")
     }
 
     @Test func theHelpSaysWhatIsKept() {

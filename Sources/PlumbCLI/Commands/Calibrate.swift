@@ -135,8 +135,11 @@ enum Calibrate {
     /// temperature); it wrote zeros and ones over the six-face accelerometer calibration without
     /// a word. Nothing is said when there is no file, or an empty one, to keep. The temperature is
     /// not kept: it was the earlier calibration's.
+    /// Only a regular file is read (through a symlink), as ``checkReplaceable(_:)`` reads: a
+    /// terminal, a pipe (`--output /dev/stdout | jq`) or a FIFO would block the read for ever.
     static func earlierAccelerometer(_ path: String, chip: IMUIdentity) -> (calibration: Calibration?, note: String?) {
-        guard FileManager.default.fileExists(atPath: path) else { return (nil, nil) }
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return (nil, nil) }
         let data: Data
         do { data = try InputFile.read(path) } catch {
             return (nil, "the accelerometer calibration in \(path) is not kept: cannot read it (\(error.reason))")
