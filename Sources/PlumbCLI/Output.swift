@@ -37,8 +37,37 @@ public final class Output: Sendable {
             return s.buffer
         }
         guard case .fileDescriptor(let fd) = sink, !bytes.isEmpty else { return }
-        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
-        handle.write(Data(bytes))
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n >= 0 { offset += n; continue }
+            let code = errno
+            if code == EINTR || code == EAGAIN { continue }
+            Self.cannotWrite(fd: fd, code: code)
+        }
+    }
+
+    /// Ends the process when standard output or error cannot be written.
+    ///
+    /// The reader went away (EPIPE: `plumb watch | head -1`): the process ends by SIGPIPE, as a
+    /// filter does, quietly. While SignalMonitor ignores SIGPIPE (`plumb run`, `plumb watch
+    /// --exec`) FileHandle's write met EPIPE instead and stopped the process with a crash report.
+    /// Any other failure (a full disk under `plumb read > file`) is said on standard error and
+    /// ends the process with status 1, so the cut-short output does not pass for whole.
+    private static func cannotWrite(fd: Int32, code: Int32) -> Never {
+        if code == EPIPE {
+            signal(SIGPIPE, SIG_DFL)
+            var pipe = sigset_t()
+            sigemptyset(&pipe)
+            sigaddset(&pipe, SIGPIPE)
+            pthread_sigmask(SIG_UNBLOCK, &pipe, nil)
+            raise(SIGPIPE)
+        }
+        if fd != 2 {
+            let message = Array("plumb: cannot write to \(fd == 1 ? "standard output" : "file descriptor \(fd)"): \(String(cString: strerror(code)))\n".utf8)
+            _ = message.withUnsafeBytes { Glibc.write(2, $0.baseAddress!, $0.count) }
+        }
+        exit(1)
     }
 
     /// Everything written so far (capture outputs only).
@@ -55,6 +84,11 @@ public struct CommandContext: Sendable {
     public var environment: [String: String]
     /// True when standard output is a terminal (human text instead of JSON Lines by default).
     public var outputIsTerminal: Bool
+    /// Whether a command may catch SIGINT, SIGTERM and SIGHUP itself (`plumb watch --exec`, to
+    /// stop its command first). False in tests that run commands inside the test process
+    /// (``capturing(environment:)``): the caught signals are one set for the whole process, and a
+    /// command polling them took the signals other tests raise for themselves.
+    public var catchesSignals = true
 
     public init(out: Output, err: Output, environment: [String: String], outputIsTerminal: Bool) {
         self.out = out; self.err = err; self.environment = environment; self.outputIsTerminal = outputIsTerminal
@@ -62,6 +96,8 @@ public struct CommandContext: Sendable {
 
     /// A context that captures both outputs, for tests.
     public static func capturing(environment: [String: String] = [:]) -> CommandContext {
-        CommandContext(out: .capture(), err: .capture(), environment: environment, outputIsTerminal: false)
+        var context = CommandContext(out: .capture(), err: .capture(), environment: environment, outputIsTerminal: false)
+        context.catchesSignals = false
+        return context
     }
 }

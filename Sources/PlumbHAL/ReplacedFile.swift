@@ -35,6 +35,8 @@ public final class ReplacedFile {
     ///   does not exist, it may not be written.
     public init(path: String) throws(ReplacedFileError) {
         self.path = path
+        // An empty path made "./..plumb-…", then failed only at the rename, after all the work.
+        guard !path.isEmpty else { throw ReplacedFileError(path: path, stage: .open, code: ENOENT) }
         var target = path
         var existing = stat()
         var inPlace = false
@@ -54,6 +56,9 @@ public final class ReplacedFile {
                 inPlace = true
             }
             replacing = !inPlace
+            // Replaced by a rename, a file this user may not write (0444, another user's) would be
+            // replaced all the same wherever the directory lets them: refused as open(2) refuses it.
+            if replacing, access(target, W_OK) != 0 { throw ReplacedFileError(path: path, stage: .open, code: errno) }
         }
         if !inPlace {
             let slash = target.lastIndex(of: "/")

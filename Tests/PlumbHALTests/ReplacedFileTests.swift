@@ -88,6 +88,24 @@ import Testing
         #expect(ReplacedFileError(path: "x.png", stage: .open, code: ENOENT).directory == ".")
     }
 
+    /// An empty path is refused at once (it made "./..plumb-…" and failed at the rename, at the end).
+    @Test func anEmptyPathIsRefused() {
+        #expect(throws: ReplacedFileError(path: "", stage: .open, code: ENOENT)) { try ReplacedFile(path: "") }
+    }
+
+    /// A file this user may not write is refused as open(2) refuses it, not replaced by a rename
+    /// the directory allows. Root may write any file, so this runs only as another user.
+    @Test(.enabled(if: geteuid() != 0, "root may write any file"))
+    func aFileThatMayNotBeWrittenIsRefused() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/kept.csv"
+        try "kept\n".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(chmod(path, 0o444) == 0)
+        #expect(throws: ReplacedFileError(path: path, stage: .open, code: EACCES)) { try ReplacedFile(path: path) }
+        #expect(try Self.contents(path) == "kept\n")
+    }
+
     /// A device is written where it leads (it cannot be replaced): /dev/full says ENOSPC.
     @Test func aDeviceIsWrittenInPlace() throws {
         let file = try ReplacedFile(path: "/dev/full")

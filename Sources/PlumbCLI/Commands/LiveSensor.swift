@@ -176,12 +176,16 @@ enum LiveSensor {
         }
     }
 
-    /// Installs the SIGINT/SIGTERM handlers; returns the check the loops call between steps.
+    /// Installs the SIGINT/SIGTERM/SIGHUP handlers; returns the check the loops call between
+    /// steps, true once any of them came. Caught, SIGHUP no longer ended the process by itself,
+    /// and these commands (unlike `plumb run`, which reloads on it) have nothing to reload: `plumb
+    /// watch --exec`, `level`, `led` and `kiosk` ran on after their ssh session dropped, holding
+    /// the chip (and the screen, the command) with no one to stop them.
     static func stopOnSignals() throws(CLIError) -> @Sendable () -> Bool {
         do { try SignalMonitor.shared.install() } catch {
             throw .failure(error.description, fix: nil)
         }
-        return { SignalMonitor.shared.take().contains(.terminate) }
+        return { !SignalMonitor.shared.take().isEmpty }
     }
 
     /// The board's IMU as a gravity source for frames paced at `frameRate` by the wall clock

@@ -100,9 +100,9 @@ enum Watch {
         printer.mqtt = try mqttPublisher(args, context: context)
         defer { printer.mqtt?.stop() }
         if let command = args.string("exec") {
-            // Ctrl-C and SIGTERM end the watch rather than plumb, so that the command's process
-            // group (its own, away from the terminal's Ctrl-C) is given its grace and stopped.
-            printer.shouldStop = try LiveSensor.stopOnSignals()
+            // Ctrl-C, SIGTERM and a hangup end the watch rather than plumb, so that the command's
+            // process group (its own, away from the terminal's Ctrl-C) is given its grace and stopped.
+            printer.shouldStop = context.catchesSignals ? try LiveSensor.stopOnSignals() : { false }
             printer.exec = WatchExec(command: command, environment: context.environment, err: context.err)
         }
         do {
@@ -390,7 +390,7 @@ struct ChangePrinter: Sendable {
     var context: CommandContext
     /// Runs the --exec command for the changes, off the printing path.
     var exec: WatchExec? = nil
-    /// True once SIGINT or SIGTERM came (installed with --exec).
+    /// True once SIGINT, SIGTERM or SIGHUP came (installed with --exec, outside tests that run plumb in their own process).
     var shouldStop: (@Sendable () -> Bool)? = nil
     /// Where sysfs is, when the power monitor should run.
     var powerRoot: String? = nil

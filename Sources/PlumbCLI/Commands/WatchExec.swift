@@ -21,7 +21,10 @@ import Synchronization
 ///   ``endGrace`` (2 s) in all; then the command's process group gets SIGTERM and, after
 ///   ``termGrace`` (1 s), SIGKILL. 2 s lets a hook that is finishing its work (a D-Bus call, an
 ///   `xrandr`, which take tens of milliseconds) end by itself, and keeps Ctrl-C answered within
-///   about 3 s. A second SIGINT or SIGTERM during the grace stops the command at once.
+///   about 3 s. A second SIGINT or SIGTERM during the grace stops the command at once. Only a
+///   command still running is signalled (``ShellProcess/signalGroup(_:)`` refuses once its shell
+///   was reaped, as its id may be reused): what it left behind in the background when its shell
+///   ended is not stopped.
 /// - Status 127 (the shell found no such command) and 126 (found, not executable) are told once,
 ///   with the fix; later runs that end the same way are counted and the count told at the end.
 ///   Other failures are told for each run, as before: they may depend on the change.
