@@ -94,5 +94,11 @@ import PlumbHAL
         let same = try scratch.file("same.json", #"{"imu": {"part": "mpu6000"}, "calibration": "\#(calibration)"}"#)
         #expect(runPlumb(["run", "--simulate", "--config", same, "--duration", "0.5", "--log-format", "plain"]).status == 0)
         #expect(!runPlumb(["config", "check", same]).out.contains("note:"))
+        // With imu.part "auto" the emulated chip is an MPU-6050 whatever the board has: a board's
+        // plumb.json with its LSM6DSO's calibration still runs under --simulate.
+        let lsm = try scratch.file("lsm.json", Self.calibration(part: "lsm6dso"))
+        let auto = try scratch.file("auto.json", #"{"calibration": "\#(lsm)"}"#)
+        let simulated = runPlumb(["run", "--simulate", "--config", auto, "--duration", "0.5", "--log-format", "plain"])
+        #expect(simulated.status == 0, "\(simulated.err)")
     }
 }
