@@ -150,17 +150,16 @@ enum Calibrate {
             return (nil, "the accelerometer calibration in \(path) is not kept: \(error)")
         }
         if !earlier.fits(chip), let part = earlier.part {
-            let made = IMUFamilies.row(forPart: part).map { "\($0.part) (\(part))" } ?? part
-            return (nil, "the accelerometer calibration in \(path) is not kept: it was made on an \(made), not this \(chip.part); "
+            return (nil, "the accelerometer calibration in \(path) is not kept: it was made on an \(IMUFamilies.name(ofPart: part)), not this \(chip.part); "
                 + "calibrate all six faces (without --gyro-only) for this chip's")
         }
         return (earlier, "keeping the accelerometer offset, scale and mounting of \(path); only the gyroscope bias is measured")
     }
 
-    /// The fix for a calibration made on another part than `chip` (``Calibration/fits(_:)``):
-    /// calibrate this chip, or `setting` ("give --calibration the file made on it").
-    static func anotherPartFix(_ chip: IMUIdentity, setting: String) -> String {
-        "Calibrate this \(chip.part) ('plumb calibrate --output FILE' with it connected), or \(setting)."
+    /// The fix for a calibration made on another part than the chip's, `part` ("LSM6DSO";
+    /// ``Calibration/fits(_:)``): calibrate this chip, or `setting` ("give --calibration the file made on it").
+    static func anotherPartFix(_ part: String, setting: String) -> String {
+        "Calibrate this \(part) ('plumb calibrate --output FILE' with it connected), or \(setting)."
     }
 
     /// Refuses to replace a file that holds something other than a calibration: `plumb read

@@ -78,9 +78,8 @@ enum Config {
             // does not answer as it (``Calibration/fits(partKey:whoAmI:)``) is refused at start.
             if let calibration = try DaemonFactory.loadCalibration(c), let made = calibration.part, let path = c.calibrationFile,
                c.imu.part != "auto", !calibration.fits(partKey: c.imu.part) {
-                let name = { (key: String) in IMUFamilies.row(forPart: key).map { "\($0.part) (\(key))" } ?? key }
-                notes.append("calibration: \(path) was made on an \(name(made)), but imu.part is an \(name(c.imu.part)), so plumb run will not start: "
-                    + "calibrate that chip ('plumb calibrate --output FILE' with it connected), or point \"calibration\" at the file made on it.")
+                notes.append("calibration: \(path) was made on an \(IMUFamilies.name(ofPart: made)), but imu.part is an \(IMUFamilies.name(ofPart: c.imu.part)), so plumb run will not start: "
+                    + Calibrate.anotherPartFix(IMUFamilies.row(forPart: c.imu.part)?.part ?? c.imu.part, setting: "point \"calibration\" at the file made on it"))
             }
         } catch {
             var text = "calibration: \(error), so plumb run will not start"

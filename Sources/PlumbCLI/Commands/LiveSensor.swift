@@ -16,7 +16,7 @@ import PlumbOrientation
 /// through `plumb run`'s own session (``session(_:source:outputs:powerMonitor:)``, that is
 /// ``DaemonFactory/session(_:source:normal:outputs:correct:pacing:powerMonitor:explain:describe:)``),
 /// `watch` (and `dbus`) through the notifier built by ``DaemonFactory/notifier(_:tunings:normal:source:powerMonitor:)``;
-/// the calibration file is applied by ``open(_:context:command:)`` (``calibrated(_:configuration:)``).
+/// the calibration file is applied by ``open(_:context:command:)`` (``calibrated(_:calibration:)``).
 /// A command's flag overrides the file only when it is given: the command writes it into
 /// ``Found/setup``'s configuration before the session or notifier is built.
 enum LiveSensor {
@@ -101,18 +101,12 @@ enum LiveSensor {
         }
     }
 
-    /// `source` with the configuration's calibration file applied to every sample, as `plumb
-    /// run`'s session applies it (``DaemonFactory/calibration(_:)``: biases, scales, the file's own
-    /// mounting); `source` itself without one. The file is read now: a missing or bad one, or one
-    /// that rotates the axes beside the configuration's `mounting`, fails here.
-    static func calibrated(_ source: any MotionSampleSource, configuration: Configuration) throws -> any MotionSampleSource {
-        calibrated(source, calibration: try DaemonFactory.loadCalibration(configuration))
-    }
-
-    /// `source` with `calibration` applied to every sample; `source` itself without one.
+    /// `source` with the configuration's calibration (``DaemonFactory/loadCalibration(_:)``)
+    /// applied to every sample, as `plumb run`'s session applies it (``DaemonFactory/correction(_:)``:
+    /// biases, scales, the file's own mounting); `source` itself without one.
     static func calibrated(_ source: any MotionSampleSource, calibration: Calibration?) -> any MotionSampleSource {
-        guard let calibration else { return source }
-        return CalibratedSampleSource(source) { $0 = calibration.apply($0) }
+        guard let correct = DaemonFactory.correction(calibration) else { return source }
+        return CalibratedSampleSource(source, correct: correct)
     }
 
     /// Prints a live source's notices and warnings to standard error as "plumb COMMAND: …", as

@@ -55,7 +55,7 @@ enum Read {
         let sensor = try SensorOptions.open(args, context: context)
         if let path = args.string("calibration") {
             do throws(IMUError) { try calibration.check(fits: sensor.identity, file: path) } catch {
-                throw CLIError.failure(error.description, fix: Calibrate.anotherPartFix(sensor.identity, setting: "give --calibration the file made on it"))
+                throw CLIError.failure(error.description, fix: Calibrate.anotherPartFix(sensor.identity.part, setting: "give --calibration the file made on it"))
             }
         }
         // The part on standard error, where the gaps and warnings go: standard output stays CSV or JSON Lines.

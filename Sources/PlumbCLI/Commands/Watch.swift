@@ -34,7 +34,7 @@ enum Watch {
         --exec runs CMD through /bin/sh for each change with PLUMB_DEVICE_ORIENTATION and
         PLUMB_INTERFACE_ORIENTATION set, on a thread of its own (printing never waits for it), one
         run at a time: changes that come while it runs are coalesced, the next run getting the
-        latest. At the end (duration, end of the recording, Ctrl-C or SIGTERM) a running CMD has
+        latest. At the end (duration, end of the recording, Ctrl-C, SIGTERM or a hangup) a running CMD has
         2 s, then its process group gets SIGTERM and 1 s later SIGKILL. When every run exits with
         status 127 (not found) or 126 (not executable), watch exits with status 1.
         --mqtt URL also publishes each change (retained) to <prefix>/<hostname>/orientation and
@@ -349,7 +349,7 @@ enum Watch {
         defer { gravityTimer?.cancel() }
         motion.start()
         if let shouldStop = printer.shouldStop {
-            // With --exec, SIGINT and SIGTERM end the watch (checked every 0.1 s).
+            // With --exec, SIGINT, SIGTERM and SIGHUP end the watch (checked every 0.1 s).
             let deadline: DispatchTime = wallClock ? duration.map { .now() + $0 } ?? .distantFuture : .distantFuture
             while done.wait(timeout: min(deadline, .now() + 0.1)) == .timedOut {
                 if shouldStop() || DispatchTime.now() >= deadline { break }

@@ -127,7 +127,7 @@ struct DaemonFactory {
         var outputNames = outputs.isEmpty ? "no outputs (orientation is logged)" : outputs.map(\.name).joined(separator: ", ")
         if !outputs.isEmpty, outputs.allSatisfy({ $0 is DBusDaemonOutput }) { outputNames += " (the sensor runs only while a client holds a claim)" }
         do {
-            return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: calibration.map { calibration in { $0 = calibration.apply($0) } },
+            return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: Self.correction(calibration),
                                     pacing: pacing, powerMonitor: powerMonitor, configurationPath: setup.path,
                                     waitsForSensor: awaits, warnsOfSilenceAtShutdown: true,
                                     describe: { effective in
@@ -179,7 +179,7 @@ struct DaemonFactory {
         case .imu(.partMismatch(_, _, _, let found)):
             return "Set imu.part in \(path) to \"auto\": the part is then found by its WHO_AM_I. Or set it to \"\(found.partKey)\"."
         case .imu(.calibrationForAnotherPart(_, _, let found)):
-            return Calibrate.anotherPartFix(found, setting: "point \"calibration\" in \(path) at the file made on it")
+            return Calibrate.anotherPartFix(found.part, setting: "point \"calibration\" in \(path) at the file made on it")
         default:
             return nil
         }
@@ -446,11 +446,16 @@ struct DaemonFactory {
         }
     }
 
-    /// The calibration correction (biases, scales, the calibration's own mounting), or `nil`
-    /// without a calibration file.
+    /// The configuration's calibration correction (``loadCalibration(_:)``, then ``correction(_:)``),
+    /// or `nil` without a calibration file.
     static func calibration(_ c: Configuration) throws -> ((inout IMUSample) -> Void)? {
-        guard let calibration = try loadCalibration(c) else { return nil }
-        return { sample in sample = calibration.apply(sample) }
+        correction(try loadCalibration(c))
+    }
+
+    /// The correction `calibration` makes to each sample (biases, scales, the calibration's own
+    /// mounting), or `nil` without one.
+    static func correction(_ calibration: Calibration?) -> ((inout IMUSample) -> Void)? {
+        calibration.map { calibration in { sample in sample = calibration.apply(sample) } }
     }
 
     /// The calibration file the configuration names, read and checked as ``calibration(_:)``

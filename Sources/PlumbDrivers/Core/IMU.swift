@@ -170,8 +170,7 @@ public enum IMUError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(found.address) on \(found.bus) is an \(found.part) (WHO_AM_I 0x\(hex(found.whoAmI))), not the \(given) given: "
                 + "read as an \(given), its WHO_AM_I (0x\(hex(register))) is 0x\(hex(read)), which is no part of that family"
         case .calibrationForAnotherPart(let file, let madeOn, let found):
-            let made = IMUFamilies.row(forPart: madeOn).map { "\($0.part) (\(madeOn))" } ?? madeOn
-            return "the calibration \(file) was made on an \(made), but the chip at \(found.address) on \(found.bus) is an "
+            return "the calibration \(file) was made on an \(IMUFamilies.name(ofPart: madeOn)), but the chip at \(found.address) on \(found.bus) is an "
                 + "\(found.part) (\(found.partKey), WHO_AM_I 0x\(hex(found.whoAmI))): its biases and scales are another chip's"
         }
     }

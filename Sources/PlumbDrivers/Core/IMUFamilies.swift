@@ -11,11 +11,12 @@ public struct IMUFamily: Sendable {
     public var addresses: [I2CAddress]
     /// The identity register (WHO_AM_I).
     public var identityRegister: UInt8
-    /// The `--part` / `--chip` names it drives.
-    public var partKeys: [String]
-    /// Each part's key, name as the vendor writes it and WHO_AM_I in the variant table, so that a
-    /// part key can be named and the parts answering alike found (``IMUFamilies/row(forPart:)``).
+    /// Each part's key (the `--part` / `--chip` name), name as the vendor writes it and WHO_AM_I
+    /// in the variant table, so that a part key can be named and the parts answering alike found
+    /// (``IMUFamilies/row(forPart:)``).
     public var parts: [(key: String, part: String, whoAmI: UInt8)]
+    /// The `--part` / `--chip` names it drives.
+    public var partKeys: [String] { parts.map(\.key) }
     /// The part for an identity value: (vendor name, key, warnings), or `nil` when not this family.
     public var match: @Sendable (UInt8) -> (part: String, key: String, warnings: [String])?
     /// Opens a driver on `bus` at `address`; `part` forces a variant.
@@ -29,14 +30,14 @@ public struct IMUFamily: Sendable {
     public var refine: (@Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ identity: UInt8, _ clock: any MonotonicClock,
                                    _ leaveAlone: String?) -> (part: String, key: String, warnings: [String])?)?
 
-    public init(name: String, addresses: [I2CAddress], identityRegister: UInt8, partKeys: [String],
-                parts: [(key: String, part: String, whoAmI: UInt8)] = [],
+    public init(name: String, addresses: [I2CAddress], identityRegister: UInt8,
+                parts: [(key: String, part: String, whoAmI: UInt8)],
                 match: @escaping @Sendable (UInt8) -> (part: String, key: String, warnings: [String])?,
                 open: @escaping @Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ clock: any MonotonicClock, _ part: String?) throws(IMUError) -> any IMU,
                 refine: (@Sendable (_ bus: any I2CBus, _ address: I2CAddress, _ identity: UInt8, _ clock: any MonotonicClock,
                                     _ leaveAlone: String?) -> (part: String, key: String, warnings: [String])?)? = nil) {
         self.name = name; self.addresses = addresses; self.identityRegister = identityRegister
-        self.partKeys = partKeys; self.parts = parts; self.match = match; self.open = open; self.refine = refine
+        self.parts = parts; self.match = match; self.open = open; self.refine = refine
     }
 }
 
@@ -44,7 +45,6 @@ extension MPU6050 {
     /// The MPU-6050 family row: 0x68/0x69, WHO_AM_I at 0x75.
     public static let family = IMUFamily(
         name: "MPU-6050 family", addresses: [I2CAddress(0x68), I2CAddress(0x69)], identityRegister: Register.whoAmI,
-        partKeys: variants.map(\.key),
         parts: variants.map { ($0.key, $0.part, $0.whoAmI) },
         match: { who in variant(whoAmI: who).map { ($0.variant.part, $0.variant.key, $0.warnings) } },
         open: { bus, address, clock, part throws(IMUError) in try MPU6050(bus: bus, address: address, clock: clock, part: part) },
@@ -90,6 +90,12 @@ public enum IMUFamilies {
             if let row = family.parts.first(where: { $0.key == key.lowercased() }) { return (family.name, row.part, row.whoAmI) }
         }
         return nil
+    }
+
+    /// A part key as messages name it: "MPU-6050 (mpu6050)", or the key alone when no family
+    /// drives it.
+    public static func name(ofPart key: String) -> String {
+        row(forPart: key).map { "\($0.part) (\(key))" } ?? key
     }
 
     /// Reads each family's identity register at each of its addresses.

@@ -8,7 +8,6 @@ extension LSM6DS {
     /// rather than as an unknown chip.
     public static let family = IMUFamily(
         name: "LSM6DS family", addresses: [I2CAddress(UInt8(0x6A)), I2CAddress(UInt8(0x6B))], identityRegister: Register.whoAmI,
-        partKeys: Variant.all.map(\.key),
         parts: Variant.all.map { ($0.key, $0.name, $0.whoAmI) },
         match: { who in
             if let unsupported = unsupportedParts.first(where: { $0.whoAmI == who }), Variant.matching(whoAmI: who).isEmpty {
