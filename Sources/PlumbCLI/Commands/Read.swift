@@ -53,11 +53,14 @@ enum Read {
             do { calibration.mounting = try Mounting(alignment: m) } catch { throw CLIError.usage("The value '\(m)' is invalid for '--mount': \(error).") }
         }
         let sensor = try SensorOptions.open(args, context: context)
-        if let path = args.string("calibration") {
-            do throws(IMUError) { try calibration.check(fits: sensor.identity, file: path) } catch {
-                throw CLIError.failure(error.description, fix: Calibrate.anotherPartFix(sensor.identity.part, setting: "give --calibration the file made on it"))
+        // Checked now and again whenever the stream finds another chip (a board swapped hot).
+        var partWatch = args.string("calibration").map { Calibration.PartWatch(calibration, file: $0) }
+        func checkCalibration(_ chip: IMUIdentity) throws(CLIError) {
+            do throws(IMUError) { try partWatch?.check(chip) } catch {
+                throw CLIError.failure(error.description, fix: Calibrate.anotherPartFix(chip.part, setting: "give --calibration the file made on it"))
             }
         }
+        try checkCalibration(sensor.identity)
         // The part on standard error, where the gaps and warnings go: standard output stays CSV or JSON Lines.
         let id = sensor.identity
         context.err.line("plumb read: \(id.part) (WHO_AM_I 0x\(hex(id.whoAmI))) at \(id.address) on \(id.bus)")
@@ -83,6 +86,13 @@ enum Read {
             samples.removeAll(keepingCapacity: true)
             let gaps = stream.step(into: &samples)
             for notice in stream.takeNotices() { context.err.line("plumb read: \(notice.message)") }
+            if let chip = sensor.imu.identity {
+                do { try checkCalibration(chip) } catch {
+                    // Nothing of the other chip's corrected with this calibration.
+                    do { try stream.stop() } catch { context.err.line("plumb read: stopping the stream failed: \(error)") }
+                    throw error
+                }
+            }
             if origin == nil, let first = samples.first { origin = first.timestampNanoseconds }
             let t0 = origin ?? 0
             for gap in gaps {

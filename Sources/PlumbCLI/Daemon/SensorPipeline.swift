@@ -290,7 +290,7 @@ final class SensorPipeline: DaemonPipeline {
         if let hint = orientation.wakeHint { source.wake(bySampleAt: hint) }
         let result: MotionSourceRead
         do { result = try source.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds) } catch {
-            throw explain?(error) ?? CLIError.failure("\(source.name): \(error.description)", fix: Self.failureFix(error))
+            throw explain?(error) ?? CLIError.failure("\(source.name): \(error.description)", fix: Self.startFix(error, configurationPath: configurationPath))
         }
         var events = startEvents + ((source as? DaemonEventSource)?.takeEvents() ?? [])
         startEvents.removeAll()

@@ -33,8 +33,16 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
     /// The calibration the samples will be corrected with and its file, checked against the chip
     /// at every start (``Calibration/check(fits:file:)``): a calibration made on another part is
     /// refused before a sample is read, with the file, both parts and the fix
-    /// (``DaemonFactory/settingsFix(_:path:)``). Set before ``start(_:)``; `nil` for none.
-    var calibration: (calibration: Calibration, file: String)?
+    /// (``DaemonFactory/settingsFix(_:path:)``). Checked again when the stream finds another chip
+    /// at a re-initialisation (``Calibration/PartWatch``): that read throws the same error, with
+    /// the samples read from the other chip dropped. Set before ``start(_:)``; `nil` for none.
+    var calibration: (calibration: Calibration, file: String)? {
+        didSet { calibrationWatch = calibration.map { Calibration.PartWatch($0.calibration, file: $0.file) } }
+    }
+    private var calibrationWatch: Calibration.PartWatch?
+    /// The calibration refused the chip: the next start identifies it again (the stream keeps
+    /// the identity it has), so the chip the calibration was made on, put back, is taken.
+    private var identifyAtStart = false
     /// The wiring fix for a chip the stream cannot set up again was said (``emit(_:)``).
     private var wiringFixSaid = false
     /// A chip that stopped answering, told to the notifier (``takeNotices()``) once per loss: set
@@ -64,7 +72,11 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
 
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
         let effective: IMUConfiguration
-        do { effective = try stream.start(configuration) } catch { throw .imu(error) }
+        do {
+            if identifyAtStart { _ = try imu.identify() }
+            identifyAtStart = false
+            effective = try stream.start(configuration)
+        } catch { throw .imu(error) }
         // The chip took the start: a loss told before is over, and the next is told (it was
         // cleared only by samples, so a chip lost again before its first sample went untold).
         lost = false
@@ -74,16 +86,22 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
         }
         // Notices from the start (the bus budget) now, after the chip's identity.
         for notice in stream.takeNotices() { emit(notice) }
-        if let (calibration, file) = calibration, let identity = imu.identity {
-            do { try calibration.check(fits: identity, file: file) } catch {
-                // Stopped again before one sample is corrected with another chip's calibration.
-                do { try stream.stop() } catch let stopError {
-                    emit(DaemonEvent(level: .warning, message: "\(name): stopping it after refusing its calibration failed: \(stopError)"))
-                }
-                throw .imu(error)
-            }
-        }
+        try checkCalibration()
         return effective
+    }
+
+    /// Refuses a chip the calibration was not made on (``calibration``), at the start and when a
+    /// re-initialisation found another chip: the stream is stopped again before one sample is
+    /// corrected with another chip's calibration.
+    private func checkCalibration() throws(MotionSourceError) {
+        guard calibrationWatch != nil, let identity = imu.identity else { return }
+        do { try calibrationWatch?.check(identity) } catch {
+            identifyAtStart = true
+            do { try stream.stop() } catch let stopError {
+                emit(DaemonEvent(level: .warning, message: "\(name): stopping it after refusing its calibration failed: \(stopError)"))
+            }
+            throw .imu(error)
+        }
     }
 
     func read(into samples: inout [IMUSample], timeoutNanoseconds: UInt64) throws(MotionSourceError) -> MotionSourceRead {
@@ -97,6 +115,10 @@ final class StreamSampleSource: MotionSampleSource, DaemonEventSource {
             if let summary = gapLog.flush(source: name, now: now) { emit(DaemonEvent(level: .warning, message: summary)) }
         }
         for notice in stream.takeNotices() { emit(notice) }
+        do { try checkCalibration() } catch {
+            samples.removeSubrange(before...)
+            throw error
+        }
         if samples.count > before { lost = false }
         return samples.count > before ? .samples : .timedOut
     }

@@ -39,3 +39,37 @@ extension Calibration {
         throw .calibrationForAnotherPart(file: file, madeOn: part, found: chip)
     }
 }
+
+extension Calibration {
+    /// A calibration checked again whenever the chip it corrects changes identity while the
+    /// stream runs.
+    ///
+    /// The stream identifies the chip again at every re-initialisation (``IMUStream``: a board
+    /// swapped hot, a clone back from a reset with another WHO_AM_I) and drives what it finds;
+    /// a calibration checked only at the start would then correct another chip's samples with
+    /// this one's biases and scales. A change of part or WHO_AM_I is checked as a start is
+    /// (``Calibration/check(fits:file:)``), so the command that applies it refuses the chip as
+    /// it would have at its start.
+    public struct PartWatch: Sendable {
+        public let calibration: Calibration
+        /// The calibration's file, which the error names.
+        public let file: String
+        private var checked: (partKey: String, whoAmI: UInt8)?
+
+        public init(_ calibration: Calibration, file: String) {
+            self.calibration = calibration
+            self.file = file
+        }
+
+        /// Checks `chip` when it is not the chip checked last (the first call always checks).
+        ///
+        /// - Throws: ``IMUError/calibrationForAnotherPart(file:madeOn:found:)``; the next call
+        ///   with the same chip checks it again, so a refused chip is refused every time.
+        public mutating func check(_ chip: IMUIdentity) throws(IMUError) {
+            if let checked, checked.partKey == chip.partKey, checked.whoAmI == chip.whoAmI { return }
+            checked = nil
+            try calibration.check(fits: chip, file: file)
+            checked = (chip.partKey, chip.whoAmI)
+        }
+    }
+}
