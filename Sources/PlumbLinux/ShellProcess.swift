@@ -55,8 +55,9 @@ public final class ShellProcess: Sendable {
 
     private init(processID: Int32) { self.processID = processID }
 
-    /// Starts `/bin/sh -c command` with exactly `environment`, standard input, output and error
-    /// shared with plumb.
+    /// Starts `/bin/sh -c command` with exactly `environment`, standard output and error shared
+    /// with plumb, standard input from /dev/null (a command in a background group that read
+    /// plumb's terminal would be stopped by SIGTTIN; one that read a pipe would take plumb's input).
     ///
     /// - Throws: ``ShellProcessError`` when the shell cannot be started (posix_spawn's errno:
     ///   ENOENT when there is no /bin/sh, EAGAIN or ENOMEM when the system is out of processes).

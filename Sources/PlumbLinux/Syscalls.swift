@@ -280,12 +280,18 @@ enum Sys {
         // Group 0: a new group whose id is the child's process id.
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // Standard input from /dev/null: in a group of its own the command is in the background
+        // of plumb's terminal, where a read of it stops the command (SIGTTIN) until the end.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         let words: [String] = ["/bin/sh", "-c", command]
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
         defer { for p in argv + envp { free(p) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, "/bin/sh", nil, &attributes, argv, envp)
+        let result = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
         return result == 0 ? pid : -result
     }
 

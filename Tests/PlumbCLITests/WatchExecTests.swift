@@ -204,6 +204,40 @@ struct WatchExecTests {
         #expect(said.contains("plumb: cannot write to standard output: No space left on device\n"), "\(said)")
     }
 
+    /// The command's standard input is /dev/null: in its own process group it is in the
+    /// background of plumb's terminal, where reading it stopped the command (SIGTTIN) until the
+    /// end of the watch; from a pipe it took plumb's input.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: plumbBinary), "needs the plumb binary (swift build)"))
+    func theCommandReadsNothingOfPlumbsInput() throws {
+        let out = temporaryPath(".txt")
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: plumbBinary)
+        process.arguments = ["watch", "--simulate", "--duration", "10", "--format", "text",
+                             "--exec", "readlink /proc/self/fd/0 >> '\(out)'"]
+        process.environment = environment
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        #expect(process.terminationStatus == 0)
+        let lines = (try String(contentsOfFile: out, encoding: .utf8)).split(separator: "\n")
+        #expect(lines == ["/dev/null", "/dev/null"])
+    }
+
+    /// A command stopped at the end (here it stops itself, as a read of the terminal from the
+    /// background would) takes the SIGTERM too: the group gets SIGCONT with it, so it ends then,
+    /// not by SIGKILL a second later.
+    @Test func aStoppedCommandEndsBySIGTERM() {
+        let r = runPlumb(["watch", "--simulate", "--duration", "10", "--format", "text", "--exec", "kill -TTIN $$; true"], environment: environment)
+        #expect(r.status == 0)
+        #expect(r.err.contains("sent SIGTERM to its process group"), "\(r.err)")
+        #expect(!r.err.contains("sent SIGKILL"), "\(r.err)")
+    }
+
     /// Whether `pid` exists and is not a zombie (state Z in /proc/PID/stat, after the name's ')').
     func isRunning(_ pid: pid_t) -> Bool {
         guard kill(pid, 0) == 0 else { return false }

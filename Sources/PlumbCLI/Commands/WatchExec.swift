@@ -137,6 +137,9 @@ final class WatchExec: Sendable {
                 return (s.running, dropped)
             }
             if let process, process.signalGroup(SIGTERM) {
+                // A process of the group stopped (by SIGTSTP, or a read of the terminal, /dev/tty,
+                // from the background: SIGTTIN) takes SIGTERM only once it runs again.
+                _ = process.signalGroup(SIGCONT)
                 err.line("plumb watch: --exec command still running at the end (after \(Self.endGrace.formatted) s at most): sent SIGTERM to its process group \(process.processID)"
                          + (dropped ? "; the change waiting for it is not run" : ""))
                 err.flush()
