@@ -56,12 +56,13 @@ let modules: [Module] = [
     Module(name: "CPlumbLinux", dependencies: [], tested: false),
     Module(name: "CImageIO", dependencies: [], tested: false),
     Module(name: "CSDBus", dependencies: [], tested: false),
-    // The C speed reference of `plumb bench fusion` (Madgwick's equations, compiled with -O2).
+    // The C speed reference of `plumb bench fusion` (Madgwick's equations; a release build, the
+    // only kind bench measures, compiles C with -O2: no unsafe flag, which would keep a package
+    // depending on this one by version from using the PlumbCLI product).
     Module(name: "CFusionReference", dependencies: [], tested: false),
 ]
 
 func cSettings(for name: String) -> [CSetting] {
-    if name == "CFusionReference" { return [.unsafeFlags(["-O2"])] }
     guard name == "CGPIOD", let prefix = gpiodPrefix else { return [] }
     return [.unsafeFlags(["-I\(prefix)/include"])]
 }
@@ -115,7 +116,8 @@ let products: [Product] = [
     .executable(name: "plumb", targets: ["plumb"]),
     .executable(name: "plumb-vmtest", targets: ["PlumbVMTest"]),
 ] + ["PlumbHAL", "PlumbLinux", "PlumbDrivers", "PlumbSimulation", "PlumbFusion", "PlumbOrientation", "PlumbDisplay", "PlumbDBus", "PlumbMQTT",
-       "PlumbConfiguration"] // PlumbConfiguration for the fuzz harnesses (fuzz/Package.swift)
+       "PlumbConfiguration", // for the fuzz harnesses (fuzz/Package.swift)
+       "PlumbCLI"] // BoardSensor: the board's IMU, the power monitor and the paced simulator for programs of their own
     .map { Product.library(name: $0, targets: [$0]) }
 
 let package = Package(

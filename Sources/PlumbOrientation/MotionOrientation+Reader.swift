@@ -167,10 +167,18 @@ extension MotionOrientation {
             owner.state.withLock { $0.sensorRunning = false; $0.configuration = nil; $0.lowEnergyActive = false }
         }
 
+        /// A source from `factory`, its error as a ``MotionSourceError`` (another error becomes
+        /// ``MotionSourceError/other(_:)`` with its description).
+        static func make(_ factory: SourceFactory) throws(MotionSourceError) -> any MotionSampleSource {
+            do { return try factory() } catch let error as MotionSourceError { throw error } catch {
+                throw .other(String(describing: error))
+            }
+        }
+
         mutating func step(_ control: Control) throws(MotionSourceError) {
             if source == nil || generation != control.generation {
                 shutDownSource()
-                source = try control.factory()
+                source = try Self.make(control.factory)
                 generation = control.generation
                 let orientation = pipeline?.orientation ?? owner.deviceOrientation
                 pipeline = OrientationPipeline(fused: control.estimator(), classifier: control.classifier,

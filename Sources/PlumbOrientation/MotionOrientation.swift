@@ -31,7 +31,11 @@ import Synchronization
 /// public member is thread-safe.
 public final class MotionOrientation: Sendable {
     /// Makes the sensor source on the reader thread each time the sensor starts.
-    public typealias SourceFactory = @Sendable () throws(MotionSourceError) -> any MotionSampleSource
+    ///
+    /// It may throw any error: a ``MotionSourceError`` is kept as it is, another becomes
+    /// ``MotionSourceError/other(_:)`` with its description (in ``lastError`` and the failure's
+    /// ``SensorNotice``), and the factory is tried again a second later.
+    public typealias SourceFactory = @Sendable () throws -> any MotionSampleSource
     /// Makes the estimator used while the gyroscope runs.
     public typealias EstimatorFactory = @Sendable () -> any GravityEstimator
 
@@ -150,6 +154,10 @@ public final class MotionOrientation: Sendable {
     }
 
     /// The queue notifications are posted on. Default: a private serial queue.
+    ///
+    /// On Linux, `.main` here together with an observer on `OperationQueue.main` hangs:
+    /// swift-corelibs-foundation's post from the main queue to a main-queue observer waits on
+    /// itself. Use one of them, not both.
     public var notificationQueue: DispatchQueue {
         get { state.withLock { $0.queue } }
         set { state.withLock { $0.queue = newValue } }
