@@ -15,9 +15,13 @@ public struct OptionSpec: Sendable {
     public var help: String
     /// May be given more than once.
     public var repeatable: Bool
+    /// Must be given (`plumb fuse --input`): the usage line shows it without brackets, and
+    /// ``parse(_:spec:)`` refuses arguments without it.
+    public var required: Bool = false
 
-    public static func option(_ name: String, short: Character? = nil, value: String, help: String, repeatable: Bool = false) -> OptionSpec {
-        OptionSpec(name: name, short: short, valueName: value, help: help, repeatable: repeatable)
+    public static func option(_ name: String, short: Character? = nil, value: String, help: String, repeatable: Bool = false,
+                              required: Bool = false) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: value, help: help, repeatable: repeatable, required: required)
     }
     public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
         OptionSpec(name: name, short: short, valueName: nil, help: help, repeatable: false)
@@ -182,6 +186,9 @@ public func parse(_ arguments: [String], spec: CommandSpec) throws(CLIError) -> 
         result.values[option.name, default: []].append(value)
     }
 
+    for option in spec.options where option.required && result.values[option.name] == nil {
+        throw .usage("Missing '--\(option.name) <\(option.valueName ?? "")>'.")
+    }
     let required = spec.positionals.filter { !$0.optional }.count
     let variadic = spec.positionals.contains { $0.variadic }
     if result.positionals.count < required {
@@ -207,7 +214,8 @@ private func suggestion(for name: String, in spec: CommandSpec) -> String {
 public func usageLine(_ spec: CommandSpec, prefix: String) -> String {
     var parts = [commandPath(prefix, spec.name)]
     for o in spec.options {
-        parts.append(o.valueName.map { "[--\(o.name) <\($0)>]" } ?? "[--\(o.name)]")
+        let core = o.valueName.map { "--\(o.name) <\($0)>" } ?? "--\(o.name)"
+        parts.append(o.required ? core : "[\(core)]")
     }
     for p in spec.positionals {
         let core = "<\(p.name)>" + (p.variadic ? " ..." : "")

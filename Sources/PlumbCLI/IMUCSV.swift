@@ -3,7 +3,8 @@ import PlumbDrivers
 import PlumbFusion
 
 /// Reads IMU samples from a CSV file by header names, streaming: one buffer of at most a few
-/// megabytes whatever the file's size.
+/// megabytes whatever the file's size. Given a standard input, the path `-` reads it, streamed
+/// alike, and messages name it "standard input".
 ///
 /// The rows are read by ``RecordingCSV``, the parser every reader of recordings shares: columns
 /// `t_s` (s), `gyr_x`, `gyr_y`, `gyr_z` (rad/s), `acc_x`, `acc_y`, `acc_z` (m/s²), in any order,
@@ -19,7 +20,12 @@ struct IMUCSVReader {
         var accelerometer: Vector3
     }
 
+    /// The path that names standard input.
+    static let standardInputPath = "-"
+
     let path: String
+    /// The input in messages: the path, or "standard input".
+    let name: String
     private let handle: FileHandle
     /// Set once by `init` (optional only so that `init` can read the file before it).
     private var parsedHeader: RecordingCSV.Header?
@@ -42,24 +48,35 @@ struct IMUCSVReader {
     private(set) var firstBackwardLine: Int?
     private var lastTimestamp = -Double.infinity
 
-    init(path: String) throws(CLIError) {
+    /// Opens `path`, or for `-` the file descriptor `standardInput` when one is given (read, and
+    /// left open), and reads the header.
+    init(path: String, standardInput: Int32? = nil) throws(CLIError) {
         self.path = path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw .failure("\(path): no such file.", fix: "Give the path of a CSV file with the columns \(Self.requiredColumns.joined(separator: ",")).")
+        if path == Self.standardInputPath, let standardInput {
+            name = "standard input"
+            handle = FileHandle(fileDescriptor: standardInput, closeOnDealloc: false)
+        } else {
+            name = path
+            let fix = "Give the path of a CSV file with the columns \(Self.requiredColumns.joined(separator: ","))"
+                + (standardInput == nil ? "." : ", or - for standard input.")
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw .failure("\(path): no such file.", fix: fix)
+            }
+            guard !isDirectory.boolValue else {
+                throw .failure("\(path) is a directory, not a file.", fix: fix)
+            }
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw .failure("\(path): cannot be opened for reading.", fix: "Check the file's permissions.")
+            }
+            self.handle = handle
         }
-        guard !isDirectory.boolValue else {
-            throw .failure("\(path) is a directory, not a file.", fix: "Give the path of a CSV file with the columns \(Self.requiredColumns.joined(separator: ",")).")
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw .failure("\(path): cannot be opened for reading.", fix: "Check the file's permissions.")
-        }
-        self.handle = handle
         guard var headerLine = try nextLine() else {
-            throw .failure("\(path): the file is empty.", fix: "The first line must be a header naming the columns \(Self.requiredColumns.joined(separator: ",")).")
+            throw .failure(name == path ? "\(path): the file is empty." : "standard input is empty.",
+                           fix: "The first line must be a header naming the columns \(Self.requiredColumns.joined(separator: ",")).")
         }
         if buffer[headerLine].starts(with: [0xEF, 0xBB, 0xBF]) { headerLine = headerLine.lowerBound + 3..<headerLine.upperBound }
-        do { parsedHeader = try RecordingCSV.Header(buffer[headerLine], file: path) } catch {
+        do { parsedHeader = try RecordingCSV.Header(buffer[headerLine], file: name) } catch {
             throw .failure(error.description + ".", fix: error.fix)
         }
         header = parsedHeader?.names ?? []
@@ -91,11 +108,11 @@ struct IMUCSVReader {
 
     private mutating func parse(_ range: Range<Int>) throws(CLIError) -> Sample {
         guard let header = parsedHeader else { preconditionFailure("IMUCSVReader.init sets the header") }
-        let line = self.line, path = self.path
+        let line = self.line, name = self.name
         let row: RecordingCSV.Row
         do {
             row = try buffer.withUnsafeBufferPointer { bytes throws(RecordingCSVError) in
-                try header.row(UnsafeBufferPointer(rebasing: bytes[range]), lineNumber: line, file: path)
+                try header.row(UnsafeBufferPointer(rebasing: bytes[range]), lineNumber: line, file: name)
             }
         } catch {
             throw .failure(error.description + ".", fix: error.fix)
@@ -130,7 +147,7 @@ struct IMUCSVReader {
             position = 0
             let chunk: Data?
             do { chunk = try handle.read(upToCount: 1 << 20) } catch {
-                throw .failure("\(path): read failed after line \(line): \(error).", fix: nil)
+                throw .failure("\(name): read failed after line \(line): \(error).", fix: nil)
             }
             if let chunk, !chunk.isEmpty { buffer.append(contentsOf: chunk) } else { endOfFile = true }
         }

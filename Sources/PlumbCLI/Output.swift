@@ -89,6 +89,9 @@ public struct CommandContext: Sendable {
     /// (``capturing(environment:)``): the caught signals are one set for the whole process, and a
     /// command polling them took the signals other tests raise for themselves.
     public var catchesSignals = true
+    /// The file descriptor a command reads for a path of `-` (`plumb fuse --input -`): 0, or in
+    /// tests a pipe or file of their own, read and left open.
+    public var standardInput: Int32 = STDIN_FILENO
 
     public init(out: Output, err: Output, environment: [String: String], outputIsTerminal: Bool) {
         self.out = out; self.err = err; self.environment = environment; self.outputIsTerminal = outputIsTerminal

@@ -6,10 +6,11 @@ extension Board {
 
     /// Decodes one board file (see boards/README.md for the fields).
     public static func decode(_ text: String, file: String) throws(ConfigurationError) -> Board {
-        let root: JSONNode
-        do { root = try JSONParser.parse(text) } catch {
-            throw ConfigurationError(file: file, position: error.position, keyPath: "", message: "syntax error: \(error.message)")
-        }
+        try decode(try parseJSON(text, file: file), file: file)
+    }
+
+    /// Decodes a board file's JSON tree.
+    static func decode(_ root: JSONNode, file: String) throws(ConfigurationError) -> Board {
         let r = try ObjectReader(root, path: "", file: file, allowed: keys)
         guard let id = try r.nonEmptyString("id") else { throw r.error("id", "missing; every board file needs an \"id\"") }
         guard id.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" }) else {
@@ -131,11 +132,11 @@ extension BoardCatalog {
         var seen: [String: String] = [:]
         for name in names {
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-            let text = try readConfigurationText(path)
-            let board = try Board.decode(text, file: path)
+            let root = try parseJSON(try readConfigurationText(path), file: path)
+            let board = try Board.decode(root, file: path)
             if let other = seen[board.id] {
-                throw ConfigurationError(file: path, position: nil, keyPath: "id",
-                                         message: "\"\(board.id)\" is already used by \(other)")
+                // At the id's line and column, as the file's other errors are (it named the file alone).
+                throw ConfigurationPositions(file: path, root: root).error("id", "\"\(board.id)\" is already used by \(other)")
             }
             seen[board.id] = path
             boards.append(board)

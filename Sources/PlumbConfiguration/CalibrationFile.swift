@@ -69,10 +69,7 @@ public struct CalibrationFile: Sendable, Equatable {
 
     /// Reads a calibration file's text, as the bytes' `decode` does once they are UTF-8.
     public static func decode(_ text: String, file: String) throws(ConfigurationError) -> CalibrationFile {
-        let root: JSONNode
-        do { root = try JSONParser.parse(text) } catch {
-            throw ConfigurationError(file: file, position: error.position, keyPath: "", message: "syntax error: \(error.message)")
-        }
+        let root = try parseJSON(text, file: file)
         // One unknown key where one required key is missing is that key misspelt, however far
         // apart ("gyroBias" for gyroscopeBias): said so, rather than "missing" or no hint.
         if case .object(let members) = root.value {

@@ -9,10 +9,11 @@ extension Configuration {
     ///   - knownBoards: the board ids that exist; `nil` skips that check (no boards directory).
     /// - Throws: the first ``ConfigurationError`` found, naming the line, the key path and what is allowed.
     public static func decode(_ text: String, file: String, knownBoards: [String]? = nil) throws(ConfigurationError) -> Configuration {
-        let root: JSONNode
-        do { root = try JSONParser.parse(text) } catch {
-            throw ConfigurationError(file: file, position: error.position, keyPath: "", message: "syntax error: \(error.message)")
-        }
+        try decode(try parseJSON(text, file: file), file: file, knownBoards: knownBoards)
+    }
+
+    /// Decodes and validates a configuration file's JSON tree.
+    static func decode(_ root: JSONNode, file: String, knownBoards: [String]?) throws(ConfigurationError) -> Configuration {
         let r = try ObjectReader(root, path: "", file: file,
                                  allowed: ["board", "imu", "mounting", "calibration", "filter", "orientation", "outputs", "logLevel"])
         var c = Configuration()
@@ -313,17 +314,21 @@ extension MQTTOutput {
     /// Decodes a `--mqtt-config` file: one object with the keys of `outputs.mqtt`; `url` may be
     /// left out when the command line gives it.
     public static func decode(_ text: String, file: String) throws(ConfigurationError) -> MQTTOutput {
-        let root: JSONNode
-        do { root = try JSONParser.parse(text) } catch {
-            throw ConfigurationError(file: file, position: error.position, keyPath: "", message: "syntax error: \(error.message)")
-        }
-        let r = try ObjectReader(root, path: "", file: file, allowed: keys)
+        let r = try ObjectReader(try parseJSON(text, file: file), path: "", file: file, allowed: keys)
         return try Configuration.decodeMQTT(r, requireURL: false)
     }
 
     /// Reads and decodes a `--mqtt-config` file.
     public static func load(path: String) throws(ConfigurationError) -> MQTTOutput {
         try decode(try readConfigurationText(path), file: path)
+    }
+}
+
+/// The JSON tree of a configuration, board or MQTT settings file's text; a syntax error names
+/// the line and column.
+func parseJSON(_ text: String, file: String) throws(ConfigurationError) -> JSONNode {
+    do { return try JSONParser.parse(text) } catch {
+        throw ConfigurationError(file: file, position: error.position, keyPath: "", message: "syntax error: \(error.message)")
     }
 }
 

@@ -18,6 +18,8 @@ public struct IMURecording: Sendable {
     /// `plumb read --format csv`'s): a header naming `t_s` (seconds), `gyr_x`, `gyr_y`, `gyr_z`
     /// (rad/s) and `acc_x`, `acc_y`, `acc_z` (m/s², specific force); other columns are ignored, in
     /// any order. A missing reading (`nan`) stays in the sample; the filters skip such samples.
+    /// `t_s` is ≥ 0 and follows ``RecordingCSV/TimeOrder``: never backwards; a repeated time is
+    /// a sample with no time since the one before.
     ///
     /// - Parameters:
     ///   - bytes: the file's contents.
@@ -43,6 +45,7 @@ public struct IMURecording: Sendable {
         let header = try RecordingCSV.Header(bytes[headerRange], file: name)
         var samples: [IMUSample] = []
         samples.reserveCapacity(lines.count)
+        var order = RecordingCSV.TimeOrder()
         for (offset, range) in lines.enumerated().dropFirst() {
             let lineNumber = offset + 1
             let line = UnsafeBufferPointer(rebasing: bytes[range])
@@ -59,12 +62,8 @@ public struct IMURecording: Sendable {
                                         message: "t_s \(row.time) is past the latest time a recording can hold (\(maximumTimeSeconds) s, about 570 years)",
                                         fix: "Write t_s in seconds from the recording's start.")
             }
+            try order.take(row, lineNumber: lineNumber, file: name)
             let t = UInt64((row.time * 1e9).rounded())
-            if let last = samples.last, t < last.timestampNanoseconds {
-                throw RecordingCSVError(file: name, line: lineNumber, column: column,
-                                        message: "t_s goes backwards (\(row.time) s after \(last.timeSeconds) s)",
-                                        fix: "Sort the lines by t_s.")
-            }
             samples.append(IMUSample(timestampNanoseconds: t, acceleration: row.accelerometer, angularRate: row.gyroscope))
         }
         guard !samples.isEmpty else {

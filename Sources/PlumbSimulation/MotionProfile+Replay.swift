@@ -52,7 +52,9 @@ extension MotionProfile {
     /// A recording played back: angular rate and specific force interpolated linearly between
     /// rows; the attitude from `true_qw…true_qz` when present and not `nan`.
     ///
-    /// The file follows ``RecordingCSV``'s rules, like every reader of recordings. The CSV's
+    /// The file follows ``RecordingCSV``'s rules, like every reader of recordings, and its `t_s`
+    /// ``RecordingCSV/TimeOrder``: never backwards; rows with the same time are a step in the
+    /// motion at that instant (interpolated up to the first, from the last on). The CSV's
     /// gyroscope (rad/s) and accelerometer (m/s²) columns are taken as the truth, so the emulator
     /// adds its own noise and bias on top of the recording's. A row with a missing reading (`nan`)
     /// is left out: the motion is interpolated across it.
@@ -61,7 +63,7 @@ extension MotionProfile {
     ///   - csv: the file's text (the caller reads the file; the simulator does no I/O).
     ///   - name: the source's name for messages, such as the path.
     /// - Throws: ``ReplayError`` naming the line and column when a column is missing or a value
-    ///   is not a number, the line where time does not increase, or the line after a gap of more
+    ///   is not a number, the line where time goes backwards, or the line after a gap of more
     ///   than ``maximumReplayGap`` seconds between rows with readings.
     public static func replay(csv: String, name: String) throws(ReplayError) -> MotionProfile {
         var bytes = Array(csv.utf8)
@@ -84,18 +86,15 @@ extension MotionProfile {
         /// The line of the last row kept (a row with a missing reading is not: the motion is
         /// interpolated across it, so a gap runs from row kept to row kept).
         var lastKeptLine = 0
+        var order = RecordingCSV.TimeOrder()
         for (offset, range) in lines.enumerated().dropFirst() {
             let lineNumber = offset + 1
             let line = UnsafeBufferPointer(rebasing: bytes[range])
             if RecordingCSV.isBlank(line) { continue }
             let row: RecordingCSV.Row
             do { row = try header.row(line, lineNumber: lineNumber, file: name) } catch { throw ReplayError(error) }
+            do { try order.take(row, lineNumber: lineNumber, file: name) } catch { throw ReplayError(error) }
             let t = row.time
-            if let last = times.last, t <= last {
-                throw ReplayError(source: name, line: lineNumber,
-                                  message: "t_s \(t) does not increase (the line before holds \(last))",
-                                  fix: "Sort the lines by t_s and remove repeated times.")
-            }
             guard row.isComplete else { continue }
             if let last = times.last, t - last > maximumReplayGap {
                 throw ReplayError(source: name, line: lineNumber,
@@ -119,14 +118,16 @@ extension MotionProfile {
                 attitudes.append(nil)
             }
         }
-        guard let first = times.first, let last = times.last, times.count >= 2 else {
-            throw ReplayError(source: name, line: nil, message: "needs at least two rows of data")
+        // Rows at one time only would be a motion lasting no time: nothing for the chip to sample.
+        guard let first = times.first, let last = times.last, last > first else {
+            throw ReplayError(source: name, line: nil, message: "needs at least two rows of data at different times")
         }
         let t0 = first
         let (ts, rs, fs, qs) = (times, rates, forces, attitudes)
         var profile = MotionProfile(name: name, duration: last - t0) { t in
             let time = t + t0
-            // Binary search for the row at or before `time`.
+            // Binary search for the last row at or before `time` (of rows at one time, the last,
+            // so the next row is later and the motion steps at a repeated time).
             var lo = 0, hi = ts.count - 1
             while lo < hi {
                 let mid = (lo + hi + 1) / 2

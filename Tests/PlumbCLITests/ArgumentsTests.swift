@@ -74,6 +74,17 @@ let readSpec = CommandSpec(
         #expect(usageLine(readSpec, prefix: "plumb") ==
                 "plumb read [--rate <HZ>] [--count <N>] [--format <FORMAT>] [--fault <SPEC>] [--simulate] [<file>]")
     }
+
+    /// A required option (`plumb fuse --input`) shows without brackets and is refused when left
+    /// out; every option used to show as optional.
+    @Test func aRequiredOptionIsShownAndCheckedAsRequired() throws {
+        let spec = CommandSpec(name: "fuse", abstract: "Fuse.",
+                               options: [.option("input", short: "i", value: "FILE", help: "In.", required: true),
+                                         .option("output", value: "FILE", help: "Out.")])
+        #expect(usageLine(spec, prefix: "plumb") == "plumb fuse --input <FILE> [--output <FILE>]")
+        #expect(throws: CLIError.usage("Missing '--input <FILE>'.")) { try parse(["--output", "x"], spec: spec) }
+        #expect(try parse(["-i", "-"], spec: spec).string("input") == "-")
+    }
 }
 
 @Suite struct ToolTests {

@@ -89,7 +89,9 @@ import PlumbHAL
         #expect(r.err.contains("plumb: error: fix: Calibrate this LSM6DSO ('plumb calibrate --output FILE' with it connected), or point \"calibration\" in \(path) at the file made on it.\n"))
         let check = runPlumb(["config", "check", path])
         #expect(check.status == 0)
-        #expect(check.out.contains("  note: calibration: \(calibration) was made on an MPU-6050 (mpu6050), but imu.part is an LSM6DSO (lsm6dso), so plumb run will not start: "))
+        // At "calibration"'s line and column in plumb.json, as the file's errors are.
+        let column = #"{"imu": {"part": "lsm6dso"}, "calibration": "#.count + 1
+        #expect(check.out.contains("  note: \(path):1:\(column): calibration: \(calibration) was made on an MPU-6050 (mpu6050), but imu.part is an LSM6DSO (lsm6dso), so plumb run will not start: "))
         // An MPU-6000 answers as the MPU-6050 it was made on: it runs.
         let same = try scratch.file("same.json", #"{"imu": {"part": "mpu6000"}, "calibration": "\#(calibration)"}"#)
         #expect(runPlumb(["run", "--simulate", "--config", same, "--duration", "0.5", "--log-format", "plain"]).status == 0)

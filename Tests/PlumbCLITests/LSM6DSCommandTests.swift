@@ -25,6 +25,20 @@ import PlumbSimulation
         #expect(r.err == "")
     }
 
+    /// `plumb read --rate 5000` on an LSM6DSR streamed 1667 Hz without a word; now it is refused as
+    /// the MPU-6050's 2000 Hz is, naming the chip, its rates and the options to change.
+    @Test func readRefusesARateAboveTheLSM6DSsFastest() {
+        let r = run(["read", "--simulate", "--chip", "lsm6dsr", "--rate", "5000", "--count", "1"])
+        #expect(r.status == 1)
+        #expect(r.out == "")
+        #expect(r.err == """
+            plumb read: LSM6DSR/ISM330DHCX (WHO_AM_I 0x6b) at 0x6a on simulated bus
+            Error: output data rate 5000.0 Hz: the LSM6DSR runs at up to 1667 Hz (its rates are 12.5, 26, 52, 104, 208, 417, 833 and 1667 Hz; a rate between them runs at the next one up)
+            Fix: Give --rate and --watermark within the chip's limits named above (with --config: imu.rate).
+
+            """)
+    }
+
     @Test(arguments: ["lsm6ds3", "lsm6ds3trc", "lsm6dsl", "lsm6dso", "lsm6dsox", "lsm6dsr", "ism330dhcx"])
     func readStreamsEveryIssueChip(chip: String) {
         let r = run(["read", "--simulate", "--chip", chip, "--count", "50", "--rate", "833"])

@@ -105,14 +105,15 @@ private let setUsage = "Usage: plumb regs set [--bus <PATH>] [--address <ADDR>] 
 @Suite struct RateOutsideThePartsRangeTests {
     /// 1...3.8 Hz and 1001...1666 Hz pass the file format (1...1666 Hz, the LSM6DS family's top
     /// rate) but not an MPU-6050, whose FIFO runs at 3.9...1000 Hz: with the part known, config
-    /// check says so.
+    /// check says so, at imu.rate's line and column as every other error in the file (it named
+    /// the file alone).
     @Test(arguments: [2.0, 1666])
     func checkRefusesItWhenThePartIsAnMPU(_ rate: Double) throws {
         let path = try temporaryFile(#"{"imu": {"part": "mpu6050", "rate": \#(rate)}}"#)
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(runPlumb(["config", "check", "--boards-dir", boardsDirectory, path])
                 == (1, "", """
-                    Error: \(path): imu.rate: output data rate \(rate) Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz (imu.part "mpu6050")
+                    Error: \(path):1:37: imu.rate: output data rate \(rate) Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz (imu.part "mpu6050")
                     Fix: Set imu.rate within the range named above.
 
                     """))

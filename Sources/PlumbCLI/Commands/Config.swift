@@ -17,14 +17,14 @@ enum Config {
     ) { args, context in
         let path = args.positionals.first ?? Configuration.defaultPath
         let catalog = try BoardSupport.catalog(args, context: context)
-        let c: Configuration
-        do throws(ConfigurationError) { c = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
+        let c: Configuration, positions: ConfigurationPositions
+        do throws(ConfigurationError) { (c, positions) = try Configuration.loadWithPositions(path: path, knownBoards: catalog.ids) } catch {
             throw CLIError.failure(error.description, fix: loadFix(error, otherwise: "Run 'plumb config example --keys' for every key and its allowed values."))
         }
-        try checkPartSettings(c, path: path)
+        try checkPartSettings(c, positions: positions)
         context.out.line("\(path): OK")
         for line in summary(c) { context.out.line("  " + line) }
-        for note in fileNotes(c) { context.out.line("  note: " + note) }
+        for note in fileNotes(c, positions: positions) { context.out.line("  note: " + note) }
         if c.outputs.mqtt != nil, let note = networkNote(systemdDirectory: context.environment["PLUMB_SYSTEMD_DIR"] ?? "/etc/systemd/system") {
             context.out.line("  note: " + note)
         }
@@ -54,13 +54,21 @@ enum Config {
     }
 
     /// Refuses the settings the part named by `imu.part` would refuse at start, as its driver
-    /// works them out (``DaemonFactory/imuConfiguration(_:)``, then `MPU6050.settings(for:variant:)`):
-    /// a rate the file format allows (1...1666 Hz) outside the MPU-6050 family's 3.9...1000 Hz. With
+    /// works them out (``DaemonFactory/imuConfiguration(_:)``, then `MPU6050.settings(for:variant:)`
+    /// or `LSM6DS.plan(_:for:)`): a rate the file format allows (1...1666 Hz) outside the MPU-6050
+    /// family's 3.9...1000 Hz (every LSM6DS part runs the format's rates). The error is at
+    /// imu.rate's line and column, as the file's other errors are (it named the file alone). With
     /// `imu.part` "auto" the part is unknown until the chip answers, so nothing is refused here.
-    static func checkPartSettings(_ c: Configuration, path: String) throws(CLIError) {
-        guard let variant = MPU6050.variant(named: c.imu.part) else { return }
-        do throws(IMUError) { _ = try MPU6050.settings(for: DaemonFactory.imuConfiguration(c), variant: variant) } catch {
-            throw CLIError.failure("\(path): imu.rate: \(error) (imu.part \"\(c.imu.part)\")",
+    static func checkPartSettings(_ c: Configuration, positions: ConfigurationPositions) throws(CLIError) {
+        let imu = DaemonFactory.imuConfiguration(c)
+        do throws(IMUError) {
+            if let variant = MPU6050.variant(named: c.imu.part) {
+                _ = try MPU6050.settings(for: imu, variant: variant)
+            } else if let variant = LSM6DS.Variant.named(c.imu.part) {
+                _ = try LSM6DS.plan(imu, for: variant, compression: c.imu.fifoCompression)
+            }
+        } catch {
+            throw CLIError.failure(positions.error("imu.rate", "\(error) (imu.part \"\(c.imu.part)\")").description,
                                    fix: "Set imu.rate within the range named above.")
         }
     }
@@ -70,16 +78,18 @@ enum Config {
     /// names) and the enabled level image. Notes, not
     /// errors: the file may be checked before calibrating, or away from the board, and scripts
     /// check files whose paths are the target's; but 'OK' alone sent the user to a daemon that
-    /// stopped with "cannot start".
-    static func fileNotes(_ c: Configuration) -> [String] {
+    /// stopped with "cannot start". The one that weighs two settings against each other (the
+    /// calibration's part against imu.part) is at the line and column of "calibration", as the
+    /// file's errors are.
+    static func fileNotes(_ c: Configuration, positions: ConfigurationPositions) -> [String] {
         var notes: [String] = []
         do {
             // With imu.part named the chip's part is known now: a calibration made on a part that
             // does not answer as it (``Calibration/fits(partKey:whoAmI:)``) is refused at start.
             if let calibration = try DaemonFactory.loadCalibration(c), let made = calibration.part, let path = c.calibrationFile,
                c.imu.part != "auto", !calibration.fits(partKey: c.imu.part) {
-                notes.append("calibration: \(path) was made on an \(IMUFamilies.name(ofPart: made)), but imu.part is an \(IMUFamilies.name(ofPart: c.imu.part)), so plumb run will not start: "
-                    + Calibrate.anotherPartFix(IMUFamilies.row(forPart: c.imu.part)?.part ?? c.imu.part, setting: "point \"calibration\" at the file made on it"))
+                notes.append(positions.error("calibration", "\(path) was made on an \(IMUFamilies.name(ofPart: made)), but imu.part is an \(IMUFamilies.name(ofPart: c.imu.part)), so plumb run will not start: "
+                    + Calibrate.anotherPartFix(IMUFamilies.row(forPart: c.imu.part)?.part ?? c.imu.part, setting: "point \"calibration\" at the file made on it")).description)
             }
         } catch {
             var text = "calibration: \(error), so plumb run will not start"

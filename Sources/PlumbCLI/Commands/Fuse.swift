@@ -15,6 +15,9 @@ enum Fuse {
         frame. Values are decimal numbers; nan marks a missing reading, and that sample is skipped
         (its row repeats the last state). With a real-time filter, rows before the first usable accelerometer sample are nan;
         a recording in which no sample gives gravity (the accelerometer zero or nan throughout) is refused.
+        --input - reads the recording from standard input (plumb read --format csv | plumb fuse -i -),
+        as it comes; messages then name "standard input" and the line. --output - writes standard
+        output, as leaving --output out does.
 
         The real-time filters (plumb, madgwick, complementary) stream the file in constant memory,
         however large it is. plumb-offline is acausal: it estimates every sample from the whole
@@ -26,18 +29,21 @@ enum Fuse {
         filters copy the field as written).
         """,
         options: [
-            .option("input", short: "i", value: "FILE", help: "The CSV file to read."),
-            .option("output", short: "o", value: "FILE", help: "Write the result here instead of standard output (a file is replaced only once every row was written)."),
+            .option("input", short: "i", value: "FILE", help: "The CSV file to read; - reads standard input.", required: true),
+            .option("output", short: "o", value: "FILE", help: "Write the result here instead of standard output (a file is replaced only once every row was written); - writes standard output."),
             .option("filter", value: "NAME", help: "plumb (default, the most accurate real-time filter), madgwick, complementary, or plumb-offline (acausal: whole recording in memory, most accurate)."),
         ])
 
     static let command = Command(spec) { args, context in
-        guard let input = args.string("input") else { throw CLIError.usage("Missing '--input <FILE>'.") }
+        guard let path = args.string("input") else { throw CLIError.usage("Missing '--input <FILE>'.") }
         let name = try args.choice("filter", FusionAlgorithm.allCases.map(\.rawValue) + [offlineName])
-        var reader = try IMUCSVReader(path: input)
-        if let output = args.string("output"), RowSink.isSameFile(input, output) {
+        var reader = try IMUCSVReader(path: path, standardInput: context.standardInput)
+        let input = reader.name
+        if let output = args.string("output"), output != RowSink.standardOutputPath,
+           path == IMUCSVReader.standardInputPath ? RowSink.isSameFile(descriptor: context.standardInput, output) : RowSink.isSameFile(path, output) {
             // Emptied for writing, the input would be read as it is overwritten: the recording lost.
-            throw CLIError.failure("--output \(output) is the input file \(input): writing it would destroy the recording while it is read",
+            let what = path == IMUCSVReader.standardInputPath ? "the file standard input reads" : "the input file \(path)"
+            throw CLIError.failure("--output \(output) is \(what): writing it would destroy the recording while it is read",
                                    fix: "Give --output another path.")
         }
         var sink = try RowSink(path: args.string("output"), context: context)
@@ -149,8 +155,12 @@ enum Fuse {
 /// A file is a ``ReplacedFile``: a regular one is put in place only when every row was written,
 /// so an input that fails on a line (a cell that is no number, time going backwards) leaves an
 /// earlier result as it was. Before, the file was emptied at the start and, at a bad line, left
-/// holding the rows before it as if complete. A FIFO or /dev/stdout is written where it leads.
+/// holding the rows before it as if complete. A FIFO or /dev/stdout is written where it leads;
+/// `-` is the command's standard output, as for no path.
 struct RowSink {
+    /// The path that names standard output.
+    static let standardOutputPath = "-"
+
     var bytes: [UInt8] = []
     private let file: ReplacedFile?
     private let context: CommandContext
@@ -159,15 +169,29 @@ struct RowSink {
     /// false when either does not exist or is no regular file (a terminal is both /dev/stdin
     /// and /dev/stdout, and reads and writes apart).
     static func isSameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        guard stat(a, &sa) == 0, stat(b, &sb) == 0, sa.st_mode & S_IFMT == S_IFREG else { return false }
+        var sa = stat()
+        guard stat(a, &sa) == 0 else { return false }
+        return isSameFile(sa, b)
+    }
+
+    /// ``isSameFile(_:_:)`` for the file open on `descriptor` (standard input redirected from
+    /// the file `--output` names: `plumb fuse -i - -o x.csv < x.csv`).
+    static func isSameFile(descriptor: Int32, _ b: String) -> Bool {
+        var sa = stat()
+        guard fstat(descriptor, &sa) == 0 else { return false }
+        return isSameFile(sa, b)
+    }
+
+    private static func isSameFile(_ sa: stat, _ b: String) -> Bool {
+        var sb = stat()
+        guard stat(b, &sb) == 0, sa.st_mode & S_IFMT == S_IFREG else { return false }
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 
     init(path: String?, context: CommandContext) throws(CLIError) {
         self.context = context
         bytes.reserveCapacity(1 << 17)
-        guard let path else { file = nil; return }
+        guard let path, path != Self.standardOutputPath else { file = nil; return }
         do throws(ReplacedFileError) { file = try ReplacedFile(path: path) } catch { throw Self.failure(error) }
     }
 

@@ -21,9 +21,10 @@
 /// - Lines end in LF, CR LF, or CR alone (classic Mac OS); blank lines are skipped but counted, so
 ///   line numbers in messages are the file's.
 ///
-/// What each reader then asks of `t_s` is its own: `plumb fuse` takes steps backwards (counted,
-/// and the gyroscope is not integrated across them); a recording played as a sensor
-/// (`IMURecording`) needs it ≥ 0 and never decreasing; the simulator's replay needs it increasing.
+/// Every reader that plays a recording as time (`IMURecording`, the simulator's replay) takes
+/// `t_s` by one rule, ``TimeOrder``: never backwards, repeats allowed. `plumb fuse` takes steps
+/// backwards too (counted, and the gyroscope is not integrated across them); a recording played
+/// as a sensor (`IMURecording`) also needs `t_s` ≥ 0.
 public enum RecordingCSV {
     /// The required columns, in the order of ``Row``'s values.
     public static let columns = ["t_s", "gyr_x", "gyr_y", "gyr_z", "acc_x", "acc_y", "acc_z"]

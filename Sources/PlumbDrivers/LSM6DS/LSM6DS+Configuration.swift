@@ -49,13 +49,19 @@ extension LSM6DS {
     ///     to fill (about three watermarks when every word holds three samples) stays within this.
     ///     Compression saves bus traffic where there is most of it (high rates, small watermarks)
     ///     without stretching the wake-up interval of slow, low-energy configurations.
-    /// - Throws: ``IMUError/invalidConfiguration(_:)`` for a watermark outside 1...the FIFO's limit
-    ///   or a non-positive rate or range.
+    /// - Throws: ``IMUError/invalidConfiguration(_:)`` for a watermark outside 1...the FIFO's limit,
+    ///   a non-positive range, or a rate that is not positive or is above the part's fastest
+    ///   (``Variant/dataRates``; up to 0.1 % above it runs at it, as the rate table rounds).
     public static func plan(_ configuration: IMUConfiguration, for variant: Variant, compression: Bool = true,
                             maximumCompressedBatchNanoseconds: UInt64 = LSM6DS.defaultMaximumCompressedBatchNanoseconds) throws(IMUError) -> Plan {
         let c = configuration
         guard c.outputDataRate > 0, c.outputDataRate.isFinite else {
-            throw .invalidConfiguration("output data rate \(c.outputDataRate) Hz: expected a rate above 0 (\(variant.name) runs 12.5–1666 Hz)")
+            throw .invalidConfiguration("output data rate \(c.outputDataRate) Hz: expected a rate above 0 (\(variant.ratesText))")
+        }
+        // A faster rate used to run at the fastest without a word, where the MPU-6050 family
+        // refuses one above its 1000 Hz.
+        guard let rate = variant.dataRate(for: c.outputDataRate) else {
+            throw .invalidConfiguration("output data rate \(c.outputDataRate) Hz: the \(variant.name) runs at up to \(LSM6DS.Variant.hertzText(variant.fastestRate.hertz)) Hz (\(variant.ratesText))")
         }
         guard c.accelerometerRange > 0, c.gyroscopeRange > 0 else {
             throw .invalidConfiguration("ranges must be positive (accelerometer \(c.accelerometerRange) g, gyroscope \(c.gyroscopeRange) dps)")
@@ -64,7 +70,6 @@ extension LSM6DS {
         guard (1...maxWatermark).contains(c.fifoWatermark) else {
             throw .invalidConfiguration("FIFO watermark \(c.fifoWatermark): expected 1...\(maxWatermark) samples on \(variant.name)")
         }
-        let rate = variant.dataRate(for: c.outputDataRate)
         let xl = variant.accelerometerRange(for: c.accelerometerRange)
         let gy = variant.gyroscopeRange(for: c.gyroscopeRange)
         let gyroOn = c.gyroscopeEnabled

@@ -11,7 +11,8 @@ import PlumbHAL
 /// | LSM6DSR, ISM330DHCX | 0x6B | `.dso` | 2, 4, 8, 16 | 125–4000 | 3 KB |
 /// | LSM6DSV (refused) | 0x70 | different map | | | |
 ///
-/// Addresses 0x6A (SA0 low) and 0x6B (SA0 high); output data rates 12.5–1666 Hz as driven here.
+/// Addresses 0x6A (SA0 low) and 0x6B (SA0 high); output data rates 12.5–1666 Hz as driven here
+/// (1667 Hz on the DSO generation); a faster rate is refused.
 /// Several parts share one WHO_AM_I (0x69: DS3/DS3H/DS33; 0x6A: DS3TR-C/DSL/DSM/ISM330DLC;
 /// 0x6C: DSO/DSOX/DSO32; 0x6B: DSR/ISM330DHCX). Detection picks the first row of the ID, which is
 /// register-compatible with the others, and names the alternatives; only LSM6DSO32 (different
@@ -151,11 +152,25 @@ extension LSM6DS {
             gyroscopeRanges.first { $0.dps >= dps } ?? gyroscopeRanges[gyroscopeRanges.count - 1]
         }
 
-        /// The data rate for `hertz`: the first rate at or above it, else the fastest (the kernel's
-        /// `st_lsm6dsx_check_odr` rule).
-        public func dataRate(for hertz: Double) -> DataRate {
-            let rates = dataRates
-            return rates.first { $0.hertz >= hertz * 0.999 } ?? rates[rates.count - 1]
+        /// The data rate for `hertz`: the first rate at or above it (the kernel's
+        /// `st_lsm6dsx_check_odr` rule), or `nil` above the fastest (up to 0.1 % above it is it).
+        public func dataRate(for hertz: Double) -> DataRate? {
+            dataRates.first { $0.hertz >= hertz * 0.999 }
+        }
+
+        /// The fastest of ``dataRates``.
+        public var fastestRate: DataRate { dataRates[dataRates.count - 1] }
+
+        /// The rates for messages: "12.5, 26, 52, 104, 208, 417, 833 or 1667 Hz; a rate between
+        /// them runs at the next one up".
+        var ratesText: String {
+            let hertz = dataRates.map { Self.hertzText($0.hertz) }
+            return "its rates are \(hertz.dropLast().joined(separator: ", ")) and \(hertz[hertz.count - 1]) Hz; a rate between them runs at the next one up"
+        }
+
+        /// "12.5", "1667".
+        static func hertzText(_ hertz: Double) -> String {
+            hertz == hertz.rounded() ? String(Int(hertz)) : String(hertz)
         }
 
         /// Sampling instants to drop after the sensors are switched on, while their digital

@@ -1,0 +1,41 @@
+extension RecordingCSV {
+    /// The rule for the order of `t_s` that every reader playing a recording as time applies
+    /// (`plumb watch --replay`, the daemon's `--replay`, and `--simulate --replay` through the
+    /// emulated chip): time never goes backwards, and may repeat.
+    ///
+    /// A repeated time (two rows with the same `t_s`) is taken: loggers with millisecond stamps
+    /// write one at high rates, and a recording played as a sensor takes the second row with no
+    /// time since the first (the gyroscope integrates nothing over it), while the emulated chip's
+    /// motion steps from the one row to the other at that instant. The simulator's replay used to
+    /// refuse it where every other reader took it. A step backwards has no such reading and is
+    /// refused at its line. `plumb fuse` reads `t_s` by its own rule: a step backwards is counted
+    /// and warned of, not refused.
+    ///
+    /// Every row counts, a row with a missing (`nan`) reading too: its time is still a time.
+    public struct TimeOrder: Sendable {
+        /// The previous row's `t_s` and line.
+        private var previous: (time: Double, line: Int)?
+
+        public init() {}
+
+        /// Takes `row`'s time, or refuses it when it is earlier than the previous row's.
+        ///
+        /// - Parameters:
+        ///   - row: a row ``Header/row(_:lineNumber:file:)`` read.
+        ///   - lineNumber: its 1-based line number in the file.
+        ///   - file: the file's name, for messages.
+        /// - Throws: ``RecordingCSVError`` at the line and the column of its `t_s` field, naming the
+        ///   earlier line.
+        public mutating func take(_ row: Row, lineNumber: Int, file: String) throws(RecordingCSVError) {
+            if let previous, row.time < previous.time {
+                throw RecordingCSVError(file: file, line: lineNumber, column: row.timeField.lowerBound + 1,
+                                        message: "t_s goes backwards, from \(previous.time) on line \(previous.line) to \(row.time)",
+                                        fix: RecordingCSV.timeOrderFix)
+            }
+            previous = (row.time, lineNumber)
+        }
+    }
+
+    /// The fix printed with a time that goes backwards.
+    public static let timeOrderFix = "Sort the lines by t_s; rows with the same t_s may stay, and are played in the order written."
+}

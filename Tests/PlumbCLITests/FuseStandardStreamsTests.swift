@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import PlumbDrivers
+@testable import PlumbCLI
+
+private let plumbBinary: String = {
+    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var dir = runner.deletingLastPathComponent()
+    if dir.lastPathComponent == "MacOS" || dir.lastPathComponent == "Contents" { dir = dir.deletingLastPathComponent() }
+    return dir.appendingPathComponent("plumb").path
+}()
+
+/// `plumb fuse --input -` reads standard input and `--output -` writes standard output. The old
+/// code looked for a file named "-" (`-: no such file.`) and wrote one in the working directory;
+/// its usage line showed `--input`, which fuse cannot do without, as optional.
+@Suite struct FuseStandardStreamsTests {
+    static let input = FuseTests.input
+
+    /// Runs `plumb fuse` in-process with `text` on a pipe as its standard input.
+    static func fuse(_ arguments: [String], stdin text: String) throws -> (status: Int32, out: String, err: String) {
+        var fds: [Int32] = [0, 0]
+        try #require(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        let bytes = Array(text.utf8)   // small: fits the pipe's buffer, so no writer thread is needed
+        try #require(bytes.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) } == bytes.count)
+        close(fds[1])
+        var context = CommandContext.capturing()
+        context.standardInput = fds[0]
+        let status = PlumbTool.main(["fuse"] + arguments, context: context)
+        return (status, context.out.captured, context.err.captured)
+    }
+
+    @Test(arguments: [["-i", "-"], ["--input", "-"], ["--input=-", "--output", "-"]])
+    func aDashReadsStandardInputAsAFileIsRead(arguments: [String]) throws {
+        let scratch = try FuseTests.Scratch()
+        let path = try scratch.file("in.csv", Self.input)
+        let fromFile = runPlumb(["fuse", "--input", path])
+        let fromPipe = try Self.fuse(arguments, stdin: Self.input)
+        #expect(fromPipe.status == 0)
+        #expect(fromPipe.err == "")
+        #expect(fromPipe.out == fromFile.out)
+        #expect(fromPipe.out.split(separator: "\n").count == 4)
+    }
+
+    @Test func errorsNameStandardInputAndTheLine() throws {
+        let bad = try Self.fuse(["-i", "-"], stdin: "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.8\n0.01,x,0,0,0,0,9.8\n")
+        #expect(bad.status == 1)
+        #expect(bad.err == """
+            Error: standard input:3:6: gyr_x: 'x' is not a decimal number.
+            Fix: \(RecordingCSV.numberFix)
+
+            """)
+        let backwards = try Self.fuse(["-i", "-"], stdin: "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n1,0,0,0,0,0,9.8\n0.5,0,0,0,0,0,9.8\n")
+        #expect(backwards.status == 0)
+        #expect(backwards.err == "warning: standard input line 3: t_s goes backwards (1 time in all); the gyroscope is not integrated across such a step.\n")
+        let empty = try Self.fuse(["-i", "-"], stdin: "")
+        #expect(empty.status == 1)
+        #expect(empty.err == "Error: standard input is empty.\nFix: The first line must be a header naming the columns t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z.\n")
+    }
+
+    /// `plumb fuse -i - -o x.csv < x.csv` would replace the recording it reads, as `-i x.csv -o x.csv` would.
+    @Test func theFileStandardInputReadsIsRefusedAsTheOutput() throws {
+        let scratch = try FuseTests.Scratch()
+        let path = try scratch.file("in.csv", Self.input)
+        let fd = open(path, O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var context = CommandContext.capturing()
+        context.standardInput = fd
+        let status = PlumbTool.main(["fuse", "-i", "-", "-o", path], context: context)
+        #expect(status == 1)
+        #expect(context.err.captured == "Error: --output \(path) is the file standard input reads: writing it would destroy the recording while it is read\nFix: Give --output another path.\n")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == Self.input)
+    }
+
+    @Test func theUsageShowsInputAsRequired() {
+        let help = runPlumb(["fuse", "--help"])
+        #expect(help.out.contains("\nUSAGE: plumb fuse --input <FILE> [--output <FILE>] [--filter <NAME>]\n"))
+        #expect(help.out.contains("  -i, --input <FILE>      The CSV file to read; - reads standard input.\n"))
+        let missing = runPlumb(["fuse", "--filter", "madgwick"])
+        #expect(missing.status == 64)
+        #expect(missing.err == """
+            Error: Missing '--input <FILE>'.
+            Usage: plumb fuse --input <FILE> [--output <FILE>] [--filter <NAME>]
+              See 'plumb fuse --help' for more information.
+
+            """)
+    }
+
+    /// The real process, its standard input a file and its working directory a scratch one:
+    /// `-o -` writes standard output and leaves no file named "-" (the old code wrote one there).
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: plumbBinary), "needs the plumb binary (swift build)"),
+          arguments: [["-i", "-", "-o", "-"], ["-i", "in.csv", "-o", "-"]])
+    func theProcessReadsItsStandardInputAndWritesItsStandardOutput(arguments: [String]) throws {
+        let scratch = try FuseTests.Scratch()
+        let path = try scratch.file("in.csv", Self.input)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: plumbBinary)
+        process.arguments = ["fuse"] + arguments
+        process.currentDirectoryURL = scratch.directory
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let written = out.fileHandleForReading.readDataToEndOfFile()
+        let said = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(String(decoding: said, as: UTF8.self) == "")
+        #expect(String(decoding: written, as: UTF8.self) == runPlumb(["fuse", "--input", path]).out)
+        #expect(!FileManager.default.fileExists(atPath: scratch.directory.appendingPathComponent("-").path))
+    }
+}
