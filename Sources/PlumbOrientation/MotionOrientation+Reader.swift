@@ -143,9 +143,15 @@ extension MotionOrientation {
             }
         }
 
-        /// The source ended: the owner's streams finish, and the next session's start afresh
-        /// (no "reading again after" a failure they never heard of).
+        /// The source ended: it is shut down, the owner's streams finish, and the next session
+        /// starts afresh, from a source the factory makes anew (a recording plays again from its
+        /// start) and with no "reading again after" a failure its streams never heard of.
+        ///
+        /// The source goes first: a subscriber or ``MotionOrientation/start()`` that comes once
+        /// the streams have finished, before this loop has left, is a new session, and must not
+        /// read the ended source again (it said `.finished` and ended the new session at once).
         mutating func endSession() {
+            shutDownSource()
             owner.finishSession()
             failing = nil
         }
