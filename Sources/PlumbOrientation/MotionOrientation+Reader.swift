@@ -89,9 +89,15 @@ extension MotionOrientation {
 
         /// How long one read may block, so that stop() and mode changes are seen quickly (ns).
         static let readTimeout: UInt64 = 100 * Nanoseconds.perMillisecond
-        /// The pause before a failed live source is tried again, in seconds (on the source's clock;
-        /// wall time when the source could not even be made).
+        /// The pause before a failed source is tried again, in seconds: on the source's clock,
+        /// and at least as long in wall time (``State/retryWallInterval``), so that a source on a
+        /// virtual clock, whose sleep takes no time, is not retried in a tight loop.
         static let retryInterval = 1.0
+        /// How often the pause in wall time looks for stop() or a new source, in seconds.
+        static let retryCheckInterval = 0.05
+
+        /// Now in wall time (CLOCK_MONOTONIC), in nanoseconds.
+        static func wallNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
         init(owner: MotionOrientation) {
             self.owner = owner
@@ -115,14 +121,17 @@ extension MotionOrientation {
                                                                  timeNanoseconds: source?.clock.nowNanoseconds ?? 0, error: error)])
                         }
                         let clock = source?.clock
+                        let failed = Self.wallNanoseconds()
                         shutDownSource()
                         if case .recording = error {
                             endSession()
-                        } else if let clock {
-                            clock.sleep(nanoseconds: Nanoseconds.seconds(Self.retryInterval))
                         } else {
-                            // The factory itself failed: there is no sensor clock yet.
-                            Thread.sleep(forTimeInterval: Self.retryInterval)
+                            // The pause on the source's clock (none when the factory itself
+                            // failed: there is no sensor clock yet), so that virtual time moves
+                            // on by it too; and in wall time, which a virtual clock's sleep
+                            // does not take.
+                            clock?.sleep(nanoseconds: Nanoseconds.seconds(Self.retryInterval))
+                            pauseBeforeRetry(since: failed, generation: control.generation)
                         }
                     }
                 }
@@ -140,6 +149,19 @@ extension MotionOrientation {
                     return true
                 }
                 if leave { return }
+            }
+        }
+
+        /// Waits until ``State/retryWallInterval`` of wall time has passed since `failed`
+        /// (``wallNanoseconds()``), or less when the notifier is stopped or given another source
+        /// (`generation` changed) meanwhile.
+        func pauseBeforeRetry(since failed: UInt64, generation: Int) {
+            let interval = owner.state.withLock { $0.retryWallInterval }
+            let end = OrientationClassifier.adding(OrientationClassifier.nanoseconds(max(interval, 0)), to: failed)
+            while true {
+                let now = Self.wallNanoseconds()
+                guard now < end, let control = owner.control(), control.generation == generation else { return }
+                Thread.sleep(forTimeInterval: min(Double(end - now) / 1e9, Self.retryCheckInterval))
             }
         }
 

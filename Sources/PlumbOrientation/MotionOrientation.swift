@@ -71,6 +71,9 @@ public final class MotionOrientation: Sendable {
         var failing: String?
         var configuration: IMUConfiguration?
         var queue = DispatchQueue(label: "plumb.motion-orientation.notifications")
+        /// The least wall time between a source's failure and the next try, in seconds (tests
+        /// that retry in virtual time shorten it).
+        var retryWallInterval = Reader.retryInterval
 
         var shouldRun: Bool { factory != nil && (enabled || !subscribers.isEmpty || !observers.isEmpty) }
         var wantsLowEnergy: Bool { forcedLowEnergy || (automaticLowEnergy && power.wantsLowEnergy) }

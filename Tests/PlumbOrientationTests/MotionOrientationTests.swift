@@ -169,6 +169,9 @@ struct MotionOrientationTests {
     @Test func aSourceThatFailsIsReportedAndMadeAgain() async {
         let log = SourceLog()
         let motion = MotionOrientation(source: { FlakySource(ProfileSource(.rest(), log: log), failAfter: 10) })
+        // Retried after 10 ms of wall time rather than a second (the pause on the source's
+        // virtual clock takes none).
+        motion.state.withLock { $0.retryWallInterval = 0.01 }
         motion.start()
         defer { motion.stop() }
         #expect(await eventually { log.made >= 2 && motion.isSensorRunning })
