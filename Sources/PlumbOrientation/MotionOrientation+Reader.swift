@@ -7,6 +7,7 @@ extension MotionOrientation {
     struct Control {
         var factory: SourceFactory
         var generation: Int
+        var pipelineGeneration: Int
         var estimator: EstimatorFactory
         var classifier: OrientationClassifier.Settings
         var mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
@@ -20,7 +21,8 @@ extension MotionOrientation {
     func control() -> Control? {
         state.withLock { s in
             guard s.shouldRun, let factory = s.factory else { return nil }
-            return Control(factory: factory, generation: s.sourceGeneration, estimator: s.estimator,
+            return Control(factory: factory, generation: s.sourceGeneration, pipelineGeneration: s.pipelineGeneration,
+                           estimator: s.estimator,
                            classifier: s.classifier, mounting: s.mounting, energy: s.energy, monitor: s.monitor,
                            lowEnergy: s.wantsLowEnergy, paused: s.paused)
         }
@@ -76,6 +78,10 @@ extension MotionOrientation {
         var source: (any MotionSampleSource)?
         var generation = -1
         var pipeline: OrientationPipeline?
+        /// The ``MotionOrientation/State/pipelineGeneration`` the pipeline was built for.
+        var pipelineGeneration = -1
+        /// The energy settings the pipeline was built and the sensor started with.
+        var energy: EnergySettings?
         var streaming = false
         var appliedLowEnergy: Bool?
         var nextPoll: UInt64 = 0
@@ -195,19 +201,42 @@ extension MotionOrientation {
             owner.state.withLock { $0.sensorRunning = false; $0.configuration = nil; $0.lowEnergyActive = false }
         }
 
+        /// A new pipeline for `control`'s settings, keeping the accepted orientation and the
+        /// estimator in use (the one for the mode the sensor runs).
+        mutating func rebuildPipeline(_ control: Control) {
+            let orientation = pipeline?.orientation ?? owner.deviceOrientation
+            var next = OrientationPipeline(fused: control.estimator(), classifier: control.classifier,
+                                           accelerometerOnlyClassifier: control.energy.lowEnergyClassifier,
+                                           usesGyroscope: pipeline?.usesGyroscope ?? true, mounting: control.mounting,
+                                           turnWakeInterval: control.energy.turnWakeInterval)
+            next.resume(from: orientation)
+            pipeline = next
+            pipelineGeneration = control.pipelineGeneration
+        }
+
         mutating func step(_ control: Control) throws(MotionSourceError) {
             if source == nil || generation != control.generation {
                 shutDownSource()
                 source = try control.factory()
                 generation = control.generation
-                let orientation = pipeline?.orientation ?? owner.deviceOrientation
-                pipeline = OrientationPipeline(fused: control.estimator(), classifier: control.classifier,
-                                               accelerometerOnlyClassifier: control.energy.lowEnergyClassifier, mounting: control.mounting,
-                                               turnWakeInterval: control.energy.turnWakeInterval)
-                pipeline?.resume(from: orientation)
+                rebuildPipeline(control)
                 appliedLowEnergy = nil
                 nextPoll = 0
+            } else if pipelineGeneration != control.pipelineGeneration
+                        || energy?.lowEnergyClassifier != control.energy.lowEnergyClassifier
+                        || energy?.turnWakeInterval != control.energy.turnWakeInterval {
+                // Another estimator, classifier, mounting or low-energy tuning: the same source
+                // reads on (a recording is not played again from its start, a chip not started
+                // again), into a new pipeline.
+                rebuildPipeline(control)
             }
+            if let energy, energy != control.energy {
+                // The chip restarts streaming with its mode's new configuration, as it does when
+                // the mode changes.
+                if energy.normal != control.energy.normal || energy.lowEnergy != control.energy.lowEnergy { appliedLowEnergy = nil }
+                if energy.pollInterval != control.energy.pollInterval { nextPoll = 0 }
+            }
+            energy = control.energy
             // Take the pipeline out while it works, so its boxed estimator is uniquely referenced
             // and mutating it never copies (no allocation per wakeup).
             guard let source, var pipeline = self.pipeline else { return }

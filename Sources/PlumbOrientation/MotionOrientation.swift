@@ -42,6 +42,9 @@ public final class MotionOrientation: Sendable {
     struct State {
         var factory: SourceFactory?
         var sourceGeneration = 0
+        /// Bumped by a new estimator, classifier or mounting: the reader rebuilds the pipeline on
+        /// the same source.
+        var pipelineGeneration = 0
         var estimator: EstimatorFactory = { FusionAlgorithm.default.makeGravityEstimator() }
         var classifier = OrientationClassifier.Settings.default
         var mounting = (SIMD3<Double>(1, 0, 0), SIMD3<Double>(0, 1, 0), SIMD3<Double>(0, 0, 1))
@@ -118,32 +121,40 @@ public final class MotionOrientation: Sendable {
         reconcile()
     }
 
-    /// Sets the estimator used while the gyroscope runs (PlumbFusion's filters); takes effect
-    /// when the source next starts.
+    /// Sets the estimator used while the gyroscope runs (PlumbFusion's filters). A running
+    /// sensor takes it at the reader's next wakeup: the same source, with gravity estimation
+    /// started afresh and the current orientation kept.
     public func configure(estimator: @escaping EstimatorFactory) {
-        state.withLock { s in s.estimator = estimator; s.sourceGeneration += 1 }
+        state.withLock { s in s.estimator = estimator; s.pipelineGeneration += 1 }
         reconcile()
     }
 
     /// The classifier's tuning (hysteresis, settle time, rate gate) while the gyroscope runs;
-    /// low-energy mode uses ``EnergySettings/lowEnergyClassifier``. Takes effect when the source
-    /// next starts.
+    /// low-energy mode uses ``EnergySettings/lowEnergyClassifier``. A running sensor takes it at
+    /// the reader's next wakeup: the same source (a recording plays on, a chip is not started
+    /// again), with gravity estimation started afresh and the current orientation kept.
     public var classifierSettings: OrientationClassifier.Settings {
         get { state.withLock { $0.classifier } }
-        set { state.withLock { $0.classifier = newValue; $0.sourceGeneration += 1 }; reconcile() }
+        set { state.withLock { $0.classifier = newValue; $0.pipelineGeneration += 1 }; reconcile() }
     }
 
     /// The rotation from the sensor frame into the device frame, as three rows (device x, y, z in
-    /// sensor axes); identity by default. Takes effect when the source next starts.
+    /// sensor axes); identity by default. A running sensor takes it at the reader's next wakeup,
+    /// as it does ``classifierSettings``.
     public var mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
         get { state.withLock { $0.mounting } }
-        set { state.withLock { $0.mounting = newValue; $0.sourceGeneration += 1 }; reconcile() }
+        set { state.withLock { $0.mounting = newValue; $0.pipelineGeneration += 1 }; reconcile() }
     }
 
-    /// Sensor settings of the two modes, the poll interval and the display switch.
+    /// Sensor settings of the two modes, the poll interval and the display switch. A running
+    /// sensor takes a change at the reader's next wakeup, on the same source: a new
+    /// configuration of the mode it runs restarts streaming with it (as a switch to or from the
+    /// low-energy mode does), a new low-energy classifier or turn wake interval rebuilds the
+    /// pipeline as ``classifierSettings`` does, and a new poll interval reads the power monitor
+    /// at once and then at the new interval.
     public var energySettings: EnergySettings {
         get { state.withLock { $0.energy } }
-        set { state.withLock { $0.energy = newValue; $0.sourceGeneration += 1 }; reconcile() }
+        set { state.withLock { $0.energy = newValue }; reconcile() }
     }
 
     /// What reports power-saver, battery, heat and the display; `nil` for none.
