@@ -252,7 +252,7 @@ extension MotionOrientation {
                 } catch {
                     owner.record(error: "power monitor: \(error)")
                 }
-                nextPoll = clock.nowNanoseconds &+ Nanoseconds.seconds(control.energy.pollInterval)
+                nextPoll = OrientationClassifier.adding(OrientationClassifier.nanoseconds(control.energy.pollInterval), to: clock.nowNanoseconds)
                 return
             }
 
