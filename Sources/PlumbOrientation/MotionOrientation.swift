@@ -39,6 +39,9 @@ public final class MotionOrientation: Sendable {
     /// tool configures it from `--simulate`, `--replay` or the board's IMU).
     public static let shared = MotionOrientation()
 
+    /// The seed library's spelling of ``shared``.
+    public static func sharedInstance() -> MotionOrientation { shared }
+
     struct State {
         var factory: SourceFactory?
         var sourceGeneration = 0
@@ -117,6 +120,7 @@ public final class MotionOrientation: Sendable {
         state.withLock { s in
             s.factory = source
             s.sourceGeneration += 1
+            if s.lastError == Self.noSource { s.lastError = nil }
         }
         reconcile()
     }
@@ -171,11 +175,20 @@ public final class MotionOrientation: Sendable {
 
     // MARK: Start and stop
 
-    /// Starts reading the sensor; calling it again while started does nothing.
+    /// Starts reading the sensor; calling it again while started does nothing. Without a source
+    /// it says so in ``lastError`` and reads nothing until ``configure(source:)`` gives it one.
+    /// After the source ended (a recording played to its end), it starts a new session with a
+    /// source the factory makes anew.
     public func start() {
-        state.withLock { $0.enabled = true }
+        state.withLock { s in
+            s.enabled = true
+            if s.factory == nil { s.lastError = Self.noSource }
+        }
         reconcile()
     }
+
+    /// ``lastError`` after ``start()`` without a source.
+    static let noSource = "start(): no sensor source to read; call configure(source:) with one (the sensor starts then)"
 
     /// Stops reading the sensor until ``start()`` is called again (unless a subscriber to
     /// ``orientationChanges`` still listens). The orientation keeps its last value.

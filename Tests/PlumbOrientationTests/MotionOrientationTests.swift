@@ -191,3 +191,28 @@ struct MotionOrientationTests {
         #expect(motion.lastError?.contains("trial.csv:3") == true)
     }
 }
+
+/// What the seed's users find missing: a start() that cannot run says why, and the seed's name
+/// for the shared instance.
+@Suite struct MotionOrientationSeedTests {
+    @Test func startWithoutASourceSaysSoUntilOneIsConfigured() async {
+        let motion = MotionOrientation()
+        #expect(motion.lastError == nil)
+        motion.start()
+        motion.start()
+        #expect(motion.lastError == "start(): no sensor source to read; call configure(source:) with one (the sensor starts then)")
+        #expect(motion.isEnabled)
+        #expect(!motion.isSensorRunning)
+        // Given one, the started notifier runs, and the message no longer holds.
+        let log = SourceLog()
+        motion.configure(source: { ProfileSource(.rest(), log: log) })
+        #expect(motion.lastError == nil)
+        #expect(await eventually { motion.isSensorRunning })
+        motion.stop()
+        #expect(await eventually { !motion.isSensorRunning })
+    }
+
+    @Test func sharedInstanceIsTheSeedsSpellingOfShared() {
+        #expect(MotionOrientation.sharedInstance() === MotionOrientation.shared)
+    }
+}
