@@ -76,8 +76,10 @@ public struct EnergySettings: Sendable, Equatable {
     /// the simulated tour (`plumb bench energy`).
     public var lowEnergy: IMUConfiguration
     /// How often the ``PowerStateMonitor`` is read, in seconds. Default 2 (the Raspberry Pi
-    /// firmware's `get_throttled_poll_ms` default is 2000 ms).
-    public var pollInterval: Double
+    /// firmware's `get_throttled_poll_ms` default is 2000 ms). Held, given to the initialiser or
+    /// set, to ``minimumPollInterval``…``OrientationClassifier/longestWait`` (0 or less reads
+    /// every 10 ms; not a number, the default).
+    public var pollInterval: Double { didSet { pollInterval = Self.held(pollInterval: pollInterval) } }
     /// Stop the sensor while the display is blanked and restart it on unblank. Default true.
     public var pausesWhileDisplayBlanked: Bool
     /// The classifier's tuning in low-energy mode, where gravity comes from the accelerometer
@@ -88,20 +90,38 @@ public struct EnergySettings: Sendable, Equatable {
     /// instead of once a batch, in seconds, except while a face dwells under a time cap
     /// (``OrientationClassifier/Settings/maximumWait``), whose end bounds the wait instead;
     /// `nil` never, and no other early wake-up either (``OrientationPipeline/wakeHint``).
-    /// Default ``defaultTurnWakeInterval``.
-    public var turnWakeInterval: Double?
+    /// Default ``defaultTurnWakeInterval``. Held, given to the initialiser or set, as `plumb
+    /// watch --turn-wake` takes it: 0 or less is `nil`, one longer than
+    /// ``OrientationClassifier/longestWait`` is that, not a number is the default.
+    public var turnWakeInterval: Double? { didSet { turnWakeInterval = Self.held(turnWakeInterval: turnWakeInterval) } }
 
     public init(normal: IMUConfiguration = EnergySettings.defaultNormal,
                 lowEnergy: IMUConfiguration = EnergySettings.defaultLowEnergy,
                 pollInterval: Double = 2, pausesWhileDisplayBlanked: Bool = true,
                 lowEnergyClassifier: OrientationClassifier.Settings = .accelerometerOnly,
                 turnWakeInterval: Double? = EnergySettings.defaultTurnWakeInterval) {
-        precondition(pollInterval > 0, "poll interval must be positive")
-        precondition(turnWakeInterval.map { $0 > 0 && $0.isFinite } ?? true, "the turn wake interval must be positive")
         self.normal = normal; self.lowEnergy = lowEnergy
-        self.pollInterval = pollInterval; self.pausesWhileDisplayBlanked = pausesWhileDisplayBlanked
+        self.pollInterval = Self.held(pollInterval: pollInterval); self.pausesWhileDisplayBlanked = pausesWhileDisplayBlanked
         self.lowEnergyClassifier = lowEnergyClassifier
-        self.turnWakeInterval = turnWakeInterval
+        self.turnWakeInterval = Self.held(turnWakeInterval: turnWakeInterval)
+    }
+
+    /// The shortest ``pollInterval``, in seconds: a shorter one (0 or less too) is read as this.
+    /// Reading the monitor takes one of the reader's wakeups, so the interval must not be 0.
+    public static let minimumPollInterval = 0.01
+
+    /// `seconds` held to ``minimumPollInterval``…``OrientationClassifier/longestWait``; the
+    /// default when it is not a number.
+    static func held(pollInterval seconds: Double) -> Double {
+        seconds.isNaN ? 2 : min(max(seconds, minimumPollInterval), OrientationClassifier.longestWait)
+    }
+
+    /// `seconds` as ``turnWakeInterval`` takes it: `nil` for 0 or less, at most
+    /// ``OrientationClassifier/longestWait``, the default when it is not a number.
+    static func held(turnWakeInterval seconds: Double?) -> Double? {
+        guard let seconds else { return nil }
+        if seconds.isNaN { return defaultTurnWakeInterval }
+        return seconds > 0 ? min(seconds, OrientationClassifier.longestWait) : nil
     }
 
     /// While a turn is in progress in low-energy mode, the reader is woken at least this often

@@ -7,6 +7,7 @@ extension MotionOrientation {
     struct Control {
         var factory: SourceFactory
         var generation: Int
+        var pipelineGeneration: Int
         var estimator: EstimatorFactory
         var classifier: OrientationClassifier.Settings
         var mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
@@ -20,7 +21,8 @@ extension MotionOrientation {
     func control() -> Control? {
         state.withLock { s in
             guard s.shouldRun, let factory = s.factory else { return nil }
-            return Control(factory: factory, generation: s.sourceGeneration, estimator: s.estimator,
+            return Control(factory: factory, generation: s.sourceGeneration, pipelineGeneration: s.pipelineGeneration,
+                           estimator: s.estimator,
                            classifier: s.classifier, mounting: s.mounting, energy: s.energy, monitor: s.monitor,
                            lowEnergy: s.wantsLowEnergy, paused: s.paused)
         }
@@ -76,6 +78,10 @@ extension MotionOrientation {
         var source: (any MotionSampleSource)?
         var generation = -1
         var pipeline: OrientationPipeline?
+        /// The ``MotionOrientation/State/pipelineGeneration`` the pipeline was built for.
+        var pipelineGeneration = -1
+        /// The energy settings the pipeline was built and the sensor started with.
+        var energy: EnergySettings?
         var streaming = false
         var appliedLowEnergy: Bool?
         var nextPoll: UInt64 = 0
@@ -89,9 +95,15 @@ extension MotionOrientation {
 
         /// How long one read may block, so that stop() and mode changes are seen quickly (ns).
         static let readTimeout: UInt64 = 100 * Nanoseconds.perMillisecond
-        /// The pause before a failed live source is tried again, in seconds (on the source's clock;
-        /// wall time when the source could not even be made).
+        /// The pause before a failed source is tried again, in seconds: on the source's clock,
+        /// and at least as long in wall time (``State/retryWallInterval``), so that a source on a
+        /// virtual clock, whose sleep takes no time, is not retried in a tight loop.
         static let retryInterval = 1.0
+        /// How often the pause in wall time looks for stop() or a new source, in seconds.
+        static let retryCheckInterval = 0.05
+
+        /// Now in wall time (CLOCK_MONOTONIC), in nanoseconds.
+        static func wallNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
         init(owner: MotionOrientation) {
             self.owner = owner
@@ -115,14 +127,17 @@ extension MotionOrientation {
                                                                  timeNanoseconds: source?.clock.nowNanoseconds ?? 0, error: error)])
                         }
                         let clock = source?.clock
+                        let failed = Self.wallNanoseconds()
                         shutDownSource()
                         if case .recording = error {
                             endSession()
-                        } else if let clock {
-                            clock.sleep(nanoseconds: Nanoseconds.seconds(Self.retryInterval))
                         } else {
-                            // The factory itself failed: there is no sensor clock yet.
-                            Thread.sleep(forTimeInterval: Self.retryInterval)
+                            // The pause on the source's clock (none when the factory itself
+                            // failed: there is no sensor clock yet), so that virtual time moves
+                            // on by it too; and in wall time, which a virtual clock's sleep
+                            // does not take.
+                            clock?.sleep(nanoseconds: Nanoseconds.seconds(Self.retryInterval))
+                            pauseBeforeRetry(since: failed, generation: control.generation)
                         }
                     }
                 }
@@ -143,9 +158,28 @@ extension MotionOrientation {
             }
         }
 
-        /// The source ended: the owner's streams finish, and the next session's start afresh
-        /// (no "reading again after" a failure they never heard of).
+        /// Waits until ``State/retryWallInterval`` of wall time has passed since `failed`
+        /// (``wallNanoseconds()``), or less when the notifier is stopped or given another source
+        /// (`generation` changed) meanwhile.
+        func pauseBeforeRetry(since failed: UInt64, generation: Int) {
+            let interval = owner.state.withLock { $0.retryWallInterval }
+            let end = OrientationClassifier.adding(OrientationClassifier.nanoseconds(max(interval, 0)), to: failed)
+            while true {
+                let now = Self.wallNanoseconds()
+                guard now < end, let control = owner.control(), control.generation == generation else { return }
+                Thread.sleep(forTimeInterval: min(Double(end - now) / 1e9, Self.retryCheckInterval))
+            }
+        }
+
+        /// The source ended: it is shut down, the owner's streams finish, and the next session
+        /// starts afresh, from a source the factory makes anew (a recording plays again from its
+        /// start) and with no "reading again after" a failure its streams never heard of.
+        ///
+        /// The source goes first: a subscriber or ``MotionOrientation/start()`` that comes once
+        /// the streams have finished, before this loop has left, is a new session, and must not
+        /// read the ended source again (it said `.finished` and ended the new session at once).
         mutating func endSession() {
+            shutDownSource()
             owner.finishSession()
             failing = nil
         }
@@ -175,19 +209,42 @@ extension MotionOrientation {
             }
         }
 
+        /// A new pipeline for `control`'s settings, keeping the accepted orientation and the
+        /// estimator in use (the one for the mode the sensor runs).
+        mutating func rebuildPipeline(_ control: Control) {
+            let orientation = pipeline?.orientation ?? owner.deviceOrientation
+            var next = OrientationPipeline(fused: control.estimator(), classifier: control.classifier,
+                                           accelerometerOnlyClassifier: control.energy.lowEnergyClassifier,
+                                           usesGyroscope: pipeline?.usesGyroscope ?? true, mounting: control.mounting,
+                                           turnWakeInterval: control.energy.turnWakeInterval)
+            next.resume(from: orientation)
+            pipeline = next
+            pipelineGeneration = control.pipelineGeneration
+        }
+
         mutating func step(_ control: Control) throws(MotionSourceError) {
             if source == nil || generation != control.generation {
                 shutDownSource()
                 source = try Self.make(control.factory)
                 generation = control.generation
-                let orientation = pipeline?.orientation ?? owner.deviceOrientation
-                pipeline = OrientationPipeline(fused: control.estimator(), classifier: control.classifier,
-                                               accelerometerOnlyClassifier: control.energy.lowEnergyClassifier, mounting: control.mounting,
-                                               turnWakeInterval: control.energy.turnWakeInterval)
-                pipeline?.resume(from: orientation)
+                rebuildPipeline(control)
                 appliedLowEnergy = nil
                 nextPoll = 0
+            } else if pipelineGeneration != control.pipelineGeneration
+                        || energy?.lowEnergyClassifier != control.energy.lowEnergyClassifier
+                        || energy?.turnWakeInterval != control.energy.turnWakeInterval {
+                // Another estimator, classifier, mounting or low-energy tuning: the same source
+                // reads on (a recording is not played again from its start, a chip not started
+                // again), into a new pipeline.
+                rebuildPipeline(control)
             }
+            if let energy, energy != control.energy {
+                // The chip restarts streaming with its mode's new configuration, as it does when
+                // the mode changes.
+                if energy.normal != control.energy.normal || energy.lowEnergy != control.energy.lowEnergy { appliedLowEnergy = nil }
+                if energy.pollInterval != control.energy.pollInterval { nextPoll = 0 }
+            }
+            energy = control.energy
             // Take the pipeline out while it works, so its boxed estimator is uniquely referenced
             // and mutating it never copies (no allocation per wakeup).
             guard let source, var pipeline = self.pipeline else { return }
@@ -203,7 +260,7 @@ extension MotionOrientation {
                 } catch {
                     owner.record(error: "power monitor: \(error)")
                 }
-                nextPoll = clock.nowNanoseconds &+ Nanoseconds.seconds(control.energy.pollInterval)
+                nextPoll = OrientationClassifier.adding(OrientationClassifier.nanoseconds(control.energy.pollInterval), to: clock.nowNanoseconds)
                 return
             }
 

@@ -43,9 +43,15 @@ public final class MotionOrientation: Sendable {
     /// tool configures it from `--simulate`, `--replay` or the board's IMU).
     public static let shared = MotionOrientation()
 
+    /// The seed library's spelling of ``shared``.
+    public static func sharedInstance() -> MotionOrientation { shared }
+
     struct State {
         var factory: SourceFactory?
         var sourceGeneration = 0
+        /// Bumped by a new estimator, classifier or mounting: the reader rebuilds the pipeline on
+        /// the same source.
+        var pipelineGeneration = 0
         var estimator: EstimatorFactory = { FusionAlgorithm.default.makeGravityEstimator() }
         var classifier = OrientationClassifier.Settings.default
         var mounting = (SIMD3<Double>(1, 0, 0), SIMD3<Double>(0, 1, 0), SIMD3<Double>(0, 0, 1))
@@ -75,6 +81,9 @@ public final class MotionOrientation: Sendable {
         var failing: String?
         var configuration: IMUConfiguration?
         var queue = DispatchQueue(label: "plumb.motion-orientation.notifications")
+        /// The least wall time between a source's failure and the next try, in seconds (tests
+        /// that retry in virtual time shorten it).
+        var retryWallInterval = Reader.retryInterval
 
         var shouldRun: Bool { factory != nil && (enabled || !subscribers.isEmpty || !observers.isEmpty) }
         var wantsLowEnergy: Bool { forcedLowEnergy || (automaticLowEnergy && power.wantsLowEnergy) }
@@ -115,36 +124,45 @@ public final class MotionOrientation: Sendable {
         state.withLock { s in
             s.factory = source
             s.sourceGeneration += 1
+            if s.lastError == Self.noSource { s.lastError = nil }
         }
         reconcile()
     }
 
-    /// Sets the estimator used while the gyroscope runs (PlumbFusion's filters); takes effect
-    /// when the source next starts.
+    /// Sets the estimator used while the gyroscope runs (PlumbFusion's filters). A running
+    /// sensor takes it at the reader's next wakeup: the same source, with gravity estimation
+    /// started afresh and the current orientation kept.
     public func configure(estimator: @escaping EstimatorFactory) {
-        state.withLock { s in s.estimator = estimator; s.sourceGeneration += 1 }
+        state.withLock { s in s.estimator = estimator; s.pipelineGeneration += 1 }
         reconcile()
     }
 
     /// The classifier's tuning (hysteresis, settle time, rate gate) while the gyroscope runs;
-    /// low-energy mode uses ``EnergySettings/lowEnergyClassifier``. Takes effect when the source
-    /// next starts.
+    /// low-energy mode uses ``EnergySettings/lowEnergyClassifier``. A running sensor takes it at
+    /// the reader's next wakeup: the same source (a recording plays on, a chip is not started
+    /// again), with gravity estimation started afresh and the current orientation kept.
     public var classifierSettings: OrientationClassifier.Settings {
         get { state.withLock { $0.classifier } }
-        set { state.withLock { $0.classifier = newValue; $0.sourceGeneration += 1 }; reconcile() }
+        set { state.withLock { $0.classifier = newValue; $0.pipelineGeneration += 1 }; reconcile() }
     }
 
     /// The rotation from the sensor frame into the device frame, as three rows (device x, y, z in
-    /// sensor axes); identity by default. Takes effect when the source next starts.
+    /// sensor axes); identity by default. A running sensor takes it at the reader's next wakeup,
+    /// as it does ``classifierSettings``.
     public var mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) {
         get { state.withLock { $0.mounting } }
-        set { state.withLock { $0.mounting = newValue; $0.sourceGeneration += 1 }; reconcile() }
+        set { state.withLock { $0.mounting = newValue; $0.pipelineGeneration += 1 }; reconcile() }
     }
 
-    /// Sensor settings of the two modes, the poll interval and the display switch.
+    /// Sensor settings of the two modes, the poll interval and the display switch. A running
+    /// sensor takes a change at the reader's next wakeup, on the same source: a new
+    /// configuration of the mode it runs restarts streaming with it (as a switch to or from the
+    /// low-energy mode does), a new low-energy classifier or turn wake interval rebuilds the
+    /// pipeline as ``classifierSettings`` does, and a new poll interval reads the power monitor
+    /// at once and then at the new interval.
     public var energySettings: EnergySettings {
         get { state.withLock { $0.energy } }
-        set { state.withLock { $0.energy = newValue; $0.sourceGeneration += 1 }; reconcile() }
+        set { state.withLock { $0.energy = newValue }; reconcile() }
     }
 
     /// What reports power-saver, battery, heat and the display; `nil` for none.
@@ -165,11 +183,20 @@ public final class MotionOrientation: Sendable {
 
     // MARK: Start and stop
 
-    /// Starts reading the sensor; calling it again while started does nothing.
+    /// Starts reading the sensor; calling it again while started does nothing. Without a source
+    /// it says so in ``lastError`` and reads nothing until ``configure(source:)`` gives it one.
+    /// After the source ended (a recording played to its end), it starts a new session with a
+    /// source the factory makes anew.
     public func start() {
-        state.withLock { $0.enabled = true }
+        state.withLock { s in
+            s.enabled = true
+            if s.factory == nil { s.lastError = Self.noSource }
+        }
         reconcile()
     }
+
+    /// ``lastError`` after ``start()`` without a source.
+    static let noSource = "start(): no sensor source to read; call configure(source:) with one (the sensor starts then)"
 
     /// Stops reading the sensor until ``start()`` is called again (unless a subscriber to
     /// ``orientationChanges`` still listens). The orientation keeps its last value.

@@ -41,64 +41,79 @@ import Darwin
 /// allocates.
 public struct OrientationClassifier: Sendable {
     /// Tuning. Every field has a documented unit and default, and is held to its range
-    /// whether given to the initialiser or set afterwards (a value out of range is a
-    /// programmer error and stops there).
+    /// whether given to the initialiser or set afterwards: a value out of range is taken as the
+    /// nearest in range, and one that is not a number as the default (they used to stop the
+    /// process).
     public struct Settings: Sendable, Equatable {
         /// How far past the 45° boundary up must go before another face is proposed, in degrees:
-        /// up must lie within 45° − this of the face's axis. Default 4.
-        public var hysteresisDegrees: Double { didSet { check() } }
+        /// up must lie within 45° − this of the face's axis. Default 4. Held to 0 up to just
+        /// below 45.
+        public var hysteresisDegrees: Double { didSet { hysteresisDegrees = Self.held(hysteresisDegrees: hysteresisDegrees) } }
         /// How long a new face must stay proposed before it is accepted, in seconds; one longer
         /// than ``OrientationClassifier/longestWait`` (`.infinity` too) never ends. Default 0.05.
-        public var settleTime: Double { didSet { check() } }
+        /// Held to 0 and more.
+        public var settleTime: Double { didSet { settleTime = Self.held(settleTime: settleTime) } }
         /// Gravity turning faster than this proposes nothing, in degrees per second (measured on
         /// the gravity estimate, smoothed over ``rateTimeConstant``). Default 60; `.infinity`
-        /// turns the gate off.
-        public var maximumRotationRate: Double { didSet { check() } }
+        /// turns the gate off. Held to 0 and more (0: only gravity that does not turn at all).
+        public var maximumRotationRate: Double { didSet { maximumRotationRate = Self.held(maximumRotationRate: maximumRotationRate) } }
         /// The time constant of the first-order smoothing of the rotation rate the gate compares,
-        /// in seconds. Default 0.25.
-        public var rateTimeConstant: Double { didSet { check() } }
+        /// in seconds. Default 0.25. Held to 0 and more, finite.
+        public var rateTimeConstant: Double { didSet { rateTimeConstant = Self.held(rateTimeConstant: rateTimeConstant) } }
         /// The time cap (the *dwell* path), in seconds: a face is also accepted, however far
         /// short of the hysteresis up stopped, once up has lain within the face's plain 45° cone
         /// without interruption for this long, if up then lies within 45° −
         /// ``dwellMarginDegrees`` of its axis and gravity turns no faster than
         /// ``dwellMaximumRotationRate``. The estimate at or after the cap decides; if it does not
-        /// pass, each later one in the cone may. Finite; one longer than
-        /// ``OrientationClassifier/longestWait`` never ends. Default `nil`: no time cap.
-        public var maximumWait: Double? { didSet { check() } }
+        /// pass, each later one in the cone may. One longer than
+        /// ``OrientationClassifier/longestWait`` never ends. Default `nil`: no time cap. Held to
+        /// 0 and more; `.infinity` (or not a number) is `nil`.
+        public var maximumWait: Double? { didSet { maximumWait = Self.held(maximumWait: maximumWait) } }
         /// How far inside the 45° boundary up must lie when the dwell path accepts, in degrees.
-        /// Default 0.
-        public var dwellMarginDegrees: Double { didSet { check() } }
+        /// Default 0. Held to 0 up to just below 45.
+        public var dwellMarginDegrees: Double { didSet { dwellMarginDegrees = Self.held(dwellMarginDegrees: dwellMarginDegrees) } }
         /// The dwell path accepts nothing while gravity turns faster than this, in degrees per
         /// second (the rate ``maximumRotationRate`` compares, smoothed over ``rateTimeConstant``).
-        /// Default `.infinity`: no gate.
-        public var dwellMaximumRotationRate: Double { didSet { check() } }
+        /// Default `.infinity`: no gate. Held to 0 and more.
+        public var dwellMaximumRotationRate: Double {
+            didSet { dwellMaximumRotationRate = Self.held(dwellMaximumRotationRate: dwellMaximumRotationRate) }
+        }
 
         public init(hysteresisDegrees: Double = 4, settleTime: Double = 0.05, maximumRotationRate: Double = 60,
                     rateTimeConstant: Double = 0.25, maximumWait: Double? = nil, dwellMarginDegrees: Double = 0,
                     dwellMaximumRotationRate: Double = .infinity) {
-            self.hysteresisDegrees = hysteresisDegrees
-            self.settleTime = settleTime
-            self.maximumRotationRate = maximumRotationRate
-            self.rateTimeConstant = rateTimeConstant
-            self.maximumWait = maximumWait
-            self.dwellMarginDegrees = dwellMarginDegrees
-            self.dwellMaximumRotationRate = dwellMaximumRotationRate
-            check()
+            self.hysteresisDegrees = Self.held(hysteresisDegrees: hysteresisDegrees)
+            self.settleTime = Self.held(settleTime: settleTime)
+            self.maximumRotationRate = Self.held(maximumRotationRate: maximumRotationRate)
+            self.rateTimeConstant = Self.held(rateTimeConstant: rateTimeConstant)
+            self.maximumWait = Self.held(maximumWait: maximumWait)
+            self.dwellMarginDegrees = Self.held(dwellMarginDegrees: dwellMarginDegrees)
+            self.dwellMaximumRotationRate = Self.held(dwellMaximumRotationRate: dwellMaximumRotationRate)
         }
 
-        /// The ranges every field must lie in, checked by the initialiser and again whenever a
-        /// field is set, so a value out of range stops where it is written rather than in the
-        /// classifier later. A settle time or maximum wait too long to count in nanoseconds is
-        /// allowed and means "never" (``OrientationClassifier/longestWait``).
-        private func check() {
-            precondition(hysteresisDegrees >= 0 && hysteresisDegrees < 45, "hysteresis must lie in [0, 45) degrees")
-            precondition(settleTime >= 0, "the settle time must not be negative")
-            precondition(maximumRotationRate > 0, "the rotation-rate gate must be positive")
-            precondition(rateTimeConstant >= 0 && rateTimeConstant.isFinite, "the rate time constant must be finite and not negative")
-            precondition(maximumWait.map { $0 >= 0 && $0.isFinite } ?? true, "the maximum wait must be finite and not negative")
-            precondition(dwellMarginDegrees >= 0 && dwellMarginDegrees < 45, "the dwell margin must lie in [0, 45) degrees")
-            precondition(dwellMaximumRotationRate > 0, "the dwell's rotation-rate gate must be positive")
+        // The range of each field, applied by the initialiser and again whenever a field is set,
+        // so the classifier never sees a value it cannot use: a value outside is taken as the
+        // nearest end, one that is not a number as the field's default. A settle time or maximum
+        // wait too long to count in nanoseconds is kept and means "never"
+        // (``OrientationClassifier/longestWait``).
+
+        /// The largest angle below 45°, for the hysteresis and the dwell margin (45° itself would
+        /// leave no cone to propose a face in).
+        static let belowBoundary = 45.0.nextDown
+
+        static func held(_ value: Double, _ range: ClosedRange<Double>, default fallback: Double) -> Double {
+            value.isNaN ? fallback : min(max(value, range.lowerBound), range.upperBound)
         }
+        static func held(hysteresisDegrees v: Double) -> Double { held(v, 0...belowBoundary, default: 4) }
+        static func held(settleTime v: Double) -> Double { held(v, 0...Double.infinity, default: 0.05) }
+        static func held(maximumRotationRate v: Double) -> Double { held(v, 0...Double.infinity, default: 60) }
+        static func held(rateTimeConstant v: Double) -> Double { held(v, 0...Double.greatestFiniteMagnitude, default: 0.25) }
+        static func held(maximumWait v: Double?) -> Double? {
+            guard let v, !v.isNaN, v != .infinity else { return nil }
+            return max(v, 0)
+        }
+        static func held(dwellMarginDegrees v: Double) -> Double { held(v, 0...belowBoundary, default: 0) }
+        static func held(dwellMaximumRotationRate v: Double) -> Double { held(v, 0...Double.infinity, default: .infinity) }
 
         /// Hysteresis and settle time only, no rate gate.
         public static func simple(hysteresisDegrees: Double, settleTime: Double) -> Settings {

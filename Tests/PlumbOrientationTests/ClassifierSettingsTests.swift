@@ -61,33 +61,20 @@ import Testing
         }
     }
 
-    /// Out of range, set directly, stops where it is written, as the initialiser does.
-    @Test func aNegativeSettleTimeSetDirectlyStopsThere() async {
-        await #expect(processExitsWith: .failure) {
-            var s = OrientationClassifier.Settings.default
-            s.settleTime = -0.1
-        }
-    }
-
-    @Test func aNegativeMaximumWaitSetDirectlyStopsThere() async {
-        await #expect(processExitsWith: .failure) {
-            var s = OrientationClassifier.Settings.default
-            s.maximumWait = -1
-        }
-    }
-
-    @Test func anInfiniteMaximumWaitSetDirectlyStopsThere() async {
-        // No cap is nil, not infinity.
-        await #expect(processExitsWith: .failure) {
-            var s = OrientationClassifier.Settings.steadyAccelerometerOnly
-            s.maximumWait = .infinity
-        }
-    }
-
-    @Test func aHysteresisOf45SetDirectlyStopsThere() async {
-        await #expect(processExitsWith: .failure) {
-            var s = OrientationClassifier.Settings.default
-            s.hysteresisDegrees = 45
-        }
+    /// Out of range, set directly, is held to the range where it is written, as the initialiser
+    /// does (it used to stop the process there).
+    @Test func outOfRangeSetDirectlyIsHeldThere() {
+        var s = OrientationClassifier.Settings.default
+        s.settleTime = -0.1
+        #expect(s.settleTime == 0)
+        s.maximumWait = -1
+        #expect(s.maximumWait == 0)
+        // No cap is nil: an infinite one is taken as none.
+        var steady = OrientationClassifier.Settings.steadyAccelerometerOnly
+        steady.maximumWait = .infinity
+        #expect(steady.maximumWait == nil)
+        s.hysteresisDegrees = 45
+        #expect(s.hysteresisDegrees < 45 && s.hysteresisDegrees > 44.99)
+        #expect(s == OrientationClassifier.Settings(hysteresisDegrees: 45, settleTime: -0.1, maximumWait: -1))
     }
 }

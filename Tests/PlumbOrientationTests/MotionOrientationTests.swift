@@ -161,14 +161,20 @@ struct MotionOrientationTests {
         settings.pausesWhileDisplayBlanked = false
         motion.energySettings = settings
         monitor.set(PowerState(displayBlanked: true))
-        #expect(await eventually { motion.powerState.displayBlanked && log.made == 2 })
+        #expect(await eventually { motion.powerState.displayBlanked })
         try? await Task.sleep(for: .milliseconds(30))
         #expect(motion.isSensorRunning)
+        // On the same source, not started again: the switch is not the chip's.
+        #expect(log.made == 1)
+        #expect(log.starts.count == 2)
     }
 
     @Test func aSourceThatFailsIsReportedAndMadeAgain() async {
         let log = SourceLog()
         let motion = MotionOrientation(source: { FlakySource(ProfileSource(.rest(), log: log), failAfter: 10) })
+        // Retried after 10 ms of wall time rather than a second (the pause on the source's
+        // virtual clock takes none).
+        motion.state.withLock { $0.retryWallInterval = 0.01 }
         motion.start()
         defer { motion.stop() }
         #expect(await eventually { log.made >= 2 && motion.isSensorRunning })
@@ -183,5 +189,30 @@ struct MotionOrientationTests {
         motion.start()
         #expect(await eventually { motion.lastError != nil && !motion.isEnabled })
         #expect(motion.lastError?.contains("trial.csv:3") == true)
+    }
+}
+
+/// What the seed's users find missing: a start() that cannot run says why, and the seed's name
+/// for the shared instance.
+@Suite struct MotionOrientationSeedTests {
+    @Test func startWithoutASourceSaysSoUntilOneIsConfigured() async {
+        let motion = MotionOrientation()
+        #expect(motion.lastError == nil)
+        motion.start()
+        motion.start()
+        #expect(motion.lastError == "start(): no sensor source to read; call configure(source:) with one (the sensor starts then)")
+        #expect(motion.isEnabled)
+        #expect(!motion.isSensorRunning)
+        // Given one, the started notifier runs, and the message no longer holds.
+        let log = SourceLog()
+        motion.configure(source: { ProfileSource(.rest(), log: log) })
+        #expect(motion.lastError == nil)
+        #expect(await eventually { motion.isSensorRunning })
+        motion.stop()
+        #expect(await eventually { !motion.isSensorRunning })
+    }
+
+    @Test func sharedInstanceIsTheSeedsSpellingOfShared() {
+        #expect(MotionOrientation.sharedInstance() === MotionOrientation.shared)
     }
 }

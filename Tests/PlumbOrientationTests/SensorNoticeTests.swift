@@ -96,10 +96,6 @@ import Testing
         init(_ inner: ProfileSource, fails: Bool) { self.inner = inner; self.fails = fails }
         func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
             if fails {
-                // A real bus takes time to fail; the reader's pause before it tries again is on
-                // this source's virtual clock and takes none, so without this its retries spin a
-                // core for as long as the test waits.
-                Thread.sleep(forTimeInterval: 0.005)
                 throw .other("no answer at 0x68 on /dev/i2c-1: check the wiring")
             }
             return try inner.start(configuration)
@@ -117,6 +113,9 @@ import Testing
             let n = attempts.made.withLock { $0 += 1; return $0 }
             return LateSource(ProfileSource(.rest(), log: log), fails: n <= 4)
         })
+        // Retried every 10 ms of wall time rather than every second (the pause on the source's
+        // virtual clock takes none).
+        motion.state.withLock { $0.retryWallInterval = 0.01 }
         let collected = Collected()
         let reader = Self.collect(motion, into: collected)
         defer { reader.cancel() }

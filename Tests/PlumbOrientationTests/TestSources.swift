@@ -73,6 +73,9 @@ final class ProfileSource: MotionSampleSource {
         log.entries.withLock { $0.stops += 1 }
     }
 
+    /// Past `end` on the virtual clock (the reader moves it while the sensor is paused).
+    var isExhausted: Bool { end.map { virtualClock.nowSeconds > $0 } ?? false }
+
     func close() {
         log.entries.withLock { $0.closes += 1 }
     }
