@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PlumbConfiguration
 import PlumbDisplay
 import PlumbDrivers
@@ -337,18 +338,46 @@ final class SystemActionRunner: RotationActionRunner {
         } catch {
             throw CLIError.failure("cannot run \(path): \(error.localizedDescription)")
         }
-        var data = Data()
-        if let pipe {
-            do {
-                data = try pipe.fileHandleForReading.readToEnd() ?? Data()
-            } catch {
-                process.waitUntilExit()
-                throw CLIError.failure("cannot read the output of \(path): \(error.localizedDescription)")
+        // Read and waited for on a thread of its own, so that one that hangs (a compositor that
+        // froze, a command stuck on something) is stopped at the deadline instead of holding up
+        // the caller: `plumb run`'s loop, whose sensor, outputs and systemd watchdog pings wait
+        // on it.
+        let result = Mutex<Result<Data, CLIError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let shown = path
+        DispatchQueue.global().async {
+            var outcome: Result<Data, CLIError> = .success(Data())
+            if let pipe {
+                do { outcome = .success(try pipe.fileHandleForReading.readToEnd() ?? Data()) } catch {
+                    outcome = .failure(.failure("cannot read the output of \(shown): \(error.localizedDescription)"))
+                }
             }
+            process.waitUntilExit()
+            result.withLock { $0 = outcome }
+            done.signal()
         }
-        process.waitUntilExit()
+        if done.wait(timeout: .now() + Self.deadline) == .timedOut {
+            // Foundation's Process starts the program in a process group of its own: the group
+            // takes the signals, so what it started (the sleep of a script) ends too and lets go of
+            // the pipe. SIGKILL a second after SIGTERM for one that ignores it.
+            let group = -process.processIdentifier
+            kill(group, SIGTERM)
+            if done.wait(timeout: .now() + 1) == .timedOut {
+                kill(group, SIGKILL)
+                _ = done.wait(timeout: .now() + 1)
+            }
+            throw CLIError.failure("\(([path] + arguments).joined(separator: " ")) did not finish within \(Int(Self.deadline)) s and was stopped",
+                                   fix: "A turn or a read-back takes milliseconds: check that the compositor or X server answers, "
+                                       + "and that a --command returns at once (start anything slow in the background: 'long-task &').")
+        }
+        let data = try result.withLock { $0 }?.get() ?? Data()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
+
+    /// How long a rotation tool, read-back or command may run before it is stopped (s): far
+    /// beyond the milliseconds they take, and short enough that `plumb run`'s loop, held up
+    /// meanwhile, still pings systemd's watchdog (`WatchdogSec=10s`, pinged every 5 s) in time.
+    static let deadline = 3.0
 
     private func execute(_ path: String, _ arguments: [String], extra: [String: String], shown: String) throws {
         let status = try launch(path, arguments, environment: environment.merging(extra) { $1 }, capture: false).status
