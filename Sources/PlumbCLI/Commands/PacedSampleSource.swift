@@ -26,9 +26,11 @@ final class SensorCounters: Sendable {
 /// Each read is passed on to `inner`; then the wall clock is made to catch up with the samples'
 /// timestamps (``VirtualTimePacer``): the first read fixes the origin, and a read whose newest sample lies t seconds
 /// after it returns no earlier than t / speed seconds after the first. The reader still sees the
-/// inner source's clock, so the notifier's settle times and hysteresis run on sample time.
+/// inner source's time, so the notifier's settle times and hysteresis run on sample time; its
+/// sleeps on that clock take wall time too (``PacedClock``).
 final class PacedSampleSource: MotionSampleSource {
     private let inner: any MotionSampleSource
+    private let pacedClock: PacedClock
     private let counters: SensorCounters
     private let busTransactions: (() -> Int)?
     private var countedTransactions = 0
@@ -43,6 +45,7 @@ final class PacedSampleSource: MotionSampleSource {
          busTransactions: (() -> Int)? = nil) {
         precondition(speed > 0, "speed must be positive")
         self.inner = inner
+        pacedClock = PacedClock(inner.clock, wall: wall, speed: speed)
         pacer = VirtualTimePacer(speedup: speed, wall: wall)
         self.counters = counters
         self.busTransactions = busTransactions
@@ -61,7 +64,7 @@ final class PacedSampleSource: MotionSampleSource {
     func wake(bySampleAt sampleNanoseconds: UInt64) { inner.wake(bySampleAt: sampleNanoseconds) }
     func takeNotices() -> [SensorNotice] { inner.takeNotices() }
     func close() { inner.close() }
-    var clock: any MonotonicClock { inner.clock }
+    var clock: any MonotonicClock { pacedClock }
 
     func start(_ configuration: IMUConfiguration) throws(MotionSourceError) -> IMUConfiguration {
         defer { countTransactions() }
@@ -86,5 +89,31 @@ final class PacedSampleSource: MotionSampleSource {
         counters.update { $0.stops += 1 }
         pacer.reset()
         try inner.stop()
+    }
+}
+
+/// A virtual clock whose sleeps also take wall time, at `speed` virtual seconds per wall second.
+///
+/// The notifier's reader sleeps on its source's clock while the sensor is paused (a blanked
+/// display) and between retries of a failed source; on the simulator's virtual clock alone those
+/// sleeps passed at once, so `plumb watch --simulate --speed 1 --power-root DIR` with the display
+/// blanked read DIR 25 000 times a second at 95 % of a core and used up `--duration` before the
+/// display came back.
+final class PacedClock: MonotonicClock {
+    private let inner: any MonotonicClock
+    private let wall: any MonotonicClock
+    private let speed: Double
+
+    init(_ inner: any MonotonicClock, wall: any MonotonicClock, speed: Double) {
+        self.inner = inner
+        self.wall = wall
+        self.speed = speed
+    }
+
+    var nowNanoseconds: UInt64 { inner.nowNanoseconds }
+
+    func sleep(nanoseconds: UInt64) {
+        inner.sleep(nanoseconds: nanoseconds)
+        wall.sleep(nanoseconds: UInt64(Double(nanoseconds) / speed))
     }
 }
