@@ -44,6 +44,7 @@ enum Kiosk {
             .flag("simulate", help: "Read the simulated IMU (see --profile). Without --simulate or --replay: the board's IMU."),
             .option("profile", value: "NAME", help: "Simulated motion: rest, tour, rotation, shaking, tapping (default tour)."),
             .option("chip", value: "PART", help: "Simulated chip (default mpu6050)."),
+            .option("speed", value: "FACTOR", help: "Play the simulated IMU at FACTOR × real time (--simulate; default: as fast as possible, which turns a real screen many times a second: give 1 with a real --backend)."),
             .option("replay", value: "FILE", help: "Play a recording (CSV with t_s, gyr_*, acc_*) in virtual time."),
             .option("duration", value: "SECONDS", help: "Stop after this much sensor time (wall-clock time on the board's IMU)."),
         ] + LiveSensor.options)
@@ -52,6 +53,8 @@ enum Kiosk {
 
     static func run(_ args: ParsedArguments, _ context: CommandContext) throws {
         let duration = try args.double("duration", in: 0...1e7)
+        let speed = try args.double("speed", in: 0.01...1000)
+        if speed != nil, !args.has("simulate") { throw CLIError.usage("'--speed' paces the simulated IMU: give it with --simulate.") }
         var found: LiveSensor.Found?
         if args.string("replay") == nil, !args.has("simulate") {
             for name in ["profile", "chip"] where args.string(name) != nil { throw CLIError.usage("'--\(name)' needs '--simulate'.") }
@@ -80,8 +83,9 @@ enum Kiosk {
         } else {
             try LiveSensor.rejectOptions(args, besides: "simulate")
             let profile = try SimulatedIMU.profile(args.string("profile") ?? "tour")
-            source = try SimulatedIMU.source(chip: args.string("chip") ?? "mpu6050", profile: profile,
-                                             duration: duration ?? profile.duration ?? 60).source
+            let simulated = try SimulatedIMU.source(chip: args.string("chip") ?? "mpu6050", profile: profile,
+                                                    duration: duration ?? profile.duration ?? 60).source
+            source = speed.map { PacedSampleSource(simulated, speed: $0, wall: SystemClock(), counters: SensorCounters()) } ?? simulated
         }
 
         let runner: any RotationActionRunner = args.has("dry-run") ? PrintingRunner(context: context) : SystemActionRunner(environment: context.environment)
