@@ -6,7 +6,7 @@ import Synchronization
 /// Writes are buffered; the tool flushes at exit and whenever a line-oriented stream (a watch, a
 /// live read) asks for it, so a pipe sees every line as it happens.
 public final class Output: Sendable {
-    private enum Sink { case fileDescriptor(Int32), capture }
+    private enum Sink { case fileDescriptor(Int32), capture, log(Int32) }
     private let sink: Sink
     private let state = Mutex<(buffer: [UInt8], captured: [UInt8])>(([], []))
 
@@ -16,6 +16,15 @@ public final class Output: Sendable {
     public static func standardError() -> Output { Output(.fileDescriptor(2)) }
     /// An output that keeps everything written to it, for tests.
     public static func capture() -> Output { Output(.capture) }
+
+    /// The same file descriptor for a daemon's log: a write that fails (the journal's pipe gone,
+    /// a full disk under `plumb run 2> file`) drops the lines instead of ending the process, which
+    /// would stop the sensor and leave the screen, LEDs and D-Bus name as they were (SIGPIPE
+    /// is a clean exit to systemd: no restart). A capture stays itself.
+    public func droppingWriteFailures() -> Output {
+        guard case .fileDescriptor(let fd) = sink else { return self }
+        return Output(.log(fd))
+    }
 
     /// Writes `text` as is.
     public func write(_ text: String) {
@@ -36,13 +45,23 @@ public final class Output: Sendable {
             if case .capture = sink { s.captured += s.buffer; return [] }
             return s.buffer
         }
-        guard case .fileDescriptor(let fd) = sink, !bytes.isEmpty else { return }
+        guard !bytes.isEmpty else { return }
+        let fd: Int32, dropsFailures: Bool
+        switch sink {
+        case .capture: return
+        case .fileDescriptor(let d): (fd, dropsFailures) = (d, false)
+        case .log(let d): (fd, dropsFailures) = (d, true)
+        }
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if n >= 0 { offset += n; continue }
             let code = errno
-            if code == EINTR || code == EAGAIN { continue }
+            if code == EINTR { continue }
+            // A log's lines are dropped (EAGAIN too: a daemon does not spin on a full
+            // non-blocking pipe); another output tries EAGAIN again.
+            if dropsFailures { return }
+            if code == EAGAIN { continue }
             Self.cannotWrite(fd: fd, code: code)
         }
     }

@@ -378,12 +378,13 @@ extension SensorProxyService {
         thread.start()
     }
 
-    /// Runs the service on the calling thread until SIGINT or SIGTERM arrives (or ``stop()``), then
-    /// stops the sensor and releases the name. For `plumb dbus`.
+    /// Runs the service on the calling thread until SIGINT, SIGTERM or SIGHUP arrives (or
+    /// ``stop()``), then stops the sensor and releases the name. For `plumb dbus`: a hangup (the
+    /// ssh session it was started from dropped) ended it at once, the chip left streaming.
     public func runUntilSignalled() throws(SensorProxyError) {
         let queue = DispatchQueue(label: "plumb-dbus-signals")
         var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [self] in stop() }
@@ -392,8 +393,7 @@ extension SensorProxyService {
         }
         defer {
             for source in sources { source.cancel() }
-            signal(SIGINT, SIG_DFL)
-            signal(SIGTERM, SIG_DFL)
+            for number in [SIGINT, SIGTERM, SIGHUP] { signal(number, SIG_DFL) }
         }
         try run()
     }

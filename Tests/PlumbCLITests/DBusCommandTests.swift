@@ -134,7 +134,7 @@ private let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             --wait-for-sensor is given: it then serves with HasAccelerometer false, checks the IMU every
             second while no client holds a claim, and turns it true once the IMU answers. An IMU another plumb
             process drives is refused at start alike, or with --wait-for-sensor waited for until that process ends.
-            Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
+            Prints one line per event (JSON Lines, or text on a terminal). SIGINT, SIGTERM or SIGHUP stops it.
 
             USAGE: plumb dbus [--bus-address <ADDRESS>] [--config <FILE>] [--board <ID>] [--boards-dir <DIR>] [--simulate] [--profile <NAME>] [--chip <KEY>] [--script <STEPS>] [--repeat] [--speed <FACTOR>] [--filter <NAME>] [--format <FORMAT>] [--wait-for-sensor]
 

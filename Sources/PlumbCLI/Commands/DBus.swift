@@ -22,7 +22,7 @@ enum DBus {
         --wait-for-sensor is given: it then serves with HasAccelerometer false, checks the IMU every
         second while no client holds a claim, and turns it true once the IMU answers. An IMU another plumb
         process drives is refused at start alike, or with --wait-for-sensor waited for until that process ends.
-        Prints one line per event (JSON Lines, or text on a terminal). SIGINT or SIGTERM stops it.
+        Prints one line per event (JSON Lines, or text on a terminal). SIGINT, SIGTERM or SIGHUP stops it.
         """,
         options: [
             .option("bus-address", value: "ADDRESS", help: "A D-Bus address (unix:path=/run/x) instead of the system bus."),
@@ -39,7 +39,13 @@ enum DBus {
             .flag("wait-for-sensor", help: "When the IMU does not answer at start, or another plumb drives it, serve anyway and take it once it answers (plumb-sensor-proxy.service does; not with --simulate or --script)."),
         ])
 
-    static let command = Command(spec) { args, context in
+    static let command = Command(spec) { args, given in
+        // A service: output that cannot be written (the journal's pipe gone, a full disk) drops
+        // lines rather than ending the sensor and the bus name (``Output/droppingWriteFailures()``).
+        var context = given
+        context.out = given.out.droppingWriteFailures()
+        context.err = given.err.droppingWriteFailures()
+        defer { context.out.flush(); context.err.flush() }
         let format = try args.choice("format", ["jsonl", "text"]) ?? (context.outputIsTerminal ? "text" : "jsonl")
         let speed = try args.double("speed", in: 0.001...1000) ?? 1
         let address = args.string("bus-address")

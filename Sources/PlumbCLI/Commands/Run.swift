@@ -49,7 +49,9 @@ enum Run {
             guard args.has("simulate") else { throw CLIError.usage("--profile needs --simulate.") }
             factory.profile = try args.choice("profile", ["rest", "tour", "rotation", "shaking", "tapping"]) ?? profile
         }
-        let log = DaemonLog(output: context.err, format: format)
+        // A log that cannot be written (the journal's pipe gone, a full disk) drops lines: the
+        // daemon goes on driving its outputs, and puts them back when it stops.
+        let log = DaemonLog(output: context.err.droppingWriteFailures(), format: format)
 
         do throws(SignalMonitorError) { try SignalMonitor.shared.install() } catch {
             throw CLIError.failure(error.description, fix: nil)
