@@ -1,14 +1,6 @@
 import Foundation
 import Testing
 
-/// The built `plumb` next to this test bundle (scripts/test builds everything before testing).
-private let plumbBinary: String = {
-    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var dir = runner.deletingLastPathComponent()
-    if dir.lastPathComponent == "MacOS" || dir.lastPathComponent == "Contents" { dir = dir.deletingLastPathComponent() }
-    return dir.appendingPathComponent("plumb").path
-}()
-
 /// `plumb run`'s log (standard error) that cannot be written drops lines: the daemon ended by
 /// SIGPIPE at its first line after the reader went away (`plumb run 2>&1 | head`, a journal
 /// that restarted), leaving the screen turned and the LEDs lit, and systemd counts SIGPIPE as a

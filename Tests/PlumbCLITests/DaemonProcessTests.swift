@@ -1,13 +1,6 @@
 import Foundation
 import Testing
 
-/// The built `plumb` next to this test bundle (scripts/test builds everything before testing).
-private let plumbBinary: String = {
-    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var dir = runner.deletingLastPathComponent()
-    if dir.lastPathComponent == "MacOS" || dir.lastPathComponent == "Contents" { dir = dir.deletingLastPathComponent() }
-    return dir.appendingPathComponent("plumb").path
-}()
 private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
 /// A systemd notify socket of our own: a unix datagram socket the daemon sends READY=1 and friends to.

@@ -3,13 +3,6 @@ import Testing
 import PlumbDrivers
 @testable import PlumbCLI
 
-private let plumbBinary: String = {
-    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var dir = runner.deletingLastPathComponent()
-    if dir.lastPathComponent == "MacOS" || dir.lastPathComponent == "Contents" { dir = dir.deletingLastPathComponent() }
-    return dir.appendingPathComponent("plumb").path
-}()
-
 /// `plumb fuse --input -` reads standard input and `--output -` writes standard output. The old
 /// code looked for a file named "-" (`-: no such file.`) and wrote one in the working directory;
 /// its usage line showed `--input`, which fuse cannot do without, as optional.

@@ -227,14 +227,6 @@ import PlumbLinux
     }
 }
 
-/// The built `plumb` next to this test bundle.
-private let plumbBinary: String = {
-    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var dir = runner.deletingLastPathComponent()
-    if dir.lastPathComponent == "MacOS" || dir.lastPathComponent == "Contents" { dir = dir.deletingLastPathComponent() }
-    return dir.appendingPathComponent("plumb").path
-}()
-
 extension ConfigCheckFileNoteTests {
     /// A calibration the user running the check may not read (root's, mode 0600) was said to stop
     /// plumb run, which reads it as plumb.service's user, who may well read it.

@@ -3,14 +3,6 @@ import Testing
 @testable import PlumbCLI
 import PlumbOrientation
 
-/// The built `plumb` next to this test bundle (scripts/test builds everything before testing).
-private let plumbBinary: String = {
-    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var dir = runner.deletingLastPathComponent()
-    if dir.lastPathComponent == "MacOS" || dir.lastPathComponent == "Contents" { dir = dir.deletingLastPathComponent() }
-    return dir.appendingPathComponent("plumb").path
-}()
-
 /// `plumb watch --exec CMD` (``WatchExec``): the command runs off the printing path, one run at a
 /// time with the latest change, is stopped with its process group at the end, and a command the
 /// shell cannot find or execute is told once with its fix. The simulated tour's first two
