@@ -15,9 +15,11 @@ enum LED {
             that keeps pointing up (--mode arrow) or a bubble level (--mode bubble). Without --simulate or \
             --angle it reads the board's IMU, found and run as 'plumb run' would with the configuration \
             (--config; the board, the IMU, calibration, mounting, filter, orientation tunings and \
-            orientation.lowEnergy; --bus and --address over it), paced by the wall clock; Ctrl-C or \
-            SIGTERM stops it and turns the LEDs off. sysfs LEDs get their triggers back at the end (ACT \
-            blinks for the SD card again). An LED is written only when it turns on or off.
+            orientation.lowEnergy; --bus and --address over it), paced by the wall clock. Ctrl-C, \
+            SIGTERM or a hangup (SIGHUP) stops it, as the end does: the LEDs are turned off and sysfs \
+            LEDs get their triggers back (ACT blinks for the SD card again), the Sense HAT matrix is left \
+            dark (on the board's IMU or a signal; at the end of a simulation it keeps the last picture). \
+            An LED is written only when it turns on or off.
             """,
         options: [
             .option("backend", value: "NAME", help: "sysfs (default), gpio or sensehat."),
@@ -59,6 +61,10 @@ enum LED {
             source = try LiveSensor.gravity(found, context: context, command: "led", frameRate: rate, duration: duration)
         }
         let isLive = source is LiveGravity
+        // The simulator and --angle stop on SIGINT, SIGTERM and SIGHUP as the board's IMU does
+        // (LiveSensor.gravity), and the LEDs are put back as at the end: killed, they stayed lit.
+        let stoppable = !isLive && context.catchesSignals ? StoppableGravity(source, shouldStop: try LiveSensor.stopOnSignals()) : nil
+        let frameSource: any GravitySource = stoppable ?? source
         // The board's IMU is stopped however the run ends.
         defer {
             if let live = source as? LiveGravity {
@@ -81,14 +87,14 @@ enum LED {
             let matrix = SenseHATMatrix(mode: mode)
             var count = 0
             while frames.map({ count < $0 }) ?? true {
-                guard let gravity = try source.nextGravity() else { break }
+                guard let gravity = try frameSource.nextGravity() else { break }
                 matrix.draw(gravity, into: display.nextSurface())
                 try display.present()
                 count += 1
                 if frames.map({ count < $0 }) ?? true { pacer.waitForNextFrame() }
             }
-            if isLive {
-                // Ctrl-C, SIGTERM or --duration ended it: leave the matrix dark.
+            if isLive || stoppable?.wasStopped == true {
+                // Ctrl-C, SIGTERM, SIGHUP or --duration ended it: leave the matrix dark.
                 let surface = display.nextSurface()
                 surface.fill(.black)
                 try display.present()
@@ -128,7 +134,7 @@ enum LED {
         }
         // After drive's own defer has turned them off, however it ends.
         defer { leds.giveBack(err: context.err) }
-        try drive(source, outputs: leds.outputs, mode: mode, frames: frames, pacer: pacer, context: context)
+        try drive(frameSource, outputs: leds.outputs, mode: mode, frames: frames, pacer: pacer, context: context)
     }
 
     /// The LEDs `open` opened, and the sysfs LEDs among them taken over (``SysfsLED/takeOver()``,
@@ -176,7 +182,8 @@ enum LED {
     }
 
     /// Shows each gravity reading on `outputs` until `frames` or the source ends (the board's IMU
-    /// ends on SIGINT/SIGTERM or --duration), printing each change; every LED is off afterwards. An LED is written
+    /// ends on SIGINT/SIGTERM/SIGHUP or --duration; the others on those signals through
+    /// ``StoppableGravity``), printing each change; every LED is off afterwards. An LED is written
     /// only when it turns on or off (``ChangedOnlyOutput``, as `plumb run`'s `outputs.leds`): 4 LEDs
     /// at 10 Hz were 40 opens, writes and closes a second.
     static func drive(_ source: any GravitySource, outputs given: [any DigitalOutput], mode: LEDMode, frames: Int?,
