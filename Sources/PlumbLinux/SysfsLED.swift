@@ -61,6 +61,37 @@ public final class SysfsLED: DigitalOutput {
         return String(content[content.index(after: open)..<close])
     }
 
+    /// What ``takeOver()`` found, for ``giveBack(_:)``: the trigger in effect (nil when none is
+    /// marked) and the brightness.
+    public struct SavedState: Sendable, Equatable {
+        public var trigger: String?
+        /// 0...``maxBrightness``.
+        public var brightness: Int
+
+        public init(trigger: String?, brightness: Int) {
+            self.trigger = trigger; self.brightness = brightness
+        }
+    }
+
+    /// Saves the trigger and brightness, then selects the trigger "none" so that the kernel stops
+    /// driving the LED (the ACT LED stops showing SD-card activity). Give the result to
+    /// ``giveBack(_:)`` however the use ends: a trigger left at "none" stays so until reboot.
+    public func takeOver() throws(GPIOError) -> SavedState {
+        let saved = SavedState(trigger: try readTrigger(), brightness: try readBrightness())
+        try setTrigger("none")
+        return saved
+    }
+
+    /// Gives the LED back as ``takeOver()`` found it: its trigger again (the ACT LED blinks for
+    /// the SD card), or with no trigger but "none" its old brightness.
+    public func giveBack(_ saved: SavedState) throws(GPIOError) {
+        if let trigger = saved.trigger, trigger != "none" {
+            try setTrigger(trigger)
+        } else {
+            try setBrightness(saved.brightness)
+        }
+    }
+
     /// Selects a trigger by name ("mmc0", "heartbeat", "none").
     public func setTrigger(_ name: String) throws(GPIOError) {
         try write("trigger", name)

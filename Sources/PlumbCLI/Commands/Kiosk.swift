@@ -25,7 +25,8 @@ enum Kiosk {
             board's IMU, found and run as 'plumb run' would with the configuration (--config): the IMU, \
             calibration, mounting, filter, orientation tunings, orientation.lowEnergy, \
             orientation.interfaceOrientations and outputs.kiosk (method, output, command, holdOff), each \
-            flag given in its place; the hold-off is then timed by the system clock and Ctrl-C or SIGTERM stops it cleanly. As \
+            flag given in its place; the hold-off is then timed by the system clock. Ctrl-C, SIGTERM or a hangup (SIGHUP) \
+            stops it cleanly, on the board's IMU, --simulate or --replay, leaving the screen as it is. As \
             'plumb run' does, a turn that fails (the compositor or X server is not up yet) is tried again \
             after 1, 2, 4 and 8 s and then every 10 s until it works, with one warning and the fix on \
             standard error and an error if it still fails after a minute; every 5 s the output is read \
@@ -109,9 +110,18 @@ enum Kiosk {
         var last: UInt64 = 0
         var lastDeadline: UInt64?
         var firstT: UInt64?
+        // SIGINT, SIGTERM and SIGHUP stop it between reads as they stop the board's IMU: killed,
+        // a paced simulation (--speed) or a long recording left its command's screen turned with
+        // no end. The screen stays as it is, as at the end.
+        let shouldStop = context.catchesSignals ? try LiveSensor.stopOnSignals() : { false }
+        var stopped = false
         do {
             _ = try source.start(IMUConfiguration(outputDataRate: 100, fifoWatermark: 10))
             reading: while true {
+                if shouldStop() {
+                    stopped = true
+                    break
+                }
                 samples.removeAll(keepingCapacity: true)
                 if try source.read(into: &samples, timeoutNanoseconds: 100_000_000) == .finished { break }
                 for sample in samples {
@@ -138,8 +148,8 @@ enum Kiosk {
             throw CLIError.failure(error.description, fix: nil)
         }
         // An orientation still pending when the data ends has held to the end: it turns at its
-        // deadline, unless --duration stops first.
-        if let deadline = turns.controller.nextDeadline, duration.map({ Double(deadline - (firstT ?? 0)) / 1e9 <= $0 }) ?? true {
+        // deadline, unless --duration or a signal stops first.
+        if !stopped, let deadline = turns.controller.nextDeadline, duration.map({ Double(deadline - (firstT ?? 0)) / 1e9 <= $0 }) ?? true {
             printer.tick(at: max(deadline, last))
         }
         try printer.finish()

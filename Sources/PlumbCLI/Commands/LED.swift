@@ -15,8 +15,11 @@ enum LED {
             that keeps pointing up (--mode arrow) or a bubble level (--mode bubble). Without --simulate or \
             --angle it reads the board's IMU, found and run as 'plumb run' would with the configuration \
             (--config; the board, the IMU, calibration, mounting, filter, orientation tunings and \
-            orientation.lowEnergy; --bus and --address over it), paced by the wall clock; Ctrl-C or \
-            SIGTERM stops it and turns the LEDs off.
+            orientation.lowEnergy; --bus and --address over it), paced by the wall clock. Ctrl-C, \
+            SIGTERM or a hangup (SIGHUP) stops it, as the end does: the LEDs are turned off and sysfs \
+            LEDs get their triggers back (ACT blinks for the SD card again), the Sense HAT matrix is left \
+            dark (on the board's IMU or a signal; at the end of a simulation it keeps the last picture). \
+            An LED is written only when it turns on or off.
             """,
         options: [
             .option("backend", value: "NAME", help: "sysfs (default), gpio or sensehat."),
@@ -58,6 +61,10 @@ enum LED {
             source = try LiveSensor.gravity(found, context: context, command: "led", frameRate: rate, duration: duration)
         }
         let isLive = source is LiveGravity
+        // The simulator and --angle stop on SIGINT, SIGTERM and SIGHUP as the board's IMU does
+        // (LiveSensor.gravity), and the LEDs are put back as at the end: killed, they stayed lit.
+        let stoppable = !isLive && context.catchesSignals ? StoppableGravity(source, shouldStop: try LiveSensor.stopOnSignals()) : nil
+        let frameSource: any GravitySource = stoppable ?? source
         // The board's IMU is stopped however the run ends.
         defer {
             if let live = source as? LiveGravity {
@@ -80,14 +87,14 @@ enum LED {
             let matrix = SenseHATMatrix(mode: mode)
             var count = 0
             while frames.map({ count < $0 }) ?? true {
-                guard let gravity = try source.nextGravity() else { break }
+                guard let gravity = try frameSource.nextGravity() else { break }
                 matrix.draw(gravity, into: display.nextSurface())
                 try display.present()
                 count += 1
                 if frames.map({ count < $0 }) ?? true { pacer.waitForNextFrame() }
             }
-            if isLive {
-                // Ctrl-C, SIGTERM or --duration ended it: leave the matrix dark.
+            if isLive || stoppable?.wasStopped == true {
+                // Ctrl-C, SIGTERM, SIGHUP or --duration ended it: leave the matrix dark.
                 let surface = display.nextSurface()
                 surface.fill(.black)
                 try display.present()
@@ -106,9 +113,9 @@ enum LED {
         guard (1...needed).contains(items.count) else {
             throw CLIError.usage("--mode \(mode.rawValue) drives 1 to \(needed) LEDs; \(items.count) were given.")
         }
-        let outputs: [any DigitalOutput]
+        let leds: OpenedLEDs
         do {
-            outputs = try open(items, backend: backend, args: args)
+            leds = try open(items, backend: backend, args: args, err: context.err)
         } catch let error as GPIOError {
             let fix: String? = switch error.kind {
             case .permissionDenied where backend == "sysfs":
@@ -125,30 +132,63 @@ enum LED {
             }
             throw CLIError.failure(error.message, fix: fix)
         }
-        try drive(source, outputs: outputs, mode: mode, frames: frames, pacer: pacer, context: context)
+        // After drive's own defer has turned them off, however it ends.
+        defer { leds.giveBack(err: context.err) }
+        try drive(frameSource, outputs: leds.outputs, mode: mode, frames: frames, pacer: pacer, context: context)
     }
 
-    /// The LEDs `items` name: sysfs LED names, or GPIO lines (offsets on `--chip`, else names).
-    static func open(_ items: [String], backend: String, args: ParsedArguments) throws -> [any DigitalOutput] {
+    /// The LEDs `open` opened, and the sysfs LEDs among them taken over (``SysfsLED/takeOver()``,
+    /// as `plumb run`'s `outputs.leds` does) to be given back.
+    struct OpenedLEDs {
         var outputs: [any DigitalOutput] = []
+        var taken: [(led: SysfsLED, saved: SysfsLED.SavedState)] = []
+
+        /// Gives each sysfs LED its trigger (or, with none, its brightness) back; a failure is
+        /// told on standard error and the others are still given back.
+        func giveBack(err: Output) {
+            for (led, saved) in taken {
+                do { try led.giveBack(saved) } catch {
+                    err.line("plumb led: could not give \(led.name) its trigger back: \(error.message)")
+                }
+            }
+        }
+    }
+
+    /// The LEDs `items` name: sysfs LED names (taken over: trigger none, the old one saved), or
+    /// GPIO lines (offsets on `--chip`, else names). If one cannot be opened, the sysfs LEDs
+    /// already taken are given back before the error is thrown.
+    static func open(_ items: [String], backend: String, args: ParsedArguments, err: Output) throws -> OpenedLEDs {
+        var opened = OpenedLEDs()
         if backend == "sysfs" {
-            for name in items {
-                outputs.append(try SysfsLED(name, root: args.string("sysfs-root") ?? "/sys/class/leds"))
+            let root = args.string("sysfs-root") ?? "/sys/class/leds"
+            do {
+                for name in items {
+                    let led = try SysfsLED(name, root: root, clearTrigger: false)
+                    opened.taken.append((led, try led.takeOver()))
+                    opened.outputs.append(led)
+                }
+            } catch {
+                opened.giveBack(err: err)
+                throw error
             }
         } else {
             let chip = args.string("chip")
             for item in items {
                 let line: GPIOLineSelector.Line = chip != nil && UInt32(item) != nil ? .offset(UInt32(item)!) : .name(item)
-                outputs.append(try GPIODOutput(GPIOLineSelector(chip: chip, line: line), activeLow: args.has("active-low")))
+                opened.outputs.append(try GPIODOutput(GPIOLineSelector(chip: chip, line: line), activeLow: args.has("active-low")))
             }
         }
-        return outputs
+        return opened
     }
 
     /// Shows each gravity reading on `outputs` until `frames` or the source ends (the board's IMU
-    /// ends on SIGINT/SIGTERM or --duration), printing each change; every LED is off afterwards.
-    static func drive(_ source: any GravitySource, outputs: [any DigitalOutput], mode: LEDMode, frames: Int?,
+    /// ends on SIGINT/SIGTERM/SIGHUP or --duration; the others on those signals through
+    /// ``StoppableGravity``), printing each change; every LED is off afterwards. An LED is written
+    /// only when it turns on or off (``ChangedOnlyOutput``, as `plumb run`'s `outputs.leds`): 4 LEDs
+    /// at 10 Hz were 40 opens, writes and closes a second.
+    static func drive(_ source: any GravitySource, outputs given: [any DigitalOutput], mode: LEDMode, frames: Int?,
                       pacer: FramePacer, context: CommandContext) throws {
+        let outputs: [any DigitalOutput] = given.map(ChangedOnlyOutput.init)
         let names = mode == .faces ? TiltIndicator.faceNames : TiltIndicator.arrowNames
         var last: [Bool]?
         var count = 0

@@ -20,7 +20,9 @@ enum Level {
             'plumb run' would with the configuration (--config; the board, the IMU, calibration, \
             mounting, filter, orientation tunings and orientation.lowEnergy; --bus and --address over \
             it), paced by the wall clock, and outputs.level gives the picture and the framebuffer that \
-            --image and --fb leave out; Ctrl-C or SIGTERM stops it and puts the console back.
+            --image and --fb leave out. Ctrl-C, SIGTERM or a hangup (SIGHUP) stops it (the board's IMU, \
+            --simulate or --angle) and puts the console or the terminal back. The terminal preview is \
+            paced to --rate by the wall clock, also when standard output is a file or a pipe.
             """,
         options: [
             .option("image", value: "FILE", help: "A JPEG or PNG to show (default: outputs.level.image on the board's IMU, else the test pattern)."),
@@ -73,7 +75,7 @@ enum Level {
         let picture = self.picture(args, live: found)
         // The picture first: a bad file fails before the sensor is touched.
         let image = try loadImage(picture.image, fromConfiguration: args.string("image") == nil ? found?.setup.path : nil)
-        let source: any GravitySource
+        var source: any GravitySource
         if let found {
             source = try LiveSensor.gravity(found, context: context, command: "level", frameRate: rate,
                                             duration: try args.double("duration", in: 0...1e7))
@@ -92,10 +94,15 @@ enum Level {
                                           frameRate: rate, algorithm: algorithm)
         }
         let isFixed = fixedAngle != nil
-        let isLive = source is LiveGravity
+        let live = source as? LiveGravity
+        let isLive = live != nil
+        // The simulator and --angle stop on SIGINT, SIGTERM and SIGHUP as the board's IMU does
+        // (LiveSensor.gravity): the console and the terminal are put back as at the end.
+        let stoppable = !isLive && context.catchesSignals
+        if stoppable { source = StoppableGravity(source, shouldStop: try LiveSensor.stopOnSignals()) }
         // The board's IMU is stopped however the session ends (a failed frame included).
         defer {
-            if let live = source as? LiveGravity {
+            if let live {
                 do { try live.finish() } catch { context.err.line("plumb level: \(error)") }
             }
         }
@@ -129,13 +136,14 @@ enum Level {
             let renderer = LevelRenderer(image: image ?? TestPattern.image(width: preview.pixelWidth, height: preview.pixelHeight),
                                          screenWidth: preview.pixelWidth, screenHeight: preview.pixelHeight, options: options)
             let frames = try args.int("frames", in: 1...10_000_000) ?? (isFixed ? 1 : nil)
-            let clock: any MonotonicClock = args.has("simulate") && !context.outputIsTerminal ? VirtualClock() : SystemClock()
-            let session = LevelSession(renderer: renderer, display: preview, source: source, pacer: FramePacer(clock: clock, rate: rate))
+            // Paced to --rate by the wall clock even when standard output is a file or a pipe: in
+            // virtual time a long --duration wrote megabytes a second at a full core.
+            let session = LevelSession(renderer: renderer, display: preview, source: source, pacer: FramePacer(clock: SystemClock(), rate: rate))
             if context.outputIsTerminal {
                 context.out.write(TerminalPreview.begin)
                 TerminalCleanup.onExit(write: Array(TerminalPreview.end.utf8))
             }
-            if isLive { try LiveSensor.reclaimSignals() }
+            if isLive || stoppable { try LiveSensor.reclaimSignals() }
             defer {
                 if context.outputIsTerminal { TerminalCleanup.runNow() } else { context.out.line() }
             }
@@ -156,7 +164,7 @@ enum Level {
                                      screenWidth: g.width, screenHeight: g.height, options: options)
         let console = ConsoleGuard()
         defer { console.restore(); framebuffer.close() }
-        if isLive { try LiveSensor.reclaimSignals() }
+        if isLive || stoppable { try LiveSensor.reclaimSignals() }
         if case .unchanged(let reason) = console.state, !reason.isEmpty {
             context.err.line("note: the text console stays as it is (\(reason))")
         }

@@ -75,3 +75,28 @@ public final class ScriptedGravity: GravitySource {
         return readings[index]
     }
 }
+
+/// Another source that ends (nil) once `shouldStop` says so: `plumb level` and `plumb led` on
+/// the simulator or a fixed angle, stopped by SIGINT, SIGTERM or SIGHUP as the board's IMU is,
+/// so that the command cleans up as at a normal end. `shouldStop` is asked before each estimate.
+public final class StoppableGravity: GravitySource {
+    public let source: any GravitySource
+    /// True once `shouldStop` ended the source (not the source's own end).
+    public private(set) var wasStopped = false
+    private let shouldStop: () -> Bool
+
+    public var name: String { source.name }
+
+    public init(_ source: any GravitySource, shouldStop: @escaping () -> Bool) {
+        self.source = source
+        self.shouldStop = shouldStop
+    }
+
+    public func nextGravity() throws -> GravityReading? {
+        if wasStopped || shouldStop() {
+            wasStopped = true
+            return nil
+        }
+        return try source.nextGravity()
+    }
+}
