@@ -4,14 +4,6 @@ import PlumbHAL
 import Testing
 @testable import PlumbCLI
 
-/// The built `plumb` next to this test bundle (scripts/test builds everything before testing).
-private let plumbBinary: String = {
-    let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var dir = runner.deletingLastPathComponent()
-    if dir.lastPathComponent == "MacOS" || dir.lastPathComponent == "Contents" { dir = dir.deletingLastPathComponent() }
-    return dir.appendingPathComponent("plumb").path
-}()
-
 /// `plumb led`, `level` and `kiosk` put back what they took, however they end (the resource
 /// audit): sysfs LEDs get their triggers back (ACT showed no SD activity again until reboot), the
 /// simulated and fixed-angle runs stop on SIGINT, SIGTERM and SIGHUP as the board's IMU does (they
