@@ -10,12 +10,6 @@ import Testing
 @Suite struct KioskDeadlineTests {
     let runner = SystemActionRunner(environment: ["PATH": "/usr/bin:/bin"])
 
-    func running(_ pid: pid_t) -> Bool {
-        guard kill(pid, 0) == 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
-    }
-
     /// A command (sh, and the sleep it started) that hangs: stopped, group and all, and told with the fix.
     @Test func aHungCommandIsStoppedAtTheDeadline() throws {
         let pids = NSTemporaryDirectory() + "plumb-kiosk-deadline-\(UUID().uuidString)"
@@ -34,8 +28,8 @@ import Testing
         #expect(message.contains("did not finish within 3 s and was stopped"), "\(message)")
         if let sleep = (try? String(contentsOfFile: pids, encoding: .utf8)).flatMap({ pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) {
             let deadline = Date().addingTimeInterval(10)
-            while running(sleep), Date() < deadline { usleep(20_000) }
-            #expect(!running(sleep), "the command's sleep still runs")
+            while isRunning(sleep), Date() < deadline { usleep(20_000) }
+            #expect(!isRunning(sleep), "the command's sleep still runs")
         } else {
             Issue.record("the command did not start")
         }

@@ -133,11 +133,7 @@ struct LEDCleanupTests {
         let deadline = Date().addingTimeInterval(30)
         while !ready(), process.isRunning, Date() < deadline { usleep(20_000) }
         try #require(process.isRunning && ready(), "it showed nothing")
-        kill(process.processIdentifier, signal)
-        let end = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < end { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        signalAndAwaitExit(process, signal)
         #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(process.terminationReason) \(process.terminationStatus)")
         switch run {
         case .ledSIGTERM, .ledSIGINT, .ledSIGHUP:

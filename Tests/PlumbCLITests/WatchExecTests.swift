@@ -147,11 +147,7 @@ struct WatchExecTests {
             if children.count < 2 { usleep(20_000) }
         }
         try #require(children.count == 2, "the command did not start")
-        kill(process.processIdentifier, signal)
-        let end = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < end { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        signalAndAwaitExit(process, signal)
         #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(process.terminationReason) \(process.terminationStatus)")
         // The shell and its sleep are gone (zombies count as gone: their reaper is init's affair).
         let gone = Date().addingTimeInterval(10)
@@ -228,13 +224,5 @@ struct WatchExecTests {
         #expect(r.status == 0)
         #expect(r.err.contains("sent SIGTERM to its process group"), "\(r.err)")
         #expect(!r.err.contains("sent SIGKILL"), "\(r.err)")
-    }
-
-    /// Whether `pid` exists and is not a zombie (state Z in /proc/PID/stat, after the name's ')').
-    func isRunning(_ pid: pid_t) -> Bool {
-        guard kill(pid, 0) == 0 else { return false }
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return true }
-        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
     }
 }
