@@ -51,7 +51,7 @@ import PlumbDrivers
 /// - Filter settling: the first samples after a sensor starts are wrong, or on the DSO generation
 ///   with CTRL4_C.DRDY_MASK marked (``settlingSamples(hertz:gyroscope:)``).
 /// - Self-test: CTRL5_C ST_XL / ST_G add a fixed deflection (``selfTestAccelerometerMilliG``,
-///   ``selfTestGyroscopeDPS``), positive or negative.
+///   ``selfTestGyroscopeDPS``), positive or negative (negative is ST_XL = 2 but ST_G = 3).
 /// - Temperature from ``temperature`` at 16 or 256 LSB/°C per part.
 public final class LSM6DSEmulator: RegisterTarget {
     /// What the emulator has done.
@@ -438,7 +438,10 @@ public final class LSM6DSEmulator: RegisterTarget {
             let code = variant.gyroscopeRangeField.extract(from: registers[LSM6DS.Register.control2G])
             let range = variant.gyroscopeRanges.first { $0.code == code } ?? variant.gyroscopeRanges[1]
             var dps = measured.angularRate * (180 / .pi)
-            switch c5 >> 2 & 0x03 { case 1: dps += selfTestGyroscopeDPS; case 2: dps -= selfTestGyroscopeDPS; default: break }
+            // ST_G: 1 positive, 3 negative, 2 "not allowed" (taken as no deflection). Not ST_XL's
+            // coding, where 2 is negative: ST-C `*_st_g_t` (`*_GY_ST_NEGATIVE = 3`) for the
+            // LSM6DS3, LSM6DS3TR-C and LSM6DSO.
+            switch c5 >> 2 & 0x03 { case 1: dps += selfTestGyroscopeDPS; case 3: dps -= selfTestGyroscopeDPS; default: break }
             let lsb = dps * 1000 / range.milliDPSPerLSB
             gRaw = SIMD3(quantise(lsb.x), quantise(lsb.y), quantise(lsb.z))
             if settlingLeft.g > 0 {

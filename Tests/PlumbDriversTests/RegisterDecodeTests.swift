@@ -85,6 +85,19 @@ import PlumbHAL
         #expect(try plan("mpu6050", "PWR_MGMT_1", ["SLEEP=1"], current: 0x40).value == 0x40) // unchanged power bit: no force
     }
 
+    /// CTRL5_C codes the two self-test signs differently: ST_XL negative is 2, ST_G negative is 3
+    /// (2 is "not allowed"). ST-C `lsm6ds3_st_g_t`, `lsm6ds3tr_c_st_g_t`, `lsm6dso_st_g_t`
+    /// (`*_GY_ST_NEGATIVE = 3`) and `*_st_xl_t` (`*_XL_ST_NEGATIVE = 2`). The map once gave both
+    /// fields ST_XL's meanings, so `ST_G=negative` wrote the forbidden 2.
+    @Test(arguments: ["lsm6ds3", "lsm6ds3trc", "lsm6dso", "lsm6dsr"])
+    func gyroscopeSelfTestSignIsCodedApartFromTheAccelerometers(_ part: String) throws {
+        #expect(try plan(part, "CTRL5_C", ["ST_G=negative"], current: 0x00).value == 0x0C)
+        #expect(try plan(part, "CTRL5_C", ["ST_XL=negative"], current: 0x00).value == 0x02)
+        #expect(try plan(part, "CTRL5_C", ["ST_G=positive", "ST_XL=positive"], current: 0x00).value == 0x05)
+        #expect(try line(part, "CTRL5_C", 0x0E).hasSuffix("ST_G=negative, ST_XL=negative"))
+        #expect(try line(part, "CTRL5_C", 0x08).hasSuffix("ST_G=2, ST_XL=normal"))
+    }
+
     @Test func refusals() throws {
         #expect(throws: RegisterEditError.readOnly("WHO_AM_I", address: 0x75, part: "MPU-6050", access: .readOnly)) {
             try plan("mpu6050", "WHO_AM_I", ["0x12"])

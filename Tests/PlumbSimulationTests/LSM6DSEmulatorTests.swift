@@ -202,6 +202,28 @@ import PlumbDrivers
         #expect(try bus.readRegisters(0x40, count: 4, address: a) == [10, 0, 0, 0])
     }
 
+    /// CTRL5_C ST_G = 3 is the negative gyroscope self-test and 2 is "not allowed"; ST_XL's
+    /// negative is 2 (ST-C `lsm6dso_st_g_t`: `LSM6DSO_GY_ST_NEGATIVE = 3`; `lsm6dso_st_xl_t`:
+    /// `LSM6DSO_XL_ST_NEGATIVE = 2`). The emulator once took ST_G = 2 for negative.
+    @Test(arguments: [LSM6DS.Variant.lsm6ds3, .lsm6ds3trc, .lsm6dso])
+    func gyroscopeSelfTestSignFollowsSTG(_ v: LSM6DS.Variant) throws {
+        let (bus, chip, _) = chip(v)
+        chip.settlesAfterStart = false
+        func gyroX(stG: UInt8) throws -> Int16 {
+            try bus.writeRegister(0x14, stG << 2, address: a)
+            clock.advance(by: 20_000_000)
+            let b = try bus.readRegisters(0x22, count: 2, address: a)
+            return Int16(bitPattern: UInt16(b[0]) | UInt16(b[1]) << 8)
+        }
+        try bus.writeRegister(0x11, 0x5C, address: a)          // 208 Hz, ±2000 dps
+        clock.advance(by: 20_000_000)
+        let deflection = Int16((chip.selfTestGyroscopeDPS.x * 1000 / 70).rounded())
+        #expect(try gyroX(stG: 0) == 0)
+        #expect(try gyroX(stG: 1) == deflection)
+        #expect(try gyroX(stG: 3) == -deflection)
+        #expect(try gyroX(stG: 2) == 0)
+    }
+
     @Test func activeLowInvertsThePin() throws {
         let (bus, _, line) = chip(.lsm6dso)
         try bus.writeRegister(0x12, 0x24, address: a)          // H_LACTIVE: idle high

@@ -26,7 +26,13 @@ extension LSM6DS {
         0: "bypass", 1: "FIFO (stop when full)", 3: "continuous-to-FIFO", 4: "bypass-to-continuous",
         6: "continuous (overwrite oldest)", 7: "bypass-to-FIFO",
     ]
-    static let selfTestMeanings: [UInt8: String] = [0: "normal", 1: "positive", 2: "negative"]
+    /// CTRL5_C ST_XL: 0 normal, 1 positive, 2 negative (3 not allowed).
+    static let accelerometerSelfTestMeanings: [UInt8: String] = [0: "normal", 1: "positive", 2: "negative"]
+    /// CTRL5_C ST_G: 0 normal, 1 positive, 3 negative; 2 is "not allowed", so it has no meaning
+    /// here and `plumb regs` never writes it for "negative". The two self-test fields do not share
+    /// a code for the negative sign: ST-C `lsm6ds3_st_g_t`, `lsm6ds3tr_c_st_g_t`, `lsm6dso_st_g_t`
+    /// (`*_GY_ST_NEGATIVE = 3`) against `*_st_xl_t` (`*_XL_ST_NEGATIVE = 2`).
+    static let gyroscopeSelfTestMeanings: [UInt8: String] = [0: "normal", 1: "positive", 3: "negative"]
     static let decimationMeanings: [UInt8: String] = [
         0: "not in FIFO", 1: "every sample", 2: "every 2nd", 3: "every 3rd", 4: "every 4th",
         5: "every 8th", 6: "every 16th", 7: "every 32nd",
@@ -145,8 +151,8 @@ extension LSM6DS {
                                 ("DRDY_MASK", 3), ("I2C_DISABLE", 2), ("LPF1_SEL_G", 1)]))),
             .init("CTRL5_C", 0x14, .readWrite, summary: "Rounding and self-test", fields: [
                 FieldDescription("ROUNDING", mask: 0xE0),
-                FieldDescription("ST_G", mask: 0x0C, meanings: selfTestMeanings),
-                FieldDescription("ST_XL", mask: 0x03, meanings: selfTestMeanings),
+                FieldDescription("ST_G", mask: 0x0C, meanings: gyroscopeSelfTestMeanings),
+                FieldDescription("ST_XL", mask: 0x03, meanings: accelerometerSelfTestMeanings),
             ]),
             .init("CTRL6_C", 0x15, .readWrite, summary: "Triggers and accelerometer power mode", fields: [
                 .bit("TRIG_EN", 7), .bit("LVL_EN", 6), .bit("LVL2_EN", 5),
@@ -243,8 +249,8 @@ extension LSM6DS {
                   fields: control4Cautions(bits([("SLEEP_G", 6), ("INT2_ON_INT1", 5), ("DRDY_MASK", 3), ("I2C_DISABLE", 2), ("LPF1_SEL_G", 1)]))),
             .init("CTRL5_C", 0x14, .readWrite, summary: "Ultra-low-power, rounding and self-test", fields: [
                 .bit("XL_ULP_EN", 7), FieldDescription("ROUNDING", mask: 0x60),
-                FieldDescription("ST_G", mask: 0x0C, meanings: selfTestMeanings),
-                FieldDescription("ST_XL", mask: 0x03, meanings: selfTestMeanings),
+                FieldDescription("ST_G", mask: 0x0C, meanings: gyroscopeSelfTestMeanings),
+                FieldDescription("ST_XL", mask: 0x03, meanings: accelerometerSelfTestMeanings),
             ]),
             .init("CTRL6_C", 0x15, .readWrite, summary: "Triggers, accelerometer power mode, gyroscope LPF1", fields: [
                 .bit("TRIG_EN", 7), .bit("LVL1_EN", 6), .bit("LVL2_EN", 5),
