@@ -39,6 +39,18 @@ import PlumbHAL
         #expect(try line("lsm6dsr", "WHO_AM_I", 0x6B).hasPrefix("WHO_AM_I 0x0F = 0x6B  ID=LSM6DSR"))
     }
 
+    /// INT_ENABLE / INT_STATUS bit 3 is the I2C master interrupt on the MPU-6050 only; the
+    /// MPU-9250 register map (RM-MPU-9250A-00 rev 1.4, as Snowda/MPU9250 `MPU9250.h` gives it)
+    /// has FSYNC there, and the ICM-206xx parts have wake-on-motion in bits 7:5 (Linux
+    /// `inv_mpu_iio.h` `INV_ICM20608_BIT_WOM_INT_EN` GENMASK(7, 5)).
+    @Test func interruptBitsFollowTheGeneration() throws {
+        #expect(try line("mpu6050", "INT_ENABLE", 0x09) == "INT_ENABLE 0x38 = 0x09  I2C_MST_INT_EN=1, DATA_RDY_EN=1")
+        #expect(try line("mpu9250", "INT_ENABLE", 0x49) == "INT_ENABLE 0x38 = 0x49  WOM_EN=1, FSYNC_INT_EN=1, DATA_RDY_EN=1")
+        #expect(try line("mpu6500", "INT_STATUS", 0x18) == "INT_STATUS 0x3A = 0x18  FIFO_OFLOW_INT=1, FSYNC_INT=1")
+        #expect(try line("icm20602", "INT_STATUS", 0xE1) == "INT_STATUS 0x3A = 0xE1  WOM_INT=7, DATA_RDY_INT=1")
+        #expect(try line("icm20689", "INT_ENABLE", 0x80) == "INT_ENABLE 0x38 = 0x80  WOM_INT_EN=4")
+    }
+
     @Test func unknownAddressesAndUnreadRegistersSaySo() throws {
         let map = try #require(IMUFamilies.registerMap(forPart: "mpu6050"))
         let editor = RegisterEditor(map: map, bus: NoBus(), address: I2CAddress(0x68))

@@ -125,6 +125,29 @@ extension MPU6050 {
         4: "FSYNC in GYRO_ZOUT_L bit 0", 5: "FSYNC in ACCEL_XOUT_L bit 0", 6: "FSYNC in ACCEL_YOUT_L bit 0", 7: "FSYNC in ACCEL_ZOUT_L bit 0",
     ]
 
+    /// INT_ENABLE (`enable`) or INT_STATUS fields per generation. Bit 3 is the auxiliary I2C
+    /// master's interrupt only on the MPU-6050 generation (Register Map rev 4.2, registers 56 and 58): on
+    /// the MPU-6500 generation it is the FSYNC interrupt (RM-MPU-9250A-00 rev 1.4 INT_ENABLE /
+    /// INT_STATUS, as Snowda/MPU9250 `MPU9250.h` writes it from that map: `FSYNC_INT_EN_MASK`
+    /// and `FSYNC_INT_MASK` 0x08, `WOM_EN_MASK` 0x40). The ICM-206xx parts put wake-on-motion in
+    /// bits 7:5 (Linux `inv_mpu_iio.h`: `INV_ICM20608_BIT_WOM_INT_EN` / `_WOM_INT` =
+    /// GENMASK(7, 5), against `INV_MPU6500_BIT_WOM_INT_EN` BIT(6)); their bit 3 is left unnamed,
+    /// no source read here gives it.
+    static func interruptFields(_ generation: Generation, enable: Bool) -> [FieldDescription] {
+        let suffix = enable ? "_EN" : "_INT"
+        var fields: [FieldDescription]
+        switch generation {
+        case .mpu6050:
+            fields = [.bit(enable ? "MOT_EN" : "MOT_INT", 6), .bit("FIFO_OFLOW" + suffix, 4), .bit(enable ? "I2C_MST_INT_EN" : "I2C_MST_INT", 3)]
+        case .mpu6500:
+            fields = [.bit(enable ? "WOM_EN" : "WOM_INT", 6), .bit("FIFO_OFLOW" + suffix, 4), .bit(enable ? "FSYNC_INT_EN" : "FSYNC_INT", 3)]
+        case .icm:
+            fields = [FieldDescription(enable ? "WOM_INT_EN" : "WOM_INT", mask: 0xE0, summary: "wake-on-motion, per axis"), .bit("FIFO_OFLOW" + suffix, 4)]
+        }
+        fields.append(.bit(enable ? "DATA_RDY_EN" : "DATA_RDY_INT", 0))
+        return fields
+    }
+
     /// The register map of one generation (`.mpu6050` or `.mpu6500`; the ICM-206xx parts share
     /// the MPU-6500 layout for every register this driver touches).
     ///
@@ -196,9 +219,9 @@ extension MPU6050 {
                            FieldDescription("INT_RD_CLEAR", mask: 0x10, meanings: [0: "cleared by reading INT_STATUS", 1: "cleared by any read"]),
                            .bit("FSYNC_INT_LEVEL", 3), .bit("FSYNC_INT_EN", 2), .bit("I2C_BYPASS_EN", 1), .bit("CLKOUT_EN", 0)]),
             .init("INT_ENABLE", 0x38, .readWrite, summary: "interrupt sources",
-                  fields: [.bit(is6500 ? "WOM_EN" : "MOT_EN", 6), .bit("FIFO_OFLOW_EN", 4), .bit("I2C_MST_INT_EN", 3), .bit("DATA_RDY_EN", 0)]),
+                  fields: interruptFields(generation, enable: true)),
             .init("INT_STATUS", 0x3A, .readToClear, summary: "interrupt status, cleared by reading",
-                  fields: [.bit(is6500 ? "WOM_INT" : "MOT_INT", 6), .bit("FIFO_OFLOW_INT", 4), .bit("I2C_MST_INT", 3), .bit("DATA_RDY_INT", 0)]),
+                  fields: interruptFields(generation, enable: false)),
         ]
         let outputs = ["ACCEL_XOUT", "ACCEL_YOUT", "ACCEL_ZOUT", "TEMP_OUT", "GYRO_XOUT", "GYRO_YOUT", "GYRO_ZOUT"]
         for (i, name) in outputs.enumerated() {
