@@ -115,6 +115,12 @@ public final class LSM6DSEmulator: RegisterTarget {
     public var turnOnNanoseconds: UInt64 = 0
     /// When true, SW_RESET never clears (a stuck part, for timeout tests).
     public var resetNeverCompletes = false
+    /// When true, BOOT stays set while the accelerometer is powered down (CTRL1_XL ODR 0) and
+    /// completes 10 ms after it is written with the accelerometer on. Public transcriptions of the
+    /// ISM330DHCX / ASM330LHH / LSM6DSRX CTRL3_C description say of BOOT "the accelerometer must be
+    /// ON"; the pages read for the other parts carry no such note, so the default (false) clears
+    /// BOOT either way. A knob for the driver's reset, which must start such a part too.
+    public var bootNeedsAccelerometer = false
     /// Behave as a part without FIFO compression: the enable bits are stored but the FIFO stays
     /// uncompressed (for comparing a compressed stream with the same chip's plain one).
     public var ignoresCompression = false
@@ -780,7 +786,10 @@ public final class LSM6DSEmulator: RegisterTarget {
         case LSM6DS.Register.control3C:
             registers[address] = value
             if value & LSM6DS.Control3.softwareReset != 0, !resetNeverCompletes { resetDoneAt = now + 50_000 }
-            if value & LSM6DS.Control3.boot != 0 { bootDoneAt = now + 10_000_000 }
+            if value & LSM6DS.Control3.boot != 0,
+               !bootNeedsAccelerometer || registers[LSM6DS.Register.control1XL] >> 4 != 0 {
+                bootDoneAt = now + 10_000_000
+            }
             updatePin(at: now)
         case LSM6DS.Register.timestamp2:
             if value == LSM6DS.timestampResetValue { timerOrigin = now }

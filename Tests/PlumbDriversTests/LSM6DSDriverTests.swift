@@ -225,6 +225,30 @@ func constant(force: SIMD3<Double>, rate: SIMD3<Double>) -> MotionProfile {
         #expect(rig.recorder.log.filter { $0 == "w 12 | r 05" }.count == 50)
     }
 
+    /// A part whose BOOT reloads its trim only with the accelerometer on (the ISM330DHCX /
+    /// LSM6DSRX generation's register description, public transcriptions) still starts: the reset
+    /// polls BOOT a bounded number of times, notes it in `bootCompleted`, and goes on as the kernel
+    /// does (it never reads BOOT back). It threw a timeout, so such a board never streamed.
+    @Test(arguments: [LSM6DS.Variant.lsm6dsr, .lsm6dso])
+    func aBootThatWaitsForTheAccelerometerDoesNotStopTheStart(_ variant: LSM6DS.Variant) throws {
+        let rig = LSM6DSRig(variant)
+        rig.chip.bootNeedsAccelerometer = true
+        try rig.imu.identify()
+        try rig.imu.reset()
+        #expect(!rig.imu.bootCompleted)
+        #expect(rig.recorder.log.filter { $0 == "w 12 | r 84" }.count == rig.imu.pollAttempts)
+        try rig.imu.apply(IMUConfiguration(outputDataRate: 104, fifoWatermark: 8))
+        try rig.imu.startStreaming()
+        let got = try rig.collect(32)
+        #expect(got.samples.count >= 32)
+        #expect(got.gaps.isEmpty)
+        // The chip as the default emulator has it: BOOT clears, and the reset says so.
+        let plain = LSM6DSRig(variant)
+        try plain.imu.identify()
+        try plain.imu.reset()
+        #expect(plain.imu.bootCompleted)
+    }
+
     @Test func lsm6dsvIsRefusedThroughTheDriver() throws {
         final class DSV: RegisterTarget {
             var registerPointer: UInt8 = 0

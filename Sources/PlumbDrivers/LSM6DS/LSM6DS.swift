@@ -64,6 +64,10 @@ public final class LSM6DS: IMU {
     public var pollIntervalNanoseconds: UInt64 = 1_000_000
     /// Time given to BOOT before the first poll: 15 ms (ST-C BOOT_TIME: DSO 10 ms, DS3TR-C 15 ms).
     public var bootNanoseconds: UInt64 = 15_000_000
+    /// Whether the last ``reset()`` saw BOOT clear (the trim reloaded). `false` after a reset
+    /// whose BOOT was still set after ``pollAttempts`` reads: the reset goes on without it, as
+    /// the kernel's does.
+    public private(set) var bootCompleted = false
 
     // Register values written by the last apply, checked by verifyConfiguration.
     var expectedControl: [UInt8] = []
@@ -216,12 +220,13 @@ public final class LSM6DS: IMU {
     /// 1. FIFO to bypass (FIFO_MODE = 0) first: "if the first interrupt line is asserted during
     ///    hw reset the device will work in I3C-only mode" (K-LSM `st_lsm6dsx_reset_device`).
     /// 2. CTRL3_C = SW_RESET | IF_INC; poll CTRL3_C until SW_RESET reads 0.
-    /// 3. CTRL3_C = BOOT | IF_INC; wait the boot time; poll until BOOT reads 0.
+    /// 3. CTRL3_C = BOOT | IF_INC; wait the boot time; poll until BOOT reads 0, and go on when it
+    ///    does not (``bootCompleted``; a part that reloads its trim only with the accelerometer on).
     /// 4. CTRL3_C = BDU | IF_INC (block data update, so a burst never mixes two samples;
     ///    Seeed-Studio/Seeed_Arduino_LSM6DS3#30).
     /// 5. DSO generation: CTRL9_XL.I3C_DISABLE = 1 (read-modify-write).
     ///
-    /// - Throws: ``IMUError/timeout(waitingFor:)`` when a bit stays set after ``pollAttempts`` reads.
+    /// - Throws: ``IMUError/timeout(waitingFor:)`` when SW_RESET stays set after ``pollAttempts`` reads.
     public func reset() throws(IMUError) {
         let v = try requireVariant()
         streaming = false
@@ -233,13 +238,29 @@ public final class LSM6DS: IMU {
         try pollUntilClear(Register.control3C, mask: Control3.softwareReset, what: "SW_RESET in CTRL3_C (0x12) to clear")
         try writeRegister(Register.control3C, Control3.boot | Control3.autoIncrement)
         clock.sleep(nanoseconds: bootNanoseconds)
-        try pollUntilClear(Register.control3C, mask: Control3.boot, what: "BOOT in CTRL3_C (0x12) to clear")
+        // A BOOT that has not cleared does not stop the start: K-LSM sets it with every sensor
+        // powered down, sleeps and never reads it back, and the CTRL3_C description of the
+        // ISM330DHCX / ASM330LHH / LSM6DSRX generation says the accelerometer must be on for it
+        // (public transcriptions; not confirmed on a chip here), which right after SW_RESET it is
+        // not. The trim was loaded at power-on, so the reload is a nicety; the next write of
+        // CTRL3_C ends the request.
+        bootCompleted = try clearsWithin(Register.control3C, mask: Control3.boot)
         try writeRegister(Register.control3C, Control3.blockDataUpdate | Control3.autoIncrement)
         if let i3c = v.i3cDisable {
             let old = try readRegister(i3c.address)
             try writeRegister(i3c.address, old | i3c.mask)
         }
         expectedControl = []
+    }
+
+    /// Reads `register` until `mask` reads zero, as ``pollUntilClear(_:mask:what:)`` does, and
+    /// says whether it did instead of throwing.
+    func clearsWithin(_ register: UInt8, mask: UInt8) throws(IMUError) -> Bool {
+        for _ in 0..<pollAttempts {
+            clock.sleep(nanoseconds: pollIntervalNanoseconds)
+            if try readRegister(register) & mask == 0 { return true }
+        }
+        return false
     }
 
     /// Reads `register` until `mask` reads zero, sleeping ``pollIntervalNanoseconds`` before each
