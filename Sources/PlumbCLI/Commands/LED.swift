@@ -19,7 +19,8 @@ enum LED {
             SIGTERM or a hangup (SIGHUP) stops it, as the end does: the LEDs are turned off and sysfs \
             LEDs get their triggers back (ACT blinks for the SD card again), the Sense HAT matrix is left \
             dark (on the board's IMU or a signal; at the end of a simulation it keeps the last picture). \
-            An LED is written only when it turns on or off.
+            A reader that goes away (plumb led | head -1) stops it the same way, then it ends as a filter \
+            does (SIGPIPE) with a line on standard error. An LED is written only when it turns on or off.
             """,
         options: [
             .option("backend", value: "NAME", help: "sysfs (default), gpio or sensehat."),
@@ -134,7 +135,14 @@ enum LED {
         }
         // After drive's own defer has turned them off, however it ends.
         defer { leds.giveBack(err: context.err) }
-        try drive(frameSource, outputs: leds.outputs, mode: mode, frames: frames, pacer: pacer, context: context)
+        do {
+            try drive(frameSource, outputs: leds.outputs, mode: mode, frames: frames, pacer: pacer, context: context)
+        } catch var error as OutputWriteError {
+            // `plumb led | head -1`: ended as SIGTERM ends it (the defers above), then as any
+            // command whose reader went away (``PlumbTool``: SIGPIPE), with a line saying so.
+            error.cleanup = leds.taken.isEmpty ? "the LEDs are off" : "the LEDs are off and their triggers given back"
+            throw error
+        }
     }
 
     /// The LEDs `open` opened, and the sysfs LEDs among them taken over (``SysfsLED/takeOver()``,
@@ -183,7 +191,8 @@ enum LED {
 
     /// Shows each gravity reading on `outputs` until `frames` or the source ends (the board's IMU
     /// ends on SIGINT/SIGTERM/SIGHUP or --duration; the others on those signals through
-    /// ``StoppableGravity``), printing each change; every LED is off afterwards. An LED is written
+    /// ``StoppableGravity``) or standard output cannot be written (``OutputWriteError``, thrown),
+    /// printing each change; every LED is off afterwards. An LED is written
     /// only when it turns on or off (``ChangedOnlyOutput``, as `plumb run`'s `outputs.leds`): 4 LEDs
     /// at 10 Hz were 40 opens, writes and closes a second.
     static func drive(_ source: any GravitySource, outputs given: [any DigitalOutput], mode: LEDMode, frames: Int?,
@@ -209,7 +218,8 @@ enum LED {
             if shown != last {
                 let on = zip(names, shown).filter(\.1).map(\.0)
                 context.out.line("\(Kiosk.seconds(gravity.timestampNanoseconds)) s  \(on.isEmpty ? "(none)" : on.joined(separator: ","))")
-                context.out.flush()
+                // A reader gone (EPIPE) or a full disk ends the run through the defer above.
+                try context.out.send()
                 last = shown
             }
             count += 1
