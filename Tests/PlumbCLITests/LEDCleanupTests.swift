@@ -70,6 +70,21 @@ struct LEDCleanupTests {
         }
     }
 
+    /// The end of a simulation (`--duration`) leaves the Sense HAT matrix dark, as a signal and
+    /// the board's IMU do and as the other backends' LEDs are turned off: it kept the last
+    /// picture, lit until something else drew over it. --angle's still picture stays
+    /// (KioskCommandTests' senseHATArrowGoesToTheFramebufferFile).
+    @Test(arguments: ["arrow", "bubble"])
+    func theSenseHATMatrixIsDarkAtTheEndOfASimulation(_ mode: String) throws {
+        let path = NSTemporaryDirectory() + "plumb-sense-end-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = runPlumb(["led", "--backend", "sensehat", "--mode", mode, "--fb-file", path, "--simulate", "--no-pacing", "--duration", "5"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out == "\(path): 49 frames of the \(mode) (simulated MPU-6050 (tour) through the plumb filter)\n", "\(r.out)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(data.count == 128 && data.allSatisfy { $0 == 0 }, "the matrix is left lit")
+    }
+
     /// `plumb level --simulate --terminal > file`: paced to --rate (15 frames a second), not run
     /// in virtual time at a full core (2 s of simulation took milliseconds).
     @Test func theTerminalPreviewIsPacedIntoAFile() {

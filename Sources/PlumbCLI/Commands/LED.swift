@@ -18,7 +18,7 @@ enum LED {
             orientation.lowEnergy; --bus and --address over it), paced by the wall clock. Ctrl-C, \
             SIGTERM or a hangup (SIGHUP) stops it, as the end does: the LEDs are turned off and sysfs \
             LEDs get their triggers back (ACT blinks for the SD card again), the Sense HAT matrix is left \
-            dark (on the board's IMU or a signal; at the end of a simulation it keeps the last picture). \
+            dark (only --angle's still picture stays at its end). \
             A reader that goes away (plumb led | head -1) stops it the same way, then it ends as a filter \
             does (SIGPIPE) with a line on standard error. An LED is written only when it turns on or off.
             """,
@@ -86,20 +86,31 @@ enum LED {
             }
             let display = try FramebufferDisplay(framebuffer)
             let matrix = SenseHATMatrix(mode: mode)
+            // The matrix is left dark however the run ends (the simulation's or the board's
+            // --duration, Ctrl-C, SIGTERM, SIGHUP, a failed read), as the other backends' LEDs are
+            // turned off; only --angle's still picture stays, unless a signal stopped it.
+            let keepsPicture = source is FixedGravity
+            func darken() throws {
+                guard !keepsPicture || stoppable?.wasStopped == true else { return }
+                display.nextSurface().fill(.black)
+                try display.present()
+            }
             var count = 0
-            while frames.map({ count < $0 }) ?? true {
-                guard let gravity = try frameSource.nextGravity() else { break }
-                matrix.draw(gravity, into: display.nextSurface())
-                try display.present()
-                count += 1
-                if frames.map({ count < $0 }) ?? true { pacer.waitForNextFrame() }
+            do {
+                while frames.map({ count < $0 }) ?? true {
+                    guard let gravity = try frameSource.nextGravity() else { break }
+                    matrix.draw(gravity, into: display.nextSurface())
+                    try display.present()
+                    count += 1
+                    if frames.map({ count < $0 }) ?? true { pacer.waitForNextFrame() }
+                }
+            } catch {
+                do { try darken() } catch let dark {
+                    context.err.line("plumb led: could not turn the Sense HAT matrix off (\(framebuffer.path)): \(dark)")
+                }
+                throw error
             }
-            if isLive || stoppable?.wasStopped == true {
-                // Ctrl-C, SIGTERM, SIGHUP or --duration ended it: leave the matrix dark.
-                let surface = display.nextSurface()
-                surface.fill(.black)
-                try display.present()
-            }
+            try darken()
             context.out.line("\(framebuffer.path): \(count) frame\(count == 1 ? "" : "s") of the \(mode.rawValue) (\(source.name))")
             return
         }
