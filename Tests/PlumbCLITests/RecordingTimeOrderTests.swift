@@ -19,8 +19,8 @@ import Testing
     ]
 
     /// 3 s face up at 100 Hz; `extra` is put in after the row of 1.5 s (line 152).
-    static func recording(_ extra: String) throws -> String {
-        var csv = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+    static func recording(_ extra: String, first: String = "") throws -> String {
+        var csv = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n" + first
         for k in 0...300 {
             csv += "\(Double(k) / 100),0,0,0,0,0,9.80665\n"
             if k == 150 { csv += extra }
@@ -49,6 +49,24 @@ import Testing
         #expect(r.err.hasSuffix("""
             Error: \(path):153:1: t_s goes backwards, from 1.5 on line 152 to 1.2.
             Fix: Sort the lines by t_s; rows with the same t_s may stay, and are played in the order written.
+
+            """), "\(r.err)")
+    }
+
+    /// A negative time (here a row at -0.25 s before the one at 0, line 2) is refused by every
+    /// command, in the same words, at its file:line:column. `--simulate --replay` took it (the
+    /// emulated chip's motion started there) where `watch --replay` refused it; the BROAD trials
+    /// and `plumb read --format csv` count t_s from 0.
+    @Test(arguments: commands)
+    func aNegativeTimeIsRefusedInTheSameWords(command: [String]) throws {
+        let path = try Self.recording("", first: "  -0.25,0,0,0,0,0,9.80665\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = runPlumb(command + [path])
+        #expect(r.status == 1)
+        #expect(r.out == "")
+        #expect(r.err.hasSuffix("""
+            Error: \(path):2:3: t_s -0.25 is negative; a recording's times are seconds from its start, 0 or more.
+            Fix: Write t_s in seconds from the recording's start: add the same amount to every t_s so that none is below 0 (the first row's at 0).
 
             """), "\(r.err)")
     }
