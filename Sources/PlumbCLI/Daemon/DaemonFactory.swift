@@ -294,15 +294,10 @@ struct DaemonFactory {
                     awaitsClaim: Bool = false) throws -> (any MotionSampleSource, (any MonotonicClock)?) {
         switch source {
         case .replay(let path):
-            let bytes: [UInt8]
-            do { bytes = [UInt8](try InputFile.read(path)) } catch {
-                throw CLIError.failure("cannot read the recording \(path) (\(error.reason))",
-                                       fix: "Give --replay the path of a CSV file with the columns t_s, gyr_x, gyr_y, gyr_z, acc_x, acc_y, acc_z.")
-            }
-            let recording: IMURecording
-            do { recording = try IMURecording.parse(csv: bytes, name: path) } catch {
-                throw CLIError.failure(error.description, fix: error.fix)
-            }
+            // Read and told as `plumb watch --replay` and `plumb kiosk --replay` read and tell it:
+            // the daemon's own copy said "cannot read the recording PATH (…)" and left the final
+            // "." off both its messages.
+            let recording = try Watch.loadRecording(path)
             return (RecordingSource(recording: recording, name: "recording \(path)"), realClock)
         case .simulated:
             let c = setup.configuration
