@@ -64,6 +64,9 @@ public struct ParsedArguments: Sendable {
     /// The options whose value came from a configuration file, not the command line (option name →
     /// the file's path), so that an error can name the file's key instead of the flag.
     var fromConfiguration: [String: String] = [:]
+    /// Where each value of that file was written, for the line and column of a value the chip
+    /// refuses (`plumb read --config`'s imu.rate); `nil` without a file.
+    var configurationPositions: ConfigurationPositions?
 
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
 

@@ -86,6 +86,10 @@ public enum PlumbTool {
             return ExitCode.success
         } catch let error as CLIError {
             return report(error, command: command, prefix: prefix, context: context)
+        } catch let error as OutputWriteError {
+            // A command that put back what it took (`plumb led`: the LEDs off) before it ended
+            // says so; the process ends as any other write failure ends it (SIGPIPE for EPIPE).
+            error.endProcess(command: "\(prefix) \(command.spec.name)", err: context.err)
         } catch {
             context.err.line("Error: \(error)")
             return ExitCode.failure

@@ -16,6 +16,9 @@ public final class Output: Sendable {
     public static func standardError() -> Output { Output(.fileDescriptor(2)) }
     /// An output that keeps everything written to it, for tests.
     public static func capture() -> Output { Output(.capture) }
+    /// An output to the file descriptor `fd`, left open (a pipe or `/dev/full` standing in for
+    /// standard output in tests).
+    static func fileDescriptor(_ fd: Int32) -> Output { Output(.fileDescriptor(fd)) }
 
     /// The same file descriptor for a daemon's log: a write that fails (the journal's pipe gone,
     /// a full disk under `plumb run 2> file`) drops the lines instead of ending the process, which
@@ -38,8 +41,19 @@ public final class Output: Sendable {
     /// Writes `text` and a newline.
     public func line(_ text: String = "") { write(text + "\n") }
 
-    /// Sends what is buffered on to the file descriptor.
+    /// Sends what is buffered on to the file descriptor; when it cannot be written, ends the
+    /// process as ``OutputWriteError/endProcess(command:err:)`` does (without a command's line).
     public func flush() {
+        do { try send() } catch { error.endProcess(command: nil, err: nil) }
+    }
+
+    /// Sends what is buffered on to the file descriptor, throwing when it cannot be written (the
+    /// reader went away: EPIPE; a full disk: ENOSPC), so that a command that took something (LEDs,
+    /// their triggers) puts it back before the process ends (``PlumbTool`` ends it then). A log
+    /// (``droppingWriteFailures()``) drops the lines instead, and a capture cannot fail.
+    ///
+    /// The corresponding system call is `write(2)`.
+    public func send() throws(OutputWriteError) {
         let bytes: [UInt8] = state.withLock { s in
             defer { s.buffer.removeAll(keepingCapacity: true) }
             if case .capture = sink { s.captured += s.buffer; return [] }
@@ -62,19 +76,63 @@ public final class Output: Sendable {
             // non-blocking pipe); another output tries EAGAIN again.
             if dropsFailures { return }
             if code == EAGAIN { continue }
-            Self.cannotWrite(fd: fd, code: code)
+            throw OutputWriteError(fileDescriptor: fd, errno: code)
         }
     }
 
-    /// Ends the process when standard output or error cannot be written.
+    /// Everything written so far (capture outputs only).
+    public var captured: String {
+        flush()
+        return state.withLock { String(decoding: $0.captured, as: UTF8.self) }
+    }
+}
+
+/// Standard output or error could not be written (``Output/send()``): the reader went away
+/// (EPIPE: `plumb led --simulate | head -1`) or the disk is full (ENOSPC: `plumb read > file`).
+public struct OutputWriteError: Error, Sendable, Equatable {
+    /// The file descriptor written: 1 for standard output, 2 for standard error.
+    public var fileDescriptor: Int32
+    /// The write's errno.
+    public var errno: Int32
+    /// What the command put back before it ended ("the LEDs are off and their triggers given
+    /// back"), for the line on standard error; nil when it took nothing.
+    public var cleanup: String?
+
+    public init(fileDescriptor: Int32, errno: Int32, cleanup: String? = nil) {
+        self.fileDescriptor = fileDescriptor; self.errno = errno; self.cleanup = cleanup
+    }
+
+    /// "cannot write to standard output: Broken pipe".
+    public var message: String {
+        let target = fileDescriptor == 1 ? "standard output" : fileDescriptor == 2 ? "standard error" : "file descriptor \(fileDescriptor)"
+        return "cannot write to \(target): \(String(cString: strerror(errno)))"
+    }
+
+    /// Ends the process: the reader went away (EPIPE: `plumb watch | head -1`) by SIGPIPE, as a
+    /// filter ends; any other failure (a full disk) with status 1, so the cut-short output does not
+    /// pass for whole. (While SignalMonitor ignores SIGPIPE — `plumb run`, `plumb watch --exec`,
+    /// `plumb led` — the write meets EPIPE instead of the signal; FileHandle's write then stopped
+    /// the process with a crash report.)
     ///
-    /// The reader went away (EPIPE: `plumb watch | head -1`): the process ends by SIGPIPE, as a
-    /// filter does, quietly. While SignalMonitor ignores SIGPIPE (`plumb run`, `plumb watch
-    /// --exec`) FileHandle's write met EPIPE instead and stopped the process with a crash report.
-    /// Any other failure (a full disk under `plumb read > file`) is said on standard error and
-    /// ends the process with status 1, so the cut-short output does not pass for whole.
-    private static func cannotWrite(fd: Int32, code: Int32) -> Never {
-        if code == EPIPE {
+    /// - Parameters:
+    ///   - command: the command that put something back (`plumb led`): its line, `plumb led:
+    ///     cannot write to standard output: Broken pipe; stopped, the LEDs are off.`, goes to
+    ///     `err` for any failure. Without one, only a failure other than EPIPE is told, as
+    ///     `plumb: cannot write to standard output: No space left on device`; a reader that went
+    ///     away is not.
+    ///   - err: standard error (flushed here).
+    public func endProcess(command: String?, err: Output?) -> Never {
+        if let command {
+            let line = "\(command): \(message)" + (cleanup.map { "; stopped, \($0)." } ?? ".")
+            if let err, fileDescriptor != 2 {
+                err.line(line)
+                err.flush()
+            }
+        } else if errno != EPIPE, fileDescriptor != 2 {
+            let bytes = Array("plumb: \(message)\n".utf8)
+            _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress!, $0.count) }
+        }
+        if errno == EPIPE {
             signal(SIGPIPE, SIG_DFL)
             var pipe = sigset_t()
             sigemptyset(&pipe)
@@ -82,17 +140,7 @@ public final class Output: Sendable {
             pthread_sigmask(SIG_UNBLOCK, &pipe, nil)
             raise(SIGPIPE)
         }
-        if fd != 2 {
-            let message = Array("plumb: cannot write to \(fd == 1 ? "standard output" : "file descriptor \(fd)"): \(String(cString: strerror(code)))\n".utf8)
-            _ = message.withUnsafeBytes { Glibc.write(2, $0.baseAddress!, $0.count) }
-        }
         exit(1)
-    }
-
-    /// Everything written so far (capture outputs only).
-    public var captured: String {
-        flush()
-        return state.withLock { String(decoding: $0.captured, as: UTF8.self) }
     }
 }
 

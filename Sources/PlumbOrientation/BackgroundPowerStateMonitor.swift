@@ -43,12 +43,18 @@ public final class BackgroundPowerStateMonitor: PowerStateMonitor {
     /// - Parameters:
     ///   - monitor: the monitor to read off the caller's thread.
     ///   - pollInterval: how often the caller reads, seconds. Default 2 (``EnergySettings/pollInterval``).
+    ///     Held as ``EnergySettings/pollInterval`` holds it: to
+    ///     ``EnergySettings/minimumPollInterval``…``OrientationClassifier/longestWait`` (0 or less
+    ///     polls every 10 ms, `.infinity` that longest wait), not a number the default.
     ///   - firstReadTimeout: how long the first read of a session may wait, seconds. Default 0.2
-    ///     (power-profiles-daemon's reader gives up after 0.1 s).
+    ///     (power-profiles-daemon's reader gives up after 0.1 s). Held to
+    ///     0…``OrientationClassifier/longestWait`` (a negative one does not wait), not a number
+    ///     the default.
     public init(_ monitor: any PowerStateMonitor, pollInterval: Double = EnergySettings.default.pollInterval,
                 firstReadTimeout: Double = 0.2) {
-        precondition(pollInterval > 0 && firstReadTimeout >= 0, "intervals must be positive")
-        core = Core(monitor: monitor, interval: UInt64(pollInterval * 1e9), firstReadTimeout: UInt64(firstReadTimeout * 1e9))
+        let interval = EnergySettings.held(pollInterval: pollInterval)
+        let timeout = firstReadTimeout.isNaN ? 0.2 : min(max(firstReadTimeout, 0), OrientationClassifier.longestWait)
+        core = Core(monitor: monitor, interval: UInt64((interval * 1e9).rounded()), firstReadTimeout: UInt64((timeout * 1e9).rounded()))
     }
 
     deinit { core.stop() }

@@ -18,7 +18,7 @@ public struct IMURecording: Sendable {
     /// `plumb read --format csv`'s): a header naming `t_s` (seconds), `gyr_x`, `gyr_y`, `gyr_z`
     /// (rad/s) and `acc_x`, `acc_y`, `acc_z` (m/s², specific force); other columns are ignored, in
     /// any order. A missing reading (`nan`) stays in the sample; the filters skip such samples.
-    /// `t_s` is ≥ 0 and follows ``RecordingCSV/TimeOrder``: never backwards; a repeated time is
+    /// `t_s` follows ``RecordingCSV/TimeOrder``: 0 or more, never backwards; a repeated time is
     /// a sample with no time since the one before.
     ///
     /// - Parameters:
@@ -51,18 +51,13 @@ public struct IMURecording: Sendable {
             let line = UnsafeBufferPointer(rebasing: bytes[range])
             if RecordingCSV.isBlank(line) { continue }
             let row = try header.row(line, lineNumber: lineNumber, file: name)
-            let column = row.timeField.lowerBound + 1
-            guard row.time >= 0 else {
-                throw RecordingCSVError(file: name, line: lineNumber, column: column,
-                                        message: "t_s \(row.time) is not a time in seconds ≥ 0",
-                                        fix: "Write t_s in seconds from the recording's start.")
-            }
+            // A negative time is refused by the order, as every replay refuses it.
+            try order.take(row, lineNumber: lineNumber, file: name)
             guard row.time < maximumTimeSeconds else {
-                throw RecordingCSVError(file: name, line: lineNumber, column: column,
+                throw RecordingCSVError(file: name, line: lineNumber, column: row.timeField.lowerBound + 1,
                                         message: "t_s \(row.time) is past the latest time a recording can hold (\(maximumTimeSeconds) s, about 570 years)",
                                         fix: "Write t_s in seconds from the recording's start.")
             }
-            try order.take(row, lineNumber: lineNumber, file: name)
             let t = UInt64((row.time * 1e9).rounded())
             samples.append(IMUSample(timestampNanoseconds: t, acceleration: row.accelerometer, angularRate: row.gyroscope))
         }

@@ -24,8 +24,11 @@ public struct OrientationPipeline {
     public private(set) var gravity: SIMD3<Double> = .zero
     /// While a turn is in progress in the accelerometer-only (low-energy) mode, the source is
     /// asked to deliver a sample at least this often, in seconds (``wakeHint``); `nil` never.
-    /// Default ``EnergySettings/defaultTurnWakeInterval``.
-    public var turnWakeInterval: Double?
+    /// Default ``EnergySettings/defaultTurnWakeInterval``. Held, given to the initialiser or set,
+    /// as ``EnergySettings/turnWakeInterval`` holds it: 0 or less is `nil`, one longer than
+    /// ``OrientationClassifier/longestWait`` (`.infinity` too) is that, not a number is the
+    /// default.
+    public var turnWakeInterval: Double? { didSet { turnWakeInterval = EnergySettings.held(turnWakeInterval: turnWakeInterval) } }
     private var fused: any GravityEstimator
     private var accelerometerOnly: AccelerometerGravity
 
@@ -82,13 +85,13 @@ public struct OrientationPipeline {
     ///   - classifier: classifier settings with the fused estimator.
     ///   - accelerometerOnlyClassifier: classifier settings with the accelerometer-only estimator.
     ///   - usesGyroscope: which estimator to start with.
+    ///   - turnWakeInterval: ``turnWakeInterval``, in seconds (held to its range).
     public init(fused: any GravityEstimator, accelerometerOnly: AccelerometerGravity = AccelerometerGravity(),
                 classifier: OrientationClassifier.Settings = .default,
                 accelerometerOnlyClassifier: OrientationClassifier.Settings = .accelerometerOnly, usesGyroscope: Bool = true,
                 mounting: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>) = (SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)),
                 turnWakeInterval: Double? = EnergySettings.defaultTurnWakeInterval) {
-        precondition(turnWakeInterval.map { $0 > 0 && $0.isFinite } ?? true, "the turn wake interval must be positive")
-        self.turnWakeInterval = turnWakeInterval
+        self.turnWakeInterval = EnergySettings.held(turnWakeInterval: turnWakeInterval)
         self.fused = fused
         self.accelerometerOnly = accelerometerOnly
         self.fusedClassifier = classifier

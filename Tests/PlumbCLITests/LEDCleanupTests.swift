@@ -1,6 +1,8 @@
 import Foundation
 import PlumbDisplay
 import PlumbHAL
+import PlumbLinux
+import PlumbOrientation
 import Testing
 @testable import PlumbCLI
 
@@ -68,6 +70,21 @@ struct LEDCleanupTests {
         }
     }
 
+    /// The end of a simulation (`--duration`) leaves the Sense HAT matrix dark, as a signal and
+    /// the board's IMU do and as the other backends' LEDs are turned off: it kept the last
+    /// picture, lit until something else drew over it. --angle's still picture stays
+    /// (KioskCommandTests' senseHATArrowGoesToTheFramebufferFile).
+    @Test(arguments: ["arrow", "bubble"])
+    func theSenseHATMatrixIsDarkAtTheEndOfASimulation(_ mode: String) throws {
+        let path = NSTemporaryDirectory() + "plumb-sense-end-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = runPlumb(["led", "--backend", "sensehat", "--mode", mode, "--fb-file", path, "--simulate", "--no-pacing", "--duration", "5"])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out == "\(path): 49 frames of the \(mode) (simulated MPU-6050 (tour) through the plumb filter)\n", "\(r.out)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(data.count == 128 && data.allSatisfy { $0 == 0 }, "the matrix is left lit")
+    }
+
     /// `plumb level --simulate --terminal > file`: paced to --rate (15 frames a second), not run
     /// in virtual time at a full core (2 s of simulation took milliseconds).
     @Test func theTerminalPreviewIsPacedIntoAFile() {
@@ -75,6 +92,77 @@ struct LEDCleanupTests {
         let r = runPlumb(["level", "--simulate", "--terminal", "--size", "8x2", "--duration", "2"])
         #expect(r.status == 0, "\(r.err)")
         #expect(Date().timeIntervalSince(started) >= 1.5)
+    }
+
+    // MARK: a reader that went away
+
+    /// `plumb led --simulate … | head -1`: the write after the reader went away fails (EPIPE:
+    /// SIGPIPE is ignored while plumb watches its signals), and the run ends as SIGTERM ends it,
+    /// the LEDs off and their triggers given back, then by SIGPIPE as every command whose reader
+    /// went away (``OutputWriteError/endProcess(command:err:)``), with one line on standard error.
+    /// The old code ended at the write, the +z LED lit and every trigger at none.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: plumbBinary), "needs the plumb binary (swift build)"))
+    func aReaderThatWentAwayEndsTheRunAsSIGTERMDoes() throws {
+        let names = ["x1", "x2", "y1", "y2", "z1", "z2"]
+        let root = try makeLEDs(names)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: plumbBinary)
+        process.arguments = ["led", "--simulate", "--leds", names.joined(separator: ","), "--sysfs-root", root, "--duration", "60"]
+        process.environment = ["PATH": "/usr/bin:/bin"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        try out.fileHandleForReading.close()
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE,
+                "\(process.terminationReason) \(process.terminationStatus)")
+        #expect(said == "plumb led: cannot write to standard output: Broken pipe; stopped, the LEDs are off and their triggers given back.\n")
+        for name in names {
+            #expect(read("\(root)/\(name)/brightness") == "0\n", "\(name)")
+            #expect(read("\(root)/\(name)/trigger") == "mmc0\n", "\(name)")
+        }
+    }
+
+    /// The board's IMU (the emulated chip behind `plumb run`'s session) into a pipe whose reader
+    /// went away: ``LED/drive(_:outputs:mode:frames:pacer:context:)`` throws the write failure
+    /// after turning every LED off. In a process of its own: the old code ended the process at
+    /// the write (by SIGPIPE), an LED lit.
+    @Test func aReaderThatWentAwayTurnsTheLiveLEDsOff() async {
+        await #expect(processExitsWith: .success) {
+            let names = ["x1", "x2", "y1", "y2", "z1", "z2"]
+            let root = try LEDCleanupTests().makeLEDs(names)
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            let outputs: [any DigitalOutput] = try names.map { try SysfsLED($0, root: root) }
+            let e = try Emulated(profile: "rest")
+            let live = LiveGravity(source: e.source, found: e.found, clock: e.sensor.clock, duration: 5,
+                                   powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false })
+            defer { try? live.finish() }
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { throw CLIError.failure("pipe: \(errno)") }
+            close(ends[0])
+            signal(SIGPIPE, SIG_IGN) // as SignalMonitor leaves it
+            var context = CommandContext.capturing()
+            context.out = .fileDescriptor(ends[1])
+            do {
+                try LED.drive(live, outputs: outputs, mode: .faces, frames: nil, pacer: FramePacer(clock: VirtualClock(), rate: 10), context: context)
+                FileHandle.standardError.write(Data("the run ended without the write failure\n".utf8))
+                exit(2)
+            } catch let error as OutputWriteError {
+                guard error == OutputWriteError(fileDescriptor: ends[1], errno: EPIPE) else {
+                    FileHandle.standardError.write(Data("\(error)\n".utf8))
+                    exit(3)
+                }
+            }
+            let lit = names.filter { LEDCleanupTests().read("\(root)/\($0)/brightness") != "0\n" }
+            if !lit.isEmpty {
+                FileHandle.standardError.write(Data("still lit: \(lit)\n".utf8))
+                exit(4)
+            }
+        }
     }
 
     // MARK: signals, with the built binary

@@ -1,4 +1,5 @@
 import Foundation
+import PlumbDrivers
 import Testing
 @testable import PlumbCLI
 
@@ -19,8 +20,8 @@ import Testing
     ]
 
     /// 3 s face up at 100 Hz; `extra` is put in after the row of 1.5 s (line 152).
-    static func recording(_ extra: String) throws -> String {
-        var csv = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+    static func recording(_ extra: String, first: String = "") throws -> String {
+        var csv = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n" + first
         for k in 0...300 {
             csv += "\(Double(k) / 100),0,0,0,0,0,9.80665\n"
             if k == 150 { csv += extra }
@@ -51,5 +52,51 @@ import Testing
             Fix: Sort the lines by t_s; rows with the same t_s may stay, and are played in the order written.
 
             """), "\(r.err)")
+    }
+
+    /// A negative time (here a row at -0.25 s before the one at 0, line 2) is refused by every
+    /// command, in the same words, at its file:line:column. `--simulate --replay` took it (the
+    /// emulated chip's motion started there) where `watch --replay` refused it; the BROAD trials
+    /// and `plumb read --format csv` count t_s from 0.
+    @Test(arguments: commands)
+    func aNegativeTimeIsRefusedInTheSameWords(command: [String]) throws {
+        let path = try Self.recording("", first: "  -0.25,0,0,0,0,0,9.80665\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = runPlumb(command + [path])
+        #expect(r.status == 1)
+        #expect(r.out == "")
+        #expect(r.err.hasSuffix("""
+            Error: \(path):2:3: t_s -0.25 is negative; a recording's times are seconds from its start, 0 or more.
+            Fix: Write t_s in seconds from the recording's start: add the same amount to every t_s so that none is below 0 (the first row's at 0).
+
+            """), "\(r.err)")
+    }
+
+    /// `plumb run --replay` tells a recording it cannot use as `plumb watch --replay` does, word
+    /// for word and with the final "." (the daemon's log puts "cannot start: " before it): it said
+    /// "/x.csv:153:1: t_s goes backwards, from 1.5 on line 152 to 1.2" without it, and "cannot read
+    /// the recording /x.csv (no such file)" in words of its own.
+    @Test func runsReplayFailuresAreToldAsWatchsAre() throws {
+        let config = Self.scratch + "-\(UUID().uuidString).json"
+        try "{}".write(toFile: config, atomically: true, encoding: .utf8)
+        let backwards = try Self.recording("1.2,0,0,0,0,0,9.80665\n")
+        let negative = try Self.recording("", first: "-0.25,0,0,0,0,0,9.80665\n")
+        defer { for path in [config, backwards, negative] { try? FileManager.default.removeItem(atPath: path) } }
+        let cases: [(path: String, message: String, fix: String)] = [
+            (backwards, "\(backwards):153:1: t_s goes backwards, from 1.5 on line 152 to 1.2.", RecordingCSV.timeOrderFix),
+            (negative, "\(negative):2:1: t_s -0.25 is negative; a recording's times are seconds from its start, 0 or more.", RecordingCSV.negativeTimeFix),
+            ("/nonexistent/trial.csv", "/nonexistent/trial.csv: cannot read the recording (no such file).",
+             "Give the path of a CSV file with the columns t_s, gyr_x, gyr_y, gyr_z, acc_x, acc_y, acc_z."),
+        ]
+        for (path, message, fix) in cases {
+            let watch = runPlumb(["watch", "--replay", path])
+            #expect(watch.status == 1)
+            #expect(watch.err == "Error: \(message)\nFix: \(fix)\n", "\(watch.err)")
+            let run = runPlumb(["run", "--config", config, "--replay", path, "--log-format", "plain"])
+            #expect(run.status == 1)
+            #expect(run.out == "")
+            #expect(run.err == "plumb: error: cannot start: \(message)\nplumb: error: fix: \(fix)\n"
+                        + "Error: the daemon stopped after an error (see the log above)\n", "\(run.err)")
+        }
     }
 }

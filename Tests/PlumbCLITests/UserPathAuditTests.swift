@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PlumbCLI
 import PlumbConfiguration
+import PlumbDrivers
 import PlumbHAL
 import PlumbMQTT
 import PlumbOrientation
@@ -151,6 +152,62 @@ private let setUsage = "Usage: plumb regs set [--bus <PATH>] [--address <ADDR>] 
         #expect(throws: CLIError.failure("the IMU at 0x68 on /dev/i2c-1: output data rate 2.0 Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz",
                                          fix: "Set imu.rate in test.json within the chip's range named above (the FIFO watermark follows from the rate).")) {
             _ = try LiveSensor.session(e.found, source: e.source, outputs: [], powerMonitor: FixedPowerMonitor(PowerState()))
+        }
+    }
+
+    /// A plumb.json whose imu.rate (line 3, column 19) the chip refuses, and that line and column
+    /// as `plumb config check` gives it for the same file with the part named (here the part is
+    /// "auto", found at start).
+    static func rateFile() throws -> (path: String, location: String) {
+        let text = "{\n  \"board\": \"rpi4\",\n  \"imu\": {\"rate\": 2, \"part\": \"auto\"}\n}\n"
+        let checked = try temporaryFile(text.replacingOccurrences(of: "\"auto\"", with: "\"mpu6050\""))
+        defer { try? FileManager.default.removeItem(atPath: checked) }
+        let check = runPlumb(["config", "check", "--boards-dir", boardsDirectory, checked])
+        #expect(check.err.hasPrefix("Error: \(checked):3:19: imu.rate: output data rate 2.0 Hz"), "\(check.err)")
+        return (try temporaryFile(text), "3:19")
+    }
+
+    /// The live commands (watch, level, led, kiosk, through LiveSensor) named the file in the fix
+    /// but not where in it imu.rate is, which `plumb config check` gives: the message is at its
+    /// line and column now, and still names the IMU, its address and bus.
+    @Test func theLiveCommandsStartFailureIsAtImuRatesLineAndColumn() throws {
+        let (path, location) = try Self.rateFile()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let args = try parse(["--config", path, "--boards-dir", boardsDirectory], spec: LED.spec)
+        let found = try LiveSensor.find(args, context: .capturing())
+        let e = try Emulated(profile: "rest")
+        #expect(throws: CLIError.failure("\(path):\(location): imu.rate: the IMU at 0x68 on /dev/i2c-1: output data rate 2.0 Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz",
+                                         fix: "Set imu.rate in \(path) within the chip's range named above (the FIFO watermark follows from the rate).")) {
+            _ = try LiveSensor.session(found, source: e.source, outputs: [], powerMonitor: FixedPowerMonitor(PowerState()))
+        }
+    }
+
+    /// `plumb run`'s start failure, from the file it read: at imu.rate's line and column too.
+    @Test func runsStartFailureIsAtImuRatesLineAndColumn() throws {
+        let (path, location) = try Self.rateFile()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = runPlumb(["run", "--simulate", "--config", path, "--boards-dir", boardsDirectory, "--duration", "1", "--log-format", "plain"])
+        #expect(r.status == 1)
+        #expect(r.err.contains("\(path):\(location): imu.rate: cannot start simulated MPU-6050 (tour): output data rate 2.0 Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz\n"), "\(r.err)")
+        #expect(r.err.contains("Set imu.rate in \(path) within the chip's range named above"), "\(r.err)")
+    }
+
+    /// `plumb read --config FILE` (on the board's IMU, so only its message here): a rate the file
+    /// gave is at imu.rate's line and column, with the key in the fix; a rate given as --rate, or
+    /// with --watermark beside it, is the command line's, as before.
+    @Test func readsStartFailureIsAtImuRatesLineAndColumn() throws {
+        let (path, location) = try Self.rateFile()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let refused = IMUError.invalidConfiguration("output data rate 2.0 Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz")
+        let fromFile = try SensorOptions.applyingConfiguration(try parse(["--config", path], spec: Read.spec), takes: [.rateAndRanges, .mounting])
+        #expect(Read.startFailure(refused, args: fromFile)
+                == .failure("\(path):\(location): imu.rate: output data rate 2.0 Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz",
+                            fix: "Set imu.rate in \(path) within the chip's limits named above, or give --rate HZ over it."))
+        for given in [["--rate", "2"], ["--watermark", "4"]] {
+            let fromFlags = try SensorOptions.applyingConfiguration(try parse(["--config", path] + given, spec: Read.spec), takes: [.rateAndRanges, .mounting])
+            #expect(Read.startFailure(refused, args: fromFlags)
+                    == .failure("output data rate 2.0 Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz",
+                                fix: "Give --rate and --watermark within the chip's limits named above (with --config: imu.rate)."))
         }
     }
 }

@@ -36,6 +36,43 @@ import Testing
         }
     }
 
+    /// `OrientationPipeline.turnWakeInterval` and `BackgroundPowerStateMonitor`'s intervals given
+    /// directly, not through ``EnergySettings``: each is held as ``EnergySettings`` holds it. The
+    /// pipeline's initialiser stopped the process on 0, a negative, an infinite or a not-a-number
+    /// interval, one set afterwards stopped it at the next wake hint of a turn, and the monitor's
+    /// initialiser stopped it on such a poll interval. In a process of its own, as above.
+    @Test func intervalsGivenDirectlyAreHeldAsEnergySettingsHoldsThem() async {
+        await #expect(processExitsWith: .success) {
+            for v in [0, -1, .nan, .infinity] as [Double] {
+                let held = EnergySettings(turnWakeInterval: v).turnWakeInterval
+                var p = OrientationPipeline(fused: AccelerometerGravity(), usesGyroscope: false, turnWakeInterval: v)
+                #expect(p.turnWakeInterval == held, "\(v)")
+                // A turn in progress (TurnWakeTests): portrait for 1 s at 12.5 Hz, then up 50°
+                // from it for 0.4 s, past the boundary and short of the hysteresis.
+                var t: UInt64 = 0
+                for degrees in Array(repeating: 0.0, count: 13) + Array(repeating: 50.0, count: 5) {
+                    let r = degrees * .pi / 180
+                    _ = p.process(IMUSample(timestampNanoseconds: t, acceleration: 9.81 * SIMD3(sin(r), cos(r), 0), angularRate: .zero))
+                    t += 80_000_000
+                }
+                let last = t - 80_000_000
+                let hint = p.wakeHint
+                #expect(hint == held.map { last + UInt64(($0 * 1e9).rounded()) }, "\(v)")
+                p.turnWakeInterval = 0.5
+                p.turnWakeInterval = v
+                #expect(p.turnWakeInterval == held, "\(v)")
+                #expect(p.wakeHint == hint, "\(v)")
+
+                let monitor = BackgroundPowerStateMonitor(TestPowerMonitor(), pollInterval: v, firstReadTimeout: v)
+                #expect(monitor.pollInterval == EnergySettings(pollInterval: v).pollInterval, "\(v)")
+                #expect(monitor.pollInterval == (v.isNaN ? 2 : v.isInfinite ? OrientationClassifier.longestWait : EnergySettings.minimumPollInterval), "\(v)")
+                #expect(monitor.firstReadTimeout == (v.isNaN ? 0.2 : max(0, min(v, OrientationClassifier.longestWait))), "\(v)")
+                _ = try? monitor.readPowerState()
+                monitor.sessionEnded()
+            }
+        }
+    }
+
     @Test func thePollIntervalIsHeldToItsRange() {
         #expect(EnergySettings(pollInterval: 0).pollInterval == 0.01)
         #expect(EnergySettings.minimumPollInterval == 0.01)

@@ -26,6 +26,17 @@ import PlumbDrivers
         }
     }
 
+    /// A negative time is refused at its line and column, as `plumb watch --replay`
+    /// (`IMURecording`) refuses it; the replay took it and started the motion there.
+    @Test func aNegativeTimeIsRefusedAtItsLineAndColumn() {
+        let csv = header + "-1.5,0,0,0,0,0,9.8\n0,0,0,0,0,0,9.8\n1,0,0,0,0,0,9.8\n"
+        #expect(throws: ReplayError(source: "x.csv", line: 2, column: 1,
+                                    message: "t_s -1.5 is negative; a recording's times are seconds from its start, 0 or more",
+                                    fix: RecordingCSV.negativeTimeFix)) {
+            try MotionProfile.replay(csv: csv, name: "x.csv")
+        }
+    }
+
     /// A row with a missing reading is left out of the motion, but its time is a time: a row after
     /// it that goes back before it was taken, since only the rows kept were compared.
     @Test func aStepBackFromARowWithAMissingReadingIsRefused() {

@@ -11,7 +11,7 @@ import PlumbOrientation
 /// claim goes, as iio-sensor-proxy polls its sensor only while claimed.
 enum DBusLiveSensor {
     /// Loads the configuration and board now (a bad file fails at start, with the same messages as
-    /// `plumb run`) and starts the IMU once to check it answers (``check(_:normal:configurationPath:)``);
+    /// `plumb run`) and starts the IMU once to check it answers (``check(_:normal:configurationPath:positions:)``);
     /// returns the service's source: the notifier that opens it again on every claim. The notifier
     /// applies the calibration file and the mounting rotation, and uses the configured filter,
     /// rate and orientation settings as `plumb run` does (``notifier(_:normal:source:powerMonitor:)``),
@@ -19,16 +19,18 @@ enum DBusLiveSensor {
     ///
     /// With `waitsForSensor` (`--wait-for-sensor`) a chip where nothing answers at the address, or
     /// one another plumb process claims, does not fail the start: the source is then a ``DBusSensorWait`` awaiting it
-    /// (``awaitingSource(_:path:normal:open:context:powerMonitor:)``).
+    /// (``awaitingSource(_:path:positions:normal:open:context:powerMonitor:)``).
     static func source(_ args: ParsedArguments, context: CommandContext, waitsForSensor: Bool = false) throws(CLIError) -> any OrientationSource {
         let path = args.string("config") ?? Configuration.defaultPath
         let catalog = try BoardSupport.catalog(args, context: context)
-        let configuration: Configuration
-        do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
+        let configuration: Configuration, positions: ConfigurationPositions
+        do throws(ConfigurationError) {
+            (configuration, positions) = try Configuration.loadWithPositions(path: path, knownBoards: catalog.ids)
+        } catch {
             throw .failure(error.description, fix: Config.loadFix(error, otherwise: "Run 'plumb config check \(path)'; 'plumb config example --keys' lists every key."))
         }
         let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
-        let setup = DaemonSetup(path: path, configuration: configuration, board: board)
+        let setup = DaemonSetup(path: path, configuration: configuration, board: board, positions: positions)
         // The configured rate and ranges in normal mode (the gyroscope on), the notifier's own
         // low-energy mode beside it, as plumb watch does on the live IMU.
         var configured = DaemonFactory.imuConfiguration(configuration)
@@ -48,20 +50,21 @@ enum DBusLiveSensor {
         // pauses while the screen is off, even while a desktop holds its claim.
         let monitor = SystemPowerStateMonitor.polled(pollInterval: EnergySettings.default.pollInterval)
         if waitsForSensor {
-            return try awaitingSource(configuration, path: path, normal: normal, open: open, context: context, powerMonitor: monitor)
+            return try awaitingSource(configuration, path: path, positions: positions, normal: normal, open: open, context: context, powerMonitor: monitor)
         }
-        return try source(configuration, path: path, normal: normal, open: open, context: context, powerMonitor: monitor)
+        return try source(configuration, path: path, positions: positions, normal: normal, open: open, context: context, powerMonitor: monitor)
     }
 
-    /// ``source(_:path:normal:open:context:powerMonitor:)`` for `--wait-for-sensor`: a chip where
-    /// nothing acknowledges the address (``check(_:normal:configurationPath:waitsForSensor:)``)
+    /// ``source(_:path:positions:normal:open:context:powerMonitor:)`` for `--wait-for-sensor`: a chip where
+    /// nothing acknowledges the address (``check(_:normal:configurationPath:positions:waitsForSensor:)``)
     /// does not fail the start; standard error says once what is awaited and the wiring fix
     /// ("plumb dbus: … does not answer (…); serving without it …"), and the returned source
     /// awaits it (``DBusSensorWait``). Any other failure at start is thrown as without the flag.
-    static func awaitingSource(_ configuration: Configuration, path: String, normal: IMUConfiguration, open: @escaping Opener,
-                               context: CommandContext, powerMonitor: (any PowerStateMonitor)?) throws(CLIError) -> DBusSensorWait {
+    static func awaitingSource(_ configuration: Configuration, path: String, positions: ConfigurationPositions? = nil, normal: IMUConfiguration,
+                               open: @escaping Opener, context: CommandContext,
+                               powerMonitor: (any PowerStateMonitor)?) throws(CLIError) -> DBusSensorWait {
         let checkOnce: @Sendable () throws(CLIError) -> (source: String, error: MotionSourceError)? = { () throws(CLIError) in
-            try check({ try open { _ in } }, normal: normal, configurationPath: path, waitsForSensor: true)
+            try check({ try open { _ in } }, normal: normal, configurationPath: path, positions: positions, waitsForSensor: true)
         }
         let absent = try checkOnce()
         if let absent {
@@ -83,15 +86,16 @@ enum DBusLiveSensor {
     /// Opens the board's IMU (not started), its stream's events going to the sink given.
     typealias Opener = @Sendable (_ eventSink: @escaping @Sendable (DaemonEvent) -> Void) throws -> any MotionSampleSource
 
-    /// The service's source on the IMU `open` opens: checked now (``check(_:normal:configurationPath:)``),
+    /// The service's source on the IMU `open` opens: checked now (``check(_:normal:configurationPath:positions:)``),
     /// then opened afresh on every claim, `normal` as the normal mode's settings. The stream's
     /// notices and warnings (gaps, an interrupt storm, a chip that lost its configuration, a bus
     /// too slow for the rate) go to standard error as "plumb dbus: …" as they happen, so the
     /// journal of plumb-sensor-proxy.service has them; without the sink nobody took them and
     /// they piled up for as long as a desktop held its claim.
-    static func source(_ configuration: Configuration, path: String, normal: IMUConfiguration, open: @escaping Opener,
-                       context: CommandContext, powerMonitor: (any PowerStateMonitor)?) throws(CLIError) -> MotionOrientationSource {
-        try check({ try open { _ in } }, normal: normal, configurationPath: path)
+    static func source(_ configuration: Configuration, path: String, positions: ConfigurationPositions? = nil, normal: IMUConfiguration,
+                       open: @escaping Opener, context: CommandContext,
+                       powerMonitor: (any PowerStateMonitor)?) throws(CLIError) -> MotionOrientationSource {
+        try check({ try open { _ in } }, normal: normal, configurationPath: path, positions: positions)
         return notifierSource(configuration, path: path, normal: normal, open: open, context: context, powerMonitor: powerMonitor)
     }
 
@@ -126,21 +130,23 @@ enum DBusLiveSensor {
     /// answers at the address fails at start, as `plumb run` does, rather than when a desktop
     /// first claims the accelerometer: "cannot start IMU at 0x68 on /dev/i2c-1, polling: nothing
     /// answers at 0x68 on /dev/i2c-1" (or the remote I/O error a Raspberry Pi gives) and `plumb
-    /// run`'s wiring fix (``SensorPipeline/startFailure(_:source:configurationPath:then:)``); a rate
-    /// the chip refuses gets the fix naming imu.rate in `configurationPath`. Opening it only
-    /// built the driver, which touches no register.
+    /// run`'s wiring fix (``SensorPipeline/startFailure(_:source:configurationPath:positions:then:)``); a rate
+    /// the chip refuses is told at imu.rate's line and column (`positions`) and gets the fix
+    /// naming imu.rate in `configurationPath`. Opening it only built the driver, which touches
+    /// no register.
     static func check(_ open: () throws -> any MotionSampleSource, normal: IMUConfiguration,
-                      configurationPath: String) throws(CLIError) {
-        _ = try check(open, normal: normal, configurationPath: configurationPath, waitsForSensor: false)
+                      configurationPath: String, positions: ConfigurationPositions? = nil) throws(CLIError) {
+        _ = try check(open, normal: normal, configurationPath: configurationPath, positions: positions, waitsForSensor: false)
     }
 
-    /// ``check(_:normal:configurationPath:)``, which with `waitsForSensor` (`--wait-for-sensor`)
+    /// ``check(_:normal:configurationPath:positions:)``, which with `waitsForSensor` (`--wait-for-sensor`)
     /// returns, rather than throws, a failure that says nothing acknowledges the address
     /// (ENXIO, or EREMOTEIO as a Raspberry Pi reports it: ``I2CError/mayMeanNothingAnswers``) or
     /// that another plumb process claims the chip (``ClaimAwaitingSource``), with the source's
     /// name; nil when the chip answered. Any other failure is thrown.
     static func check(_ open: () throws -> any MotionSampleSource, normal: IMUConfiguration,
-                      configurationPath: String, waitsForSensor: Bool) throws(CLIError) -> (source: String, error: MotionSourceError)? {
+                      configurationPath: String, positions: ConfigurationPositions? = nil,
+                      waitsForSensor: Bool) throws(CLIError) -> (source: String, error: MotionSourceError)? {
         let source: any MotionSampleSource
         do { source = try open() } catch let error as CLIError {
             throw error
@@ -149,7 +155,8 @@ enum DBusLiveSensor {
         }
         do { _ = try source.start(normal) } catch {
             if waitsForSensor, SensorPipeline.isAwaitable(error) { return (source.name, error) }
-            throw SensorPipeline.startFailure(error, source: source.name, configurationPath: configurationPath, then: restartService)
+            throw SensorPipeline.startFailure(error, source: source.name, configurationPath: configurationPath, positions: positions,
+                                              then: restartService)
         }
         do { try source.stop() } catch {
             // Gone between its start and its stop: as absent as one that never answered.

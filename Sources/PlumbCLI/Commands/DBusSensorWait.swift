@@ -41,7 +41,7 @@ final class DBusSensorWait: OrientationSource, @unchecked Sendable {
     /// Why the chip was absent at start, or nil when it answered (no waiting then).
     let absentAtStart: String?
     /// Starts and stops the chip once: nil when it answered, the failure when nothing acknowledges
-    /// its address; throws any other failure (``DBusLiveSensor/check(_:normal:configurationPath:waitsForSensor:)``).
+    /// its address; throws any other failure (``DBusLiveSensor/check(_:normal:configurationPath:positions:waitsForSensor:)``).
     private let check: @Sendable () throws(CLIError) -> MotionSourceError?
     /// Held across a claim's start and stop and across a check.
     private let access = NSLock()

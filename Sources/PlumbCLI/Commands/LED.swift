@@ -18,8 +18,9 @@ enum LED {
             orientation.lowEnergy; --bus and --address over it), paced by the wall clock. Ctrl-C, \
             SIGTERM or a hangup (SIGHUP) stops it, as the end does: the LEDs are turned off and sysfs \
             LEDs get their triggers back (ACT blinks for the SD card again), the Sense HAT matrix is left \
-            dark (on the board's IMU or a signal; at the end of a simulation it keeps the last picture). \
-            An LED is written only when it turns on or off.
+            dark (only --angle's still picture stays at its end). \
+            A reader that goes away (plumb led | head -1) stops it the same way, then it ends as a filter \
+            does (SIGPIPE) with a line on standard error. An LED is written only when it turns on or off.
             """,
         options: [
             .option("backend", value: "NAME", help: "sysfs (default), gpio or sensehat."),
@@ -85,20 +86,31 @@ enum LED {
             }
             let display = try FramebufferDisplay(framebuffer)
             let matrix = SenseHATMatrix(mode: mode)
+            // The matrix is left dark however the run ends (the simulation's or the board's
+            // --duration, Ctrl-C, SIGTERM, SIGHUP, a failed read), as the other backends' LEDs are
+            // turned off; only --angle's still picture stays, unless a signal stopped it.
+            let keepsPicture = source is FixedGravity
+            func darken() throws {
+                guard !keepsPicture || stoppable?.wasStopped == true else { return }
+                display.nextSurface().fill(.black)
+                try display.present()
+            }
             var count = 0
-            while frames.map({ count < $0 }) ?? true {
-                guard let gravity = try frameSource.nextGravity() else { break }
-                matrix.draw(gravity, into: display.nextSurface())
-                try display.present()
-                count += 1
-                if frames.map({ count < $0 }) ?? true { pacer.waitForNextFrame() }
+            do {
+                while frames.map({ count < $0 }) ?? true {
+                    guard let gravity = try frameSource.nextGravity() else { break }
+                    matrix.draw(gravity, into: display.nextSurface())
+                    try display.present()
+                    count += 1
+                    if frames.map({ count < $0 }) ?? true { pacer.waitForNextFrame() }
+                }
+            } catch {
+                do { try darken() } catch let dark {
+                    context.err.line("plumb led: could not turn the Sense HAT matrix off (\(framebuffer.path)): \(dark)")
+                }
+                throw error
             }
-            if isLive || stoppable?.wasStopped == true {
-                // Ctrl-C, SIGTERM, SIGHUP or --duration ended it: leave the matrix dark.
-                let surface = display.nextSurface()
-                surface.fill(.black)
-                try display.present()
-            }
+            try darken()
             context.out.line("\(framebuffer.path): \(count) frame\(count == 1 ? "" : "s") of the \(mode.rawValue) (\(source.name))")
             return
         }
@@ -134,7 +146,14 @@ enum LED {
         }
         // After drive's own defer has turned them off, however it ends.
         defer { leds.giveBack(err: context.err) }
-        try drive(frameSource, outputs: leds.outputs, mode: mode, frames: frames, pacer: pacer, context: context)
+        do {
+            try drive(frameSource, outputs: leds.outputs, mode: mode, frames: frames, pacer: pacer, context: context)
+        } catch var error as OutputWriteError {
+            // `plumb led | head -1`: ended as SIGTERM ends it (the defers above), then as any
+            // command whose reader went away (``PlumbTool``: SIGPIPE), with a line saying so.
+            error.cleanup = leds.taken.isEmpty ? "the LEDs are off" : "the LEDs are off and their triggers given back"
+            throw error
+        }
     }
 
     /// The LEDs `open` opened, and the sysfs LEDs among them taken over (``SysfsLED/takeOver()``,
@@ -183,7 +202,8 @@ enum LED {
 
     /// Shows each gravity reading on `outputs` until `frames` or the source ends (the board's IMU
     /// ends on SIGINT/SIGTERM/SIGHUP or --duration; the others on those signals through
-    /// ``StoppableGravity``), printing each change; every LED is off afterwards. An LED is written
+    /// ``StoppableGravity``) or standard output cannot be written (``OutputWriteError``, thrown),
+    /// printing each change; every LED is off afterwards. An LED is written
     /// only when it turns on or off (``ChangedOnlyOutput``, as `plumb run`'s `outputs.leds`): 4 LEDs
     /// at 10 Hz were 40 opens, writes and closes a second.
     static func drive(_ source: any GravitySource, outputs given: [any DigitalOutput], mode: LEDMode, frames: Int?,
@@ -209,7 +229,8 @@ enum LED {
             if shown != last {
                 let on = zip(names, shown).filter(\.1).map(\.0)
                 context.out.line("\(Kiosk.seconds(gravity.timestampNanoseconds)) s  \(on.isEmpty ? "(none)" : on.joined(separator: ","))")
-                context.out.flush()
+                // A reader gone (EPIPE) or a full disk ends the run through the defer above.
+                try context.out.send()
                 last = shown
             }
             count += 1

@@ -60,11 +60,14 @@ enum LiveSensor {
         let path = args.string("config") ?? Configuration.defaultPath
         let catalog = try BoardSupport.catalog(args, context: context)
         var configuration: Configuration
+        var positions: ConfigurationPositions?
         if args.string("config") == nil, !FileManager.default.fileExists(atPath: path) {
             // Not installed yet: the detected board's bus, address and data-ready line, as 'plumb read' probes without one.
             configuration = Configuration()
         } else {
-            do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
+            do throws(ConfigurationError) {
+                (configuration, positions) = try Configuration.loadWithPositions(path: path, knownBoards: catalog.ids)
+            } catch {
                 throw .failure(error.description, fix: Config.loadFix(error, otherwise: "Run 'plumb config check \(path)', or use \(alternatives).", instead: "use \(alternatives)"))
             }
         }
@@ -74,7 +77,7 @@ enum LiveSensor {
         let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
         var imu = DaemonFactory.imuConfiguration(configuration)
         imu.gyroscopeEnabled = true
-        return Found(setup: DaemonSetup(path: path, configuration: configuration, board: board), imu: imu,
+        return Found(setup: DaemonSetup(path: path, configuration: configuration, board: board, positions: positions), imu: imu,
                      busPath: configuration.imu.bus ?? board.board.i2cBus,
                      address: configuration.imu.address ?? board.board.imuAddress, busSetting: busSetting)
     }
@@ -154,7 +157,9 @@ enum LiveSensor {
         }
         if let bus, bus.kind == .cannotOpen { return I2CHelp.openFailure(bus, setting: found.busSetting) }
         if let fix = DaemonFactory.settingsFix(error, path: found.setup.path) {
-            return .failure("the IMU at \(found.address) on \(found.busPath): \(error)", fix: fix)
+            // A rate the chip refuses: at imu.rate's line and column, as 'plumb config check' says it.
+            return .failure(DaemonFactory.locatingSettings("the IMU at \(found.address) on \(found.busPath): \(error)", error: error,
+                                                           positions: found.setup.positions), fix: fix)
         }
         return .failure("the IMU at \(found.address) on \(found.busPath): \(error)", fix: "Check it with 'plumb probe' and 'plumb read'.")
     }

@@ -36,6 +36,20 @@ enum Read {
             SensorOptions.configOption,
         ] + SensorOptions.specs)
 
+    /// A start the chip refused. A setting it cannot run (a rate outside its range, a watermark
+    /// past its FIFO): the message names the limits; the fix names the options that set them, or,
+    /// for a rate `--config FILE` gave (imu.rate, with no --rate or --watermark on the command
+    /// line), the message is at imu.rate's line and column in the file, as `plumb config check`
+    /// gives it, and the fix names the key.
+    static func startFailure(_ error: any Error, args: ParsedArguments) -> CLIError {
+        guard case IMUError.invalidConfiguration = error else { return .failure("\(error)", fix: nil) }
+        if let path = args.fromConfiguration["rate"], args.string("watermark") == nil, let positions = args.configurationPositions {
+            return .failure(positions.error("imu.rate", "\(error)").description,
+                            fix: "Set imu.rate in \(path) within the chip's limits named above, or give --rate HZ over it.")
+        }
+        return .failure("\(error)", fix: "Give --rate and --watermark within the chip's limits named above (with --config: imu.rate).")
+    }
+
     static let command = Command(spec) { given, context in
         // --config FILE: the file's IMU settings in place of the flags left out.
         let args = try SensorOptions.applyingConfiguration(given, takes: [.rateAndRanges, .mounting])
@@ -69,12 +83,7 @@ enum Read {
         let stream = IMUStream(imu: sensor.imu, line: sensor.line, clock: sensor.clock)
         sensor.useBusClock(on: stream, rateSetting: "--rate") { context.err.line("plumb read: warning: \($0)") }
         do { try stream.start(config) } catch {
-            // A setting the chip cannot run (a rate outside its range, a watermark past its FIFO):
-            // the message names the limits; the fix names the options that set them.
-            let fix: String? = if case IMUError.invalidConfiguration = error {
-                "Give --rate and --watermark within the chip's limits named above (with --config: imu.rate)."
-            } else { nil }
-            throw CLIError.failure("\(error)", fix: fix)
+            throw startFailure(error, args: args)
         }
         if format == "csv" { context.out.line(header) }
         var samples: [IMUSample] = []

@@ -63,12 +63,14 @@ enum Run {
                 SignalMonitor.shared.takeReceived().map { $0.action == .reload ? .reload : $0.number == SIGINT ? .interrupt : .terminate }
             },
             load: { () throws(CLIError) -> DaemonSetup in
-                let configuration: Configuration
-                do throws(ConfigurationError) { configuration = try Configuration.load(path: path, knownBoards: catalog.ids) } catch {
+                let configuration: Configuration, positions: ConfigurationPositions
+                do throws(ConfigurationError) {
+                    (configuration, positions) = try Configuration.loadWithPositions(path: path, knownBoards: catalog.ids)
+                } catch {
                     throw .failure(error.description, fix: Config.loadFix(error, otherwise: "Run 'plumb config check \(path)'; 'plumb config example --keys' lists every key."))
                 }
                 let board = try BoardSupport.select(args, override: configuration.board, catalog: catalog, context: context)
-                return DaemonSetup(path: path, configuration: configuration, board: board)
+                return DaemonSetup(path: path, configuration: configuration, board: board, positions: positions)
             },
             build: { setup, handover in try factory.build(setup, handover: handover) },
             duration: duration)

@@ -33,13 +33,15 @@ extension SensorOptions {
         if args.has("simulate") {
             throw .usage("'--config' names the board's IMU; it cannot be combined with '--simulate'.")
         }
-        let c: Configuration
-        do throws(ConfigurationError) { c = try Configuration.load(path: path) } catch {
+        let c: Configuration, positions: ConfigurationPositions
+        do throws(ConfigurationError) { (c, positions) = try Configuration.loadWithPositions(path: path) } catch {
             throw .failure(error.description, fix: Config.loadFix(error, otherwise: "Run 'plumb config check \(path)', or leave --config out: the chip is then found by probing.",
                                                       instead: "leave --config out: the chip is then found by probing"))
         }
         var merged = applying(c.imu, mounting: c.mounting, takes: takes, to: args)
         if args.string("bus") == nil, c.imu.bus != nil { merged.fromConfiguration["bus"] = path }
+        if takes.contains(.rateAndRanges), args.string("rate") == nil { merged.fromConfiguration["rate"] = path }
+        merged.configurationPositions = positions
         return merged
     }
 

@@ -200,7 +200,9 @@ enum Watch {
         return publisher
     }
 
-    /// Reads a CSV recording.
+    /// Reads a CSV recording (`plumb watch`, `kiosk` and `run` with `--replay`): a file that cannot
+    /// be read, or a line that breaks ``RecordingCSV``'s rules, is one sentence naming the file
+    /// (and the line and column), and the fix.
     static func loadRecording(_ path: String) throws(CLIError) -> IMURecording {
         let data: Data
         do { data = try InputFile.read(path) } catch {

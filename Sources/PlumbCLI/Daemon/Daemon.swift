@@ -64,6 +64,10 @@ struct DaemonSetup: Sendable {
     var path: String
     var configuration: Configuration
     var board: BoardSelection
+    /// Where each value was written in the file at `path`, for the line and column of a setting
+    /// the chip refuses at start (``DaemonFactory/locatingSettings(_:error:positions:)``); `nil`
+    /// when no file was read (the defaults, or a configuration made in code).
+    var positions: ConfigurationPositions? = nil
 }
 
 /// `plumb run`'s life cycle, independent of the sensor and of systemd so it can be tested:

@@ -128,7 +128,7 @@ struct DaemonFactory {
         if !outputs.isEmpty, outputs.allSatisfy({ $0 is DBusDaemonOutput }) { outputNames += " (the sensor runs only while a client holds a claim)" }
         do {
             return try Self.session(c, source: sampleSource, normal: imuConfiguration, outputs: outputs, correct: Self.correction(calibration),
-                                    pacing: pacing, powerMonitor: powerMonitor, configurationPath: setup.path,
+                                    pacing: pacing, powerMonitor: powerMonitor, configurationPath: setup.path, configurationPositions: setup.positions,
                                     waitsForSensor: awaits, warnsOfSilenceAtShutdown: true,
                                     describe: { effective in
                 "\(sampleSource.name) at \(Int(effective.outputDataRate.rounded())) Hz, \(c.filter.kind.rawValue) filter, \(outputNames)"
@@ -149,19 +149,23 @@ struct DaemonFactory {
     ///   - correct: the calibration (``calibration(_:)``), unless `source` applies it already.
     ///   - explain: turns a failure of the source into the command's message (``LiveSensor/failure(_:found:probe:)``);
     ///     `nil` names the source and the error.
+    ///   - configurationPath: the file the settings came from, for the fix of a setting the chip
+    ///     refuses (``settingsFix(_:path:)``), and `configurationPositions` where in it they were
+    ///     written, for the message's line and column (``locatingSettings(_:error:positions:)``).
     ///   - warnsOfSilenceAtShutdown: `plumb run`'s: a chip not answering at the stop is a warning,
     ///     not a failure (``SensorPipeline/warnsOfSilenceAtShutdown``).
     static func session(_ c: Configuration, source: any MotionSampleSource, normal: IMUConfiguration,
                         outputs: [any DaemonOutput], correct: ((inout IMUSample) -> Void)?, pacing: (any MonotonicClock)?,
                         powerMonitor: any PowerStateMonitor, explain: ((MotionSourceError) -> CLIError)? = nil,
-                        configurationPath: String? = nil, waitsForSensor: Bool = false, warnsOfSilenceAtShutdown: Bool = false,
+                        configurationPath: String? = nil, configurationPositions: ConfigurationPositions? = nil,
+                        waitsForSensor: Bool = false, warnsOfSilenceAtShutdown: Bool = false,
                         describe: @escaping (IMUConfiguration) -> String) throws -> SensorPipeline {
         try SensorPipeline(
             source: source, configuration: normal, orientation: orientationPipeline(c), outputs: outputs,
             allowedInterfaces: allowedInterfaces(c.orientation), listedInterfaces: interfaceOrientations(c.orientation),
             correct: correct, pacing: pacing,
             energy: energyMode(c, normal: normal, monitor: powerMonitor), explain: explain,
-            configurationPath: configurationPath, waitsForSensor: waitsForSensor,
+            configurationPath: configurationPath, configurationPositions: configurationPositions, waitsForSensor: waitsForSensor,
             warnsOfSilenceAtShutdown: warnsOfSilenceAtShutdown, describe: describe)
     }
 
@@ -183,6 +187,17 @@ struct DaemonFactory {
         default:
             return nil
         }
+    }
+
+    /// `message`, about a start the driver refused as a setting `imu.rate` sets (the first case of
+    /// ``settingsFix(_:path:)``), at imu.rate's line and column in the file, as `plumb config
+    /// check` gives it: `/etc/plumb/plumb.json:3:22: imu.rate: the IMU at 0x68 on /dev/i2c-1:
+    /// output data rate 1500.0 Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz` (a file that leaves
+    /// imu.rate out: where its `imu` object, or the document, starts). `message` itself for any
+    /// other failure, or without `positions` (no file was read).
+    static func locatingSettings(_ message: String, error: MotionSourceError, positions: ConfigurationPositions?) -> String {
+        guard case .imu(.invalidConfiguration) = error, let positions else { return message }
+        return positions.error("imu.rate", message).description
     }
 
     /// The notifier reading `source` as `plumb run` reads the sensor, for `plumb watch` and `plumb
@@ -279,15 +294,10 @@ struct DaemonFactory {
                     awaitsClaim: Bool = false) throws -> (any MotionSampleSource, (any MonotonicClock)?) {
         switch source {
         case .replay(let path):
-            let bytes: [UInt8]
-            do { bytes = [UInt8](try InputFile.read(path)) } catch {
-                throw CLIError.failure("cannot read the recording \(path) (\(error.reason))",
-                                       fix: "Give --replay the path of a CSV file with the columns t_s, gyr_x, gyr_y, gyr_z, acc_x, acc_y, acc_z.")
-            }
-            let recording: IMURecording
-            do { recording = try IMURecording.parse(csv: bytes, name: path) } catch {
-                throw CLIError.failure(error.description, fix: error.fix)
-            }
+            // Read and told as `plumb watch --replay` and `plumb kiosk --replay` read and tell it:
+            // the daemon's own copy said "cannot read the recording PATH (…)" and left the final
+            // "." off both its messages.
+            let recording = try Watch.loadRecording(path)
             return (RecordingSource(recording: recording, name: "recording \(path)"), realClock)
         case .simulated:
             let c = setup.configuration

@@ -90,6 +90,9 @@ final class SensorPipeline: DaemonPipeline {
     /// The configuration file the settings came from, for the fix of a start the chip refuses
     /// (``DaemonFactory/settingsFix(_:path:)``) when there is no ``explain``; `nil` for none.
     let configurationPath: String?
+    /// Where the settings were written in that file, for the line and column of a setting the
+    /// chip refuses (``DaemonFactory/locatingSettings(_:error:positions:)``); `nil` for none.
+    let configurationPositions: ConfigurationPositions?
 
     private var orientation: OrientationPipeline
     private var samples: [IMUSample] = []
@@ -148,7 +151,7 @@ final class SensorPipeline: DaemonPipeline {
          correct: ((inout IMUSample) -> Void)? = nil,
          pacing: (any MonotonicClock)? = nil, stallLimit: UInt64 = 10 * Nanoseconds.perSecond, energy: EnergyMode? = nil,
          explain: ((MotionSourceError) -> CLIError)? = nil, configurationPath: String? = nil,
-         waitsForSensor: Bool = false, warnsOfSilenceAtShutdown: Bool = false,
+         configurationPositions: ConfigurationPositions? = nil, waitsForSensor: Bool = false, warnsOfSilenceAtShutdown: Bool = false,
          describe: @escaping (IMUConfiguration) -> String) throws {
         let energy = energy ?? EnergyMode(policy: .never, normal: configuration)
         self.energy = energy
@@ -161,6 +164,7 @@ final class SensorPipeline: DaemonPipeline {
         self.stallLimit = stallLimit
         self.explain = explain
         self.configurationPath = configurationPath
+        self.configurationPositions = configurationPositions
         self.waitsForSensor = waitsForSensor
         self.warnsOfSilenceAtShutdown = warnsOfSilenceAtShutdown
         describeSettings = describe
@@ -180,7 +184,7 @@ final class SensorPipeline: DaemonPipeline {
             // Another plumb process claims the chip (a plumb calibrate typed as the service
             // started): awaited alike, until that process lets go (``ClaimAwaitingSource``).
             guard waitsForSensor, Self.isAwaitable(error) else {
-                throw explain?(error) ?? Self.startFailure(error, source: source.name, configurationPath: configurationPath)
+                throw explain?(error) ?? Self.startFailure(error, source: source.name, configurationPath: configurationPath, positions: configurationPositions)
             }
             let now = source.clock.nowNanoseconds
             summary = describe(activeConfiguration)
@@ -290,7 +294,7 @@ final class SensorPipeline: DaemonPipeline {
         if let hint = orientation.wakeHint { source.wake(bySampleAt: hint) }
         let result: MotionSourceRead
         do { result = try source.read(into: &samples, timeoutNanoseconds: timeoutNanoseconds) } catch {
-            throw explain?(error) ?? CLIError.failure("\(source.name): \(error.description)", fix: Self.startFix(error, configurationPath: configurationPath))
+            throw explain?(error) ?? settingsFailure("\(source.name): \(error.description)", error)
         }
         var events = startEvents + ((source as? DaemonEventSource)?.takeEvents() ?? [])
         startEvents.removeAll()
@@ -434,7 +438,7 @@ final class SensorPipeline: DaemonPipeline {
                     idle(timeoutNanoseconds)
                     return events
                 }
-                throw explain?(error) ?? CLIError.failure("cannot restart \(source.name): \(error.description)", fix: Self.startFix(error, configurationPath: configurationPath))
+                throw explain?(error) ?? settingsFailure("cannot restart \(source.name): \(error.description)", error)
             }
             startedByAwait = false
             markStarted(at: source.clock.nowNanoseconds)
@@ -509,7 +513,7 @@ final class SensorPipeline: DaemonPipeline {
         let effective: IMUConfiguration
         do { effective = try source.start(activeConfiguration) } catch {
             guard Self.isAwaitable(error) else {
-                throw explain?(error) ?? Self.startFailure(error, source: source.name, configurationPath: configurationPath)
+                throw explain?(error) ?? Self.startFailure(error, source: source.name, configurationPath: configurationPath, positions: configurationPositions)
             }
             if awaitsClaim, error.busError?.isClaimedByAnotherProcess != true {
                 // The other process let go, and the chip it left does not answer: awaited as such.
@@ -577,7 +581,7 @@ final class SensorPipeline: DaemonPipeline {
         activeConfiguration = next
         let effective: IMUConfiguration
         do { effective = try source.start(next) } catch {
-            throw explain?(error) ?? CLIError.failure("cannot switch \(source.name) to \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)", fix: Self.startFix(error, configurationPath: configurationPath))
+            throw explain?(error) ?? settingsFailure("cannot switch \(source.name) to \(lowEnergy ? "low-energy" : "normal") mode: \(error.description)", error)
         }
         orientation.useGyroscope(effective.gyroscopeEnabled)
         let rate = Config.format(effective.outputDataRate)
@@ -602,10 +606,21 @@ final class SensorPipeline: DaemonPipeline {
 
     /// A sensor that did not start, told without a command's explanation (`plumb run`, and
     /// `plumb dbus`'s check at start): "cannot start" and the source's name, which names the bus
-    /// and address ("IMU at 0x68 on /dev/i2c-1, polling"), the error, and ``startFix(_:configurationPath:then:)``.
+    /// and address ("IMU at 0x68 on /dev/i2c-1, polling"), the error, and ``startFix(_:configurationPath:then:)``;
+    /// a setting the chip refuses at imu.rate's line and column in the file, with `positions`
+    /// (``DaemonFactory/locatingSettings(_:error:positions:)``), as `plumb config check` gives it.
     static func startFailure(_ error: MotionSourceError, source name: String, configurationPath: String?,
-                             then: String = restartPlumb) -> CLIError {
-        .failure("cannot start \(name): \(error.description)", fix: startFix(error, configurationPath: configurationPath, then: then))
+                             positions: ConfigurationPositions? = nil, then: String = restartPlumb) -> CLIError {
+        .failure(DaemonFactory.locatingSettings("cannot start \(name): \(error.description)", error: error, positions: positions),
+                 fix: startFix(error, configurationPath: configurationPath, then: then))
+    }
+
+    /// `message` about a failure of the running sensor (a read, a restart, a mode switch) with
+    /// ``startFix(_:configurationPath:then:)``, at imu.rate's line and column for a setting the
+    /// chip refuses (``DaemonFactory/locatingSettings(_:error:positions:)``).
+    private func settingsFailure(_ message: String, _ error: MotionSourceError) -> CLIError {
+        .failure(DaemonFactory.locatingSettings(message, error: error, positions: configurationPositions),
+                 fix: Self.startFix(error, configurationPath: configurationPath))
     }
 
     /// The fix for a failed start, restart or mode switch: the configuration's rate for a setting

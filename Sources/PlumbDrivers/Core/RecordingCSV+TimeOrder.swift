@@ -1,7 +1,13 @@
 extension RecordingCSV {
     /// The rule for the order of `t_s` that every reader playing a recording as time applies
     /// (`plumb watch --replay`, the daemon's `--replay`, and `--simulate --replay` through the
-    /// emulated chip): time never goes backwards, and may repeat.
+    /// emulated chip): time starts at 0 or later, never goes backwards, and may repeat.
+    ///
+    /// A negative time is refused at its line: recordings count `t_s` from their start (the
+    /// BROAD trials from 0.000000, `plumb read --format csv` from its first sample), and a
+    /// recording played as a sensor has no time before 0 (its timestamps are nanoseconds since
+    /// the start). The simulator's replay used to take a negative time that `plumb watch
+    /// --replay` refused.
     ///
     /// A repeated time (two rows with the same `t_s`) is taken: loggers with millisecond stamps
     /// write one at high rates, and a recording played as a sensor takes the second row with no
@@ -18,15 +24,20 @@ extension RecordingCSV {
 
         public init() {}
 
-        /// Takes `row`'s time, or refuses it when it is earlier than the previous row's.
+        /// Takes `row`'s time, or refuses it when it is negative or earlier than the previous row's.
         ///
         /// - Parameters:
         ///   - row: a row ``Header/row(_:lineNumber:file:)`` read.
         ///   - lineNumber: its 1-based line number in the file.
         ///   - file: the file's name, for messages.
         /// - Throws: ``RecordingCSVError`` at the line and the column of its `t_s` field, naming the
-        ///   earlier line.
+        ///   earlier line when time goes backwards.
         public mutating func take(_ row: Row, lineNumber: Int, file: String) throws(RecordingCSVError) {
+            guard row.time >= 0 else {
+                throw RecordingCSVError(file: file, line: lineNumber, column: row.timeField.lowerBound + 1,
+                                        message: "t_s \(row.time) is negative; a recording's times are seconds from its start, 0 or more",
+                                        fix: RecordingCSV.negativeTimeFix)
+            }
             if let previous, row.time < previous.time {
                 throw RecordingCSVError(file: file, line: lineNumber, column: row.timeField.lowerBound + 1,
                                         message: "t_s goes backwards, from \(previous.time) on line \(previous.line) to \(row.time)",
@@ -35,6 +46,9 @@ extension RecordingCSV {
             previous = (row.time, lineNumber)
         }
     }
+
+    /// The fix printed with a negative time.
+    public static let negativeTimeFix = "Write t_s in seconds from the recording's start: add the same amount to every t_s so that none is below 0 (the first row's at 0)."
 
     /// The fix printed with a time that goes backwards.
     public static let timeOrderFix = "Sort the lines by t_s; rows with the same t_s may stay, and are played in the order written."
