@@ -38,7 +38,7 @@ struct LiveConfigurationTests {
         c.calibrationFile = path
         let csv = "t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0.1,0.2,0,0,0,10.3\n0.01,0.1,0.2,0,0,0,10.3\n"
         let recording = try IMURecording.parse(csv: Array(csv.utf8), name: "still.csv")
-        let source = try LiveSensor.calibrated(RecordingSource(recording: recording, name: "still"), calibration: try DaemonFactory.loadCalibration(c))
+        let source = LiveSensor.calibrated(RecordingSource(recording: recording, name: "still"), calibration: try DaemonFactory.loadCalibration(c))
         _ = try source.start(IMUConfiguration(outputDataRate: 100))
         var samples: [IMUSample] = []
         while try source.read(into: &samples, timeoutNanoseconds: 100_000_000) != .finished {}
