@@ -29,9 +29,10 @@ import Synchronization
 /// - The end (``end(within:)``): the tool under way finishes (its deadline bounds it), nothing
 ///   more starts, and the thread exits; then the owner reads what the screen shows
 ///   (``shownAfterEnd()``) and turns it upright or hands it over to a reload's next kiosk
-///   (``performAfterEnd(_:)``) on its own thread. A worker released without its end ends too,
-///   after the tool under way. So no tool runs once the output is put back or handed over, and
-///   each output's thread is gone by then: reloads do not pile threads up.
+///   (``performAfterEnd(_:)``) on its own thread. An output released without its end closes its
+///   worker (``close()``): the thread exits after the tool under way. So no tool runs once the
+///   output is put back or handed over, and each output's thread is gone by then: reloads do not
+///   pile threads up.
 ///
 /// ``Placement/callersThread`` runs the same requests on the caller's thread instead, each before
 /// it returns, as the loop did before: for sessions in virtual time (tests), whose timeline must
@@ -46,10 +47,10 @@ final class KioskWorker: Sendable {
         case callersThread
     }
 
-    /// How long the end waits for the tick under way (seconds): a tick runs at most three tools
-    /// one after the other (a read-back, the turn it calls for, and the listing that diagnoses a
-    /// failed turn), each stopped ``SystemActionRunner/deadline`` after its start and killed a
-    /// second after that.
+    /// How long the end waits for the tick under way (seconds; 15): a tick runs at most three
+    /// tools one after the other (a read-back, the turn it calls for, and the listing that
+    /// diagnoses a failed turn), each stopped at ``SystemActionRunner/deadline``, killed a second
+    /// later and waited for a second more. A tool that answers takes milliseconds.
     static let endWait = 3 * (SystemActionRunner.deadline + 2)
 
     let placement: Placement
