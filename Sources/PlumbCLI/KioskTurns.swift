@@ -25,7 +25,7 @@ final class KioskTurns {
     static let failingLong: UInt64 = 60 * Nanoseconds.perSecond
 
     /// What to tell of an event beside the event itself.
-    enum Note: Equatable {
+    enum Note: Sendable, Equatable {
         /// A turn failed for the first time in a run of failures, or differently from the last
         /// one told: `message` says what and when it is tried again, `fix` is the tool's.
         case warning(String, fix: String?)
@@ -36,7 +36,7 @@ final class KioskTurns {
     }
 
     /// One controller event and what to tell of it (`nil`: nothing beyond the event).
-    struct Report: Equatable {
+    struct Report: Sendable, Equatable {
         var event: KioskController.Event
         var note: Note?
     }
@@ -55,6 +55,7 @@ final class KioskTurns {
         settings.retry = settings.retry ?? Self.retry
         settings.verifyInterval = settings.verifyInterval ?? Self.verifyInterval
         controller = KioskController(backend: backend, settings: settings, runner: runner, lock: lock, shown: shown)
+        gate = Gate(allowed: settings.allowed)
     }
 
     /// Whether the screen is not showing what it should because its turn keeps failing: a turn is
@@ -62,9 +63,17 @@ final class KioskTurns {
     var isFailing: Bool { controller.failuresInARow > 0 && controller.pending != nil }
 
     /// What to pass on to the controller for `device` (call with each device orientation and the
-    /// session's interface orientation): `session` once a face the controller allows has settled
-    /// since the start; before that the device's own upright face (which the controller ignores,
-    /// saying so), and nothing for face up, face down or unknown.
+    /// session's interface orientation): ``Gate/interface(for:session:)`` with the controller's
+    /// allowed set.
+    func interface(for device: DeviceOrientation, session: InterfaceOrientation) -> InterfaceOrientation? {
+        gate.interface(for: device, session: session)
+    }
+    private var gate: Gate
+
+    /// Which interface orientation a kiosk follows: the session's once a face the kiosk allows has
+    /// settled since the start; before that the device's own upright face (which the controller
+    /// ignores, saying so), and nothing for face up, face down or unknown. `plumb run`'s kiosk
+    /// keeps one on its loop's thread, the controller being on its worker's (``KioskWorker``).
     ///
     /// Until an allowed face settles, the session's interface orientation is only its portrait
     /// start (MotionOrientation's, as iOS's; the session moves it only to allowed faces), not the
@@ -75,11 +84,19 @@ final class KioskTurns {
     /// portrait; and gated on any upright face, a kiosk started upside down with
     /// portraitUpsideDown not allowed still turned to that portrait start, upside down to its
     /// viewer.
-    func interface(for device: DeviceOrientation, session: InterfaceOrientation) -> InterfaceOrientation? {
-        if let own = device.interfaceOrientation, controller.settings.allowed.contains(own) { sawAllowed = true }
-        return sawAllowed ? session : device.interfaceOrientation
+    struct Gate: Sendable {
+        /// The orientations the kiosk may take (``KioskController/Settings/allowed``).
+        let allowed: Set<InterfaceOrientation>
+        private var sawAllowed = false
+
+        init(allowed: Set<InterfaceOrientation>) { self.allowed = allowed }
+
+        /// What to pass on to the controller for `device` and the session's `session` orientation.
+        mutating func interface(for device: DeviceOrientation, session: InterfaceOrientation) -> InterfaceOrientation? {
+            if let own = device.interfaceOrientation, allowed.contains(own) { sawAllowed = true }
+            return sawAllowed ? session : device.interfaceOrientation
+        }
     }
-    private var sawAllowed = false
 
     /// Passes the interface orientation on to the controller.
     func observe(_ orientation: InterfaceOrientation, at now: UInt64) {

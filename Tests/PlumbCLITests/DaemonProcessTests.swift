@@ -3,8 +3,9 @@ import Testing
 
 private let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
-/// A systemd notify socket of our own: a unix datagram socket the daemon sends READY=1 and friends to.
-private final class FakeNotifySocket {
+/// A systemd notify socket of our own: a unix datagram socket the daemon sends READY=1 and friends
+/// to (KioskThreadTests' reloads use it too).
+final class FakeNotifySocket {
     let path: String
     let fd: Int32
 

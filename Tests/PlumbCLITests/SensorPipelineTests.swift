@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import PlumbDrivers
 import PlumbFusion
@@ -355,23 +356,29 @@ private final class ScriptedPower: PowerStateMonitor, @unchecked Sendable {
     }
 }
 
-private final class RecordingRunner: RotationActionRunner {
-    var actions: [String] = []
-    func perform(_ action: RotationAction) throws { actions.append(action.description) }
+/// Records the turns (Sendable, as the daemon's kiosk takes its runner).
+private final class RecordingRunner: RotationActionRunner, Sendable {
+    private let recorded = Mutex<[String]>([])
+    var actions: [String] { recorded.withLock { $0 } }
+    func perform(_ action: RotationAction) throws { recorded.withLock { $0.append(action.description) } }
 }
 
 /// A runner whose tool fails as SystemActionRunner reports it, a message and a fix: the first
 /// `times` tries (all of them by default).
-final class FailingRunner: RotationActionRunner {
+final class FailingRunner: RotationActionRunner, Sendable {
     static let fix = "Name one of them: --output HEADLESS-1 (or \"output\": \"HEADLESS-1\" in outputs.kiosk)."
     let times: Int
     let message: String
-    private(set) var tries = 0
+    private let count = Mutex(0)
+    var tries: Int { count.withLock { $0 } }
     init(times: Int = .max, message: String = "there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1") {
         self.times = times; self.message = message
     }
     func perform(_ action: RotationAction) throws {
-        tries += 1
+        let tries = count.withLock { n in
+            n += 1
+            return n
+        }
         guard tries <= times else { return }
         throw CLIError.failure(message, fix: Self.fix)
     }
@@ -379,15 +386,22 @@ final class FailingRunner: RotationActionRunner {
 
 /// Turns succeed; the listing shows the last turn, but upright at read-back `keptFor + 1` (a
 /// compositor that restarted in between).
-private final class RestartingScreenRunner: RotationActionRunner {
-    var actions: [String] = []
-    var listings = 0
+private final class RestartingScreenRunner: RotationActionRunner, Sendable {
+    private struct State {
+        var actions: [String] = []
+        var listings = 0
+    }
+    private let state = Mutex(State())
+    var actions: [String] { state.withLock { $0.actions } }
+    var listings: Int { state.withLock { $0.listings } }
     let keptFor: Int
     init(keptFor: Int) { self.keptFor = keptFor }
-    func perform(_ action: RotationAction) throws { actions.append(action.description) }
+    func perform(_ action: RotationAction) throws { state.withLock { $0.actions.append(action.description) } }
     func capture(_ action: RotationAction) throws -> String? {
-        listings += 1
-        let transform = listings == keptFor + 1 ? "normal" : (actions.last?.split(separator: " ").last.map(String.init) ?? "normal")
+        let transform = state.withLock { s in
+            s.listings += 1
+            return s.listings == keptFor + 1 ? "normal" : (s.actions.last?.split(separator: " ").last.map(String.init) ?? "normal")
+        }
         return "HDMI-A-1 \"Monitor\"\n  Enabled: yes\n  Modes:\n    1920x1080 px, 60.000000 Hz (current)\n  Position: 0,0\n  Transform: \(transform)\n  Scale: 1.000000\n"
     }
 }
@@ -395,11 +409,14 @@ private final class RestartingScreenRunner: RotationActionRunner {
 @Suite struct KioskDaemonOutputTests {
     let g = 9.80665
 
-    /// The daemon's pipeline from `source` to a wlr-randr kiosk on `output` (hold-off 0.5 s).
-    func kioskPipeline(_ source: RecordingSource, runner: any RotationActionRunner, output: String,
+    /// The daemon's pipeline from `source` to a wlr-randr kiosk on `output` (hold-off 0.5 s). The
+    /// recording plays in virtual time as fast as it can: the kiosk's tools run on the loop's
+    /// thread, so that its timeline comes out exactly (its own thread: KioskThreadTests).
+    func kioskPipeline(_ source: RecordingSource, runner: any RotationActionRunner & Sendable, output: String,
                        allowed: Set<InterfaceOrientation> = Set(InterfaceOrientation.allCases)) throws -> (KioskDaemonOutput, SensorPipeline) {
         let kiosk = KioskDaemonOutput(backend: KioskBackend(kind: .wlrRandr, output: output),
-                                      settings: KioskController.Settings(holdOff: 500_000_000, allowed: allowed), runner: runner, clock: source.clock)
+                                      settings: KioskController.Settings(holdOff: 500_000_000, allowed: allowed), runner: runner, clock: source.clock,
+                                      placement: .callersThread)
         let pipeline = try SensorPipeline(
             source: source, configuration: IMUConfiguration(), orientation: OrientationPipeline(fused: FusionAlgorithm.complementary.makeGravityEstimator()),
             outputs: [kiosk], allowedInterfaces: allowed, describe: { _ in "" })

@@ -278,8 +278,9 @@ final class PrintingRunner: RotationActionRunner {
     }
 }
 
-/// Runs rotation actions for real: programs found on PATH, sysfs writes.
-final class SystemActionRunner: RotationActionRunner {
+/// Runs rotation actions for real: programs found on PATH, sysfs writes. Holds nothing that
+/// changes, so `plumb run`'s kiosk thread may run it (``KioskWorker``).
+final class SystemActionRunner: RotationActionRunner, Sendable {
     let environment: [String: String]
     init(environment: [String: String]) { self.environment = environment }
 
@@ -354,8 +355,8 @@ final class SystemActionRunner: RotationActionRunner {
         }
         // Read and waited for on a thread of its own, so that one that hangs (a compositor that
         // froze, a command stuck on something) is stopped at the deadline instead of holding up
-        // the caller: `plumb run`'s loop, whose sensor, outputs and systemd watchdog pings wait
-        // on it.
+        // the caller for ever: `plumb run`'s kiosk thread (whose stop and reload wait for it), or
+        // `plumb kiosk`'s loop.
         let result = Mutex<Result<Data, CLIError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let shown = path
@@ -389,8 +390,9 @@ final class SystemActionRunner: RotationActionRunner {
     }
 
     /// How long a rotation tool, read-back or command may run before it is stopped (s): far
-    /// beyond the milliseconds they take, and short enough that `plumb run`'s loop, held up
-    /// meanwhile, still pings systemd's watchdog (`WatchdogSec=10s`, pinged every 5 s) in time.
+    /// beyond the milliseconds they take, and short enough that a stop or reload of `plumb run`,
+    /// which waits for the tool under way on the kiosk's thread (``KioskWorker/endWait``), and
+    /// `plumb kiosk`'s loop, held up meanwhile, are not held up for long.
     static let deadline = 3.0
 
     private func execute(_ path: String, _ arguments: [String], extra: [String: String], shown: String) throws {

@@ -34,6 +34,10 @@ struct DaemonFactory {
     var eventSink: (@Sendable (DaemonEvent) -> Void)?
     /// Performs kiosk rotations; `nil` runs the real commands (tests substitute a recorder).
     var rotationRunner: (any RotationActionRunner & Sendable)?
+    /// Where the kiosk's tools run: on a thread of their own (`plumb run`: the loop never waits
+    /// for one), or on the loop's (tests in virtual time, whose loop would run ahead of the
+    /// thread: their timeline then comes out exactly). ``KioskWorker/Placement``.
+    var kioskPlacement: KioskWorker.Placement = .ownThread
     /// Where `lowEnergy: auto` reads the power state (the running system's, on a poller thread).
     var powerMonitor: any PowerStateMonitor = SystemPowerStateMonitor.polled(pollInterval: Double(EnergyMode.defaultPollInterval) / 1e9)
     /// Whether a session whose chip does not answer at start (nothing acknowledges its address)
@@ -527,10 +531,9 @@ struct DaemonFactory {
             let backend = Self.kioskBackend(kiosk, board: setup.board.board)
             let allowed = Self.allowedInterfaces(setup.configuration.orientation)
             // plumb kiosk's runner: programs on PATH, sysfs writes.
-            let runner: any RotationActionRunner = rotationRunner.map { $0 as any RotationActionRunner }
-                ?? SystemActionRunner(environment: context.environment)
+            let runner: any RotationActionRunner & Sendable = rotationRunner ?? SystemActionRunner(environment: context.environment)
             made.append(KioskDaemonOutput(backend: backend, settings: KioskController.Settings(holdOff: Nanoseconds.seconds(kiosk.holdOff), allowed: allowed),
-                                          runner: runner, clock: realClock, kept: handover?.kiosk?.take(for: backend)))
+                                          runner: runner, clock: realClock, kept: handover?.kiosk?.take(for: backend), placement: kioskPlacement))
         }
         if let dbus = outputs.dbus {
             // Made late: it owns the bus name, so an earlier output's failure leaves the bus alone.

@@ -43,13 +43,21 @@ final class KioskHandover {
     let backend: KioskBackend
     /// What the screen shows as far as the old output turned it; `nil` when it never did.
     let shown: InterfaceOrientation?
-    /// The old output's runner, for ``restoreUntaken()``.
-    private let runner: any RotationActionRunner
+    /// Runs an action with the old output's runner, for ``restoreUntaken()``.
+    private let perform: (RotationAction) throws -> Void
     /// Whether a new output took the screen (it then restores it itself).
     private(set) var isTaken = false
 
     init(backend: KioskBackend, shown: InterfaceOrientation?, runner: any RotationActionRunner) {
-        self.backend = backend; self.shown = shown; self.runner = runner
+        self.backend = backend; self.shown = shown
+        perform = { try runner.perform($0) }
+    }
+
+    /// The screen of an output whose worker has ended (``KioskWorker/end(within:)``): turned
+    /// upright, if no new output takes it, through the worker's runner on the caller's thread.
+    init(backend: KioskBackend, shown: InterfaceOrientation?, worker: KioskWorker) {
+        self.backend = backend; self.shown = shown
+        perform = { try worker.performAfterEnd($0) }
     }
 
     /// Takes the screen for a new output on `backend`: itself when the backend is the same and
@@ -75,6 +83,6 @@ final class KioskHandover {
         guard !isTaken else { return }
         isTaken = true
         guard let shown, shown != .portrait else { return }
-        try runner.perform(backend.action(for: .portrait))
+        try perform(backend.action(for: .portrait))
     }
 }

@@ -692,7 +692,8 @@ final class SensorPipeline: DaemonPipeline {
     /// CTRL2_G 0x00). That ended `plumb run` with exit 1 ("could not restore the outputs: cannot
     /// stop …"), leaving the unit failed after a `systemctl stop`. A stop the chip refuses
     /// otherwise (it answers, so it may go on running) and an output not put back are thrown,
-    /// after the other outputs were put back.
+    /// after the other outputs were put back. The events the outputs have left (the kiosk's last
+    /// report) come with the returned ones.
     @discardableResult
     func shutdown() throws -> [DaemonEvent] {
         guard running else { return [] }
@@ -739,6 +740,9 @@ final class SensorPipeline: DaemonPipeline {
         for output in outputs {
             do { try output.restore() } catch { failures.append("\(output.name): \(describe(error))") }
         }
+        // What the outputs had to say until they were put back: the kiosk's last turn, which
+        // its thread finished while the stop (or the reload's handover) waited for it.
+        for output in outputs { events += output.takeEvents() }
         // A failure thrown carries the warning too, which would otherwise go unsaid.
         if !failures.isEmpty { throw CLIError.failure((failures + events.map(\.message)).joined(separator: "; "), fix: fix) }
         return events
