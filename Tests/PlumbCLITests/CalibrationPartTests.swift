@@ -84,7 +84,7 @@ import PlumbHAL
         let path = try scratch.file("plumb.json", #"{"imu": {"part": "lsm6dso"}, "calibration": "\#(calibration)"}"#)
         let r = runPlumb(["run", "--simulate", "--config", path, "--duration", "1", "--log-format", "plain"])
         #expect(r.status == 1)
-        #expect(r.err.contains("plumb: error: cannot start: cannot start simulated LSM6DSO (tour): the calibration \(calibration) was made on an MPU-6050 (mpu6050), "
+        #expect(r.err.contains("plumb: error: cannot start simulated LSM6DSO (tour): the calibration \(calibration) was made on an MPU-6050 (mpu6050), "
                                + "but the chip at 0x6a on simulated bus is an LSM6DSO (lsm6dso, WHO_AM_I 0x6c): its biases and scales are another chip's\n"))
         #expect(r.err.contains("plumb: error: fix: Calibrate this LSM6DSO ('plumb calibrate --output FILE' with it connected), or point \"calibration\" in \(path) at the file made on it.\n"))
         let check = runPlumb(["config", "check", path])

@@ -1,6 +1,8 @@
 import Testing
 import PlumbConfiguration
+import PlumbDrivers
 import PlumbHAL
+import PlumbOrientation
 @testable import PlumbCLI
 
 private final class RecordingNotifier: ServiceNotifier {
@@ -40,6 +42,8 @@ private final class Harness {
     var loads = 0
     var built: [FakePipeline] = []
     var failBuildOf: Set<String> = []
+    /// What a build in ``failBuildOf`` throws.
+    var buildFailure = CLIError.failure("cannot open /dev/i2c-1")
     var stepFailure: Int?
     var finishAt: Int?
 
@@ -68,7 +72,7 @@ private final class Harness {
             },
             build: { [unowned self] setup, _ in
                 let name = "\(setup.configuration.imu.rate)"
-                if failBuildOf.contains(name) { throw CLIError.failure("cannot open /dev/i2c-1") }
+                if failBuildOf.contains(name) { throw buildFailure }
                 let p = FakePipeline(name, clock: clock)
                 p.failAtStep = stepFailure
                 p.finishAtStep = finishAt
@@ -175,6 +179,33 @@ private func config(rate: Double) -> Configuration {
 
             """)
         #expect(h.notifier.states == ["STATUS=cannot start: /etc/plumb/plumb.json: cannot read the file (no such file)"])
+    }
+
+    /// A sensor that does not start says "cannot start" itself (SensorPipeline.startFailure), also
+    /// at imu.rate's line and column: the log and systemd's STATUS said "cannot start: cannot
+    /// start IMU at 0x68 …" and "cannot start: FILE:3:19: imu.rate: cannot start …".
+    @Test func aSensorThatCannotStartIsToldOnce() {
+        let error = MotionSourceError.imu(.bus(I2CError(errno: Errno.ENXIO, bus: "/dev/i2c-1", address: I2CAddress(0x68))))
+        let plain = SensorPipeline.startFailure(error, source: "IMU at 0x68 on /dev/i2c-1, polling", configurationPath: "/etc/plumb/plumb.json")
+        guard case .failure(let message, let fix?) = plain else {
+            Issue.record("\(plain)")
+            return
+        }
+        #expect(message.hasPrefix("cannot start IMU at 0x68 on /dev/i2c-1, polling: "))
+        let located = "/etc/plumb/plumb.json:3:19: imu.rate: cannot start IMU at 0x68 on /dev/i2c-1, polling: output data rate 2.0 Hz: the MPU-6050 FIFO runs at 3.9...1000 Hz"
+        for (failure, told) in [(plain, message), (CLIError.failure(located, fix: fix), located)] {
+            let h = Harness(configurations: [.success(config(rate: 100))])
+            h.failBuildOf = ["100.0"]
+            h.buildFailure = failure
+            #expect(h.makeDaemon().run() == 1)
+            #expect(h.err.captured == "<3>\(told)\n<3>fix: \(fix)\n", "\(h.err.captured)")
+            #expect(h.notifier.states == ["STATUS=\(told)"])
+        }
+        // Any other failure is headed by what failed.
+        let h = Harness(configurations: [.success(config(rate: 100))])
+        h.failBuildOf = ["100.0"]
+        #expect(h.makeDaemon().run() == 1)
+        #expect(h.err.captured == "<3>cannot start: cannot open /dev/i2c-1\n")
     }
 
     @Test func aSensorFailureShutsDownAndExitsOne() {

@@ -215,13 +215,23 @@ final class Daemon {
 
     private func fail(_ what: String, _ error: Error) {
         logFailure(what, error)
-        send("STATUS=\(what): \(describe(error))")
+        send("STATUS=\(Self.headed(what, error))")
     }
 
     /// "what: message" at error priority, then the error's fix on a line of its own.
     private func logFailure(_ what: String, _ error: Error) {
-        log.error("\(what): \(describe(error))")
+        log.error(Self.headed(what, error))
         if case CLIError.failure(_, let fix?) = error { log.error("fix: \(fix)") }
+    }
+
+    /// "what: message", or the message alone when it says `what` itself: a sensor that did not
+    /// start is told as "cannot start IMU at 0x68 on /dev/i2c-1, polling: …"
+    /// (``SensorPipeline/startFailure(_:source:configurationPath:positions:then:)``), or at
+    /// imu.rate's place as "FILE:LINE:COLUMN: imu.rate: cannot start …", which the start's
+    /// "cannot start: " before it said twice.
+    static func headed(_ what: String, _ error: Error) -> String {
+        let message = describe(error)
+        return message.hasPrefix("\(what) ") || message.contains(": \(what) ") ? message : "\(what): \(message)"
     }
 
     private func send(_ state: String) {
