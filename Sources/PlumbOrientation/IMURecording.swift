@@ -18,8 +18,8 @@ public struct IMURecording: Sendable {
     /// `plumb read --format csv`'s): a header naming `t_s` (seconds), `gyr_x`, `gyr_y`, `gyr_z`
     /// (rad/s) and `acc_x`, `acc_y`, `acc_z` (m/s², specific force); other columns are ignored, in
     /// any order. A missing reading (`nan`) stays in the sample; the filters skip such samples.
-    /// `t_s` follows ``RecordingCSV/TimeOrder``: 0 or more, never backwards; a repeated time is
-    /// a sample with no time since the one before.
+    /// `t_s` follows ``RecordingCSV/TimeOrder``: 0 or more, never backwards, below
+    /// ``maximumTimeSeconds``; a repeated time is a sample with no time since the one before.
     ///
     /// - Parameters:
     ///   - bytes: the file's contents.
@@ -51,13 +51,9 @@ public struct IMURecording: Sendable {
             let line = UnsafeBufferPointer(rebasing: bytes[range])
             if RecordingCSV.isBlank(line) { continue }
             let row = try header.row(line, lineNumber: lineNumber, file: name)
-            // A negative time is refused by the order, as every replay refuses it.
+            // A negative time, and one past the latest a recording can hold, are refused by the
+            // order, as every replay refuses them.
             try order.take(row, lineNumber: lineNumber, file: name)
-            guard row.time < maximumTimeSeconds else {
-                throw RecordingCSVError(file: name, line: lineNumber, column: row.timeField.lowerBound + 1,
-                                        message: "t_s \(row.time) is past the latest time a recording can hold (\(maximumTimeSeconds) s, about 570 years)",
-                                        fix: "Write t_s in seconds from the recording's start.")
-            }
             let t = UInt64((row.time * 1e9).rounded())
             samples.append(IMUSample(timestampNanoseconds: t, acceleration: row.accelerometer, angularRate: row.gyroscope))
         }
@@ -70,6 +66,6 @@ public struct IMURecording: Sendable {
     }
 
     /// The latest `t_s` a recording can hold (s): timestamps are `UInt64` nanoseconds, which end
-    /// after 1.8447e10 s.
-    public static let maximumTimeSeconds = 1.8e10
+    /// after 1.8447e10 s (``RecordingCSV/maximumTimeSeconds``, which every replay applies).
+    public static let maximumTimeSeconds = RecordingCSV.maximumTimeSeconds
 }

@@ -53,7 +53,8 @@ extension MotionProfile {
     /// rows; the attitude from `true_qw…true_qz` when present and not `nan`.
     ///
     /// The file follows ``RecordingCSV``'s rules, like every reader of recordings, and its `t_s`
-    /// ``RecordingCSV/TimeOrder``: 0 or more, never backwards; rows with the same time are a step
+    /// ``RecordingCSV/TimeOrder``: 0 or more, never backwards, below
+    /// ``RecordingCSV/maximumTimeSeconds``; rows with the same time are a step
     /// in the motion at that instant (interpolated up to the first, from the last on). The CSV's
     /// gyroscope (rad/s) and accelerometer (m/s²) columns are taken as the truth, so the emulator
     /// adds its own noise and bias on top of the recording's. A row with a missing reading (`nan`)
@@ -63,7 +64,8 @@ extension MotionProfile {
     ///   - csv: the file's text (the caller reads the file; the simulator does no I/O).
     ///   - name: the source's name for messages, such as the path.
     /// - Throws: ``ReplayError`` naming the line and column when a column is missing or a value
-    ///   is not a number, the line where time is negative or goes backwards, or the line after a
+    ///   is not a number, the line where time is negative, goes backwards or passes the latest a
+    ///   recording can hold, or the line after a
     ///   gap of more than ``maximumReplayGap`` seconds between rows with readings.
     public static func replay(csv: String, name: String) throws(ReplayError) -> MotionProfile {
         var bytes = Array(csv.utf8)

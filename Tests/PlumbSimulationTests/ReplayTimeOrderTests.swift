@@ -37,6 +37,24 @@ import PlumbDrivers
         }
     }
 
+    /// A time past ``RecordingCSV/maximumTimeSeconds`` is refused at its line and column, as
+    /// `plumb watch --replay` (`IMURecording`) refuses it; the replay took it (or, after an
+    /// earlier row, called it a jump in time).
+    @Test func aTimePastTheLatestIsRefusedAtItsLineAndColumn() {
+        for (csv, line) in [(header + "0,0,0,0,0,0,9.8\n2e10,0,0,0,0,0,9.8\n", 3), (header + "1.8e10,0,0,0,0,0,9.8\n1.9e10,0,0,0,0,0,9.8\n", 2)] {
+            let time = line == 3 ? "20000000000.0" : "18000000000.0"
+            #expect(throws: ReplayError(source: "x.csv", line: line, column: 1,
+                                        message: "t_s \(time) is past the latest time a recording can hold (18000000000.0 s, about 570 years)",
+                                        fix: RecordingCSV.latestTimeFix)) {
+                try MotionProfile.replay(csv: csv, name: "x.csv")
+            }
+        }
+        // Just short of it, the motion plays from there.
+        let p = try? MotionProfile.replay(csv: header + "1.7e10,0,0,0,0,0,9.8\n17000000001,0,0,0,0,0,9.8\n", name: "x.csv")
+        #expect(p?.timeOrigin == 1.7e10)
+        #expect(p?.duration == 1)
+    }
+
     /// A row with a missing reading is left out of the motion, but its time is a time: a row after
     /// it that goes back before it was taken, since only the rows kept were compared.
     @Test func aStepBackFromARowWithAMissingReadingIsRefused() {

@@ -165,9 +165,10 @@ enum Watch {
         }, estimator: { algorithm.makeGravityEstimator() }, classifier: classifier, energy: energy)
         if args.has("low-energy") { motion.setLowEnergyModeForcibly(true) }
         // The simulator's virtual clock starts at 1 s, when its profile starts; a recording's
-        // times are printed as the recording gives them.
-        let origin = Nanoseconds.perSecond &- UInt64(bitPattern: Int64((profile.timeOrigin * 1e9).rounded()))
-        try watch(motion, until: nil, origin: origin, allowedInterfaces: allowed, printer: printer)
+        // times are printed as the recording gives them, from its first row's (0 up to
+        // RecordingCSV.maximumTimeSeconds: its nanoseconds fit a UInt64, not always an Int64).
+        try watch(motion, until: nil, origin: Nanoseconds.perSecond, shift: UInt64((profile.timeOrigin * 1e9).rounded()),
+                  allowedInterfaces: allowed, printer: printer)
     }
 
     /// The publisher for --mqtt URL (settings from --mqtt-config FILE), started; `nil` without --mqtt.
@@ -305,8 +306,9 @@ enum Watch {
     /// Runs `motion` until its source ends (or `duration` seconds pass) and prints each change;
     /// the interface printed is the latest of `allowedInterfaces`, and until one is seen
     /// ``DaemonFactory/initialInterface(_:)`` (portrait if allowed, else the first listed), as
-    /// `plumb run`'s outputs take it: never one outside `allowedInterfaces`.
-    static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, wallClock: Bool = false,
+    /// `plumb run`'s outputs take it: never one outside `allowedInterfaces`. Times are printed in
+    /// seconds since `origin` (the source's clock) plus `shift` nanoseconds (a recording's start).
+    static func watch(_ motion: MotionOrientation, until duration: Double?, origin: UInt64 = 0, shift: UInt64 = 0, wallClock: Bool = false,
                       allowedInterfaces: [InterfaceOrientation] = InterfaceOrientation.allCases,
                       printer: ChangePrinter) throws(CLIError) {
         if let root = printer.powerRoot {
@@ -314,6 +316,13 @@ enum Watch {
             var energy = motion.energySettings
             energy.pausesWhileDisplayBlanked = !printer.noBlankPause
             motion.energySettings = energy
+        }
+        // The time printed: since `origin` (negative before it), plus `shift`; exact, as the
+        // sum, below 2^53 ns. Unsigned: a recording's times reach RecordingCSV.maximumTimeSeconds,
+        // 1.8·10¹⁹ ns, past Int64's 9.2·10¹⁸ (printed as -1446744073.620 s for 1.7·10¹⁰ s).
+        @Sendable func seconds(_ nanoseconds: UInt64) -> Double {
+            let since = nanoseconds >= origin ? Double(nanoseconds - origin) : -Double(origin - nanoseconds)
+            return (since + Double(shift)) / 1e9
         }
         // An observer, not a stream: this runs in synchronous code, possibly on a thread of the
         // cooperative pool, which must not block waiting for a task.
@@ -324,7 +333,7 @@ enum Watch {
         let token = motion.addObserver(queue: queue) { event in
             switch event {
             case .changed(let change):
-                let t = Double(Int64(bitPattern: change.publishedNanoseconds &- origin)) / 1e9
+                let t = seconds(change.publishedNanoseconds)
                 if let duration, t > duration { return }
                 if allowedInterfaces.contains(change.interfaceOrientation) { interface = change.interfaceOrientation }
                 printer.emit(t: t, device: change.deviceOrientation, interface: interface)
@@ -343,7 +352,7 @@ enum Watch {
             timer.schedule(deadline: .now(), repeating: 1 / mqtt.settings.gravityRate)
             timer.setEventHandler {
                 guard motion.isSensorRunning, let (g, sampled) = motion.latestGravity else { return }
-                mqtt.publishGravity(g.x, g.y, g.z, t: Double(Int64(bitPattern: sampled &- origin)) / 1e9, nowNanoseconds: wall.nowNanoseconds)
+                mqtt.publishGravity(g.x, g.y, g.z, t: seconds(sampled), nowNanoseconds: wall.nowNanoseconds)
             }
             timer.resume()
             gravityTimer = timer
@@ -372,7 +381,7 @@ enum Watch {
     }
 
     /// The seed library's rule over a recording, for comparison with the notifier; the interface
-    /// printed keeps to `allowedInterfaces` as ``watch(_:until:origin:wallClock:allowedInterfaces:printer:)``'s does.
+    /// printed keeps to `allowedInterfaces` as ``watch(_:until:origin:shift:wallClock:allowedInterfaces:printer:)``'s does.
     static func runSeedRule(_ recording: IMURecording, duration: Double?, allowedInterfaces: [InterfaceOrientation] = InterfaceOrientation.allCases,
                             printer: ChangePrinter) {
         var rule = SeedOrientationRule()

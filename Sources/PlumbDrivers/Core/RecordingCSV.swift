@@ -22,8 +22,9 @@
 ///   line numbers in messages are the file's.
 ///
 /// Every reader that plays a recording as time (`IMURecording`, the simulator's replay) takes
-/// `t_s` by one rule, ``TimeOrder``: 0 or more, never backwards, repeats allowed. `plumb fuse`
-/// takes steps backwards too (counted, and the gyroscope is not integrated across them).
+/// `t_s` by one rule, ``TimeOrder``: 0 or more, never backwards, repeats allowed, below
+/// ``maximumTimeSeconds``. `plumb fuse` takes steps backwards too (counted, and the gyroscope is
+/// not integrated across them).
 public enum RecordingCSV {
     /// The required columns, in the order of ``Row``'s values.
     public static let columns = ["t_s", "gyr_x", "gyr_y", "gyr_z", "acc_x", "acc_y", "acc_z"]
