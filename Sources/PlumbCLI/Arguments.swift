@@ -88,12 +88,15 @@ public struct ParsedArguments: Sendable {
 
     public func double(_ name: String, in range: ClosedRange<Double>? = nil) throws(CLIError) -> Double? {
         guard let text = string(name) else { return nil }
-        guard let value = Double(text), value.isFinite else {
+        guard let value = Double(text), !value.isNaN else {
             throw .usage("The value '\(text)' is invalid for '--\(name)': expected a number.")
         }
-        if let range, !range.contains(value) {
+        // 'inf' is out of any range the options have: said as the range ("expected a number" for
+        // --rate inf or --speed inf left the range unsaid).
+        if let range, !range.contains(value) || !value.isFinite {
             throw .usage("The value '\(text)' is invalid for '--\(name)': expected \(range.lowerBound)...\(range.upperBound).")
         }
+        guard value.isFinite else { throw .usage("The value '\(text)' is invalid for '--\(name)': expected a finite number.") }
         return value
     }
 

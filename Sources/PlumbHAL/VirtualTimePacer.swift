@@ -10,19 +10,30 @@
 /// waited on Swift Testing's two-thread pool, which runs every test at once: under
 /// AddressSanitizer the whole run took about four times as long (2026-12-07, found with gdb).
 public struct VirtualTimePacer: Sendable {
-    /// Virtual seconds per wall-clock second, at most.
+    /// Virtual seconds per wall-clock second, at most: ``minimumSpeedup`` or more, `.infinity`
+    /// for no pacing but ``minimumPauseNanoseconds``.
     public let speedup: Double
     /// The shortest sleep of a pace that has an origin, even when virtual time is behind.
     public let minimumPauseNanoseconds: UInt64
     private let wall: any MonotonicClock
     private var origin: (wall: UInt64, virtual: UInt64)?
 
+    /// - Parameters:
+    ///   - speedup: virtual seconds per wall-clock second (1: real time). Held to
+    ///     ``minimumSpeedup`` or more (0 or less is that); `.infinity` waits only for
+    ///     `minimumPauseNanoseconds`; not a number is 1.
+    ///   - wall: the clock slept on.
+    ///   - minimumPauseNanoseconds: the shortest sleep of a pace that has an origin.
     public init(speedup: Double, wall: any MonotonicClock, minimumPauseNanoseconds: UInt64 = 0) {
-        precondition(speedup > 0, "a pacer's speedup must be positive")
-        self.speedup = speedup
+        self.speedup = speedup.isNaN ? 1 : max(speedup, Self.minimumSpeedup)
         self.wall = wall
         self.minimumPauseNanoseconds = minimumPauseNanoseconds
     }
+
+    /// The slowest pace: a thousandth of real time (`plumb dbus --speed`'s least). A speedup of
+    /// 0 or less, or one that is not a number, stopped the process (the precondition, or the
+    /// conversion of the wait at the first pace).
+    public static let minimumSpeedup = 0.001
 
     /// Starts over (at a source's stop or restart: wall time goes on meanwhile, virtual time does not).
     public mutating func reset() { origin = nil }
@@ -35,8 +46,10 @@ public struct VirtualTimePacer: Sendable {
             origin = (now, virtualNanoseconds)
             return
         }
-        let due = origin.wall &+ UInt64(Double(virtualNanoseconds &- origin.virtual) / speedup)
-        let pause = max(due > now ? due - now : 0, minimumPauseNanoseconds)
+        // Saturated: at a slow pace a long stretch of virtual time is a wait past UInt64's end.
+        let wait = Double(virtualNanoseconds &- origin.virtual) / speedup
+        let (due, over) = origin.wall.addingReportingOverflow(wait < 1.8e19 ? UInt64(wait) : UInt64.max)
+        let pause = max(over ? UInt64.max &- now : due > now ? due - now : 0, minimumPauseNanoseconds)
         if pause > 0 { wall.sleep(nanoseconds: pause) }
     }
 }

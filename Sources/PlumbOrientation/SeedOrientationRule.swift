@@ -20,7 +20,7 @@ public struct SeedOrientationRule: Sendable {
     /// Standard gravity, m/s², to convert specific force to the seed's g units.
     public static let standardGravity = 9.80665
 
-    /// The sampling interval in seconds.
+    /// The sampling interval in seconds: ``minimumInterval``…``OrientationClassifier/longestWait``.
     public let interval: Double
     public private(set) var orientation: DeviceOrientation
     private var candidate: DeviceOrientation = .unknown
@@ -28,12 +28,23 @@ public struct SeedOrientationRule: Sendable {
     private var nextReading: UInt64?
     private let intervalNanoseconds: UInt64
 
+    /// - Parameters:
+    ///   - interval: the sampling interval in seconds. Default ``normalInterval``. Held, as
+    ///     ``EnergySettings`` holds its intervals, to ``minimumInterval``…``OrientationClassifier/longestWait``:
+    ///     0 or less is the shortest, one longer (`.infinity` too) the longest; not a number is
+    ///     the default.
+    ///   - initial: the orientation before the first change. Default portrait, as the seed's.
     public init(interval: Double = SeedOrientationRule.normalInterval, initial: DeviceOrientation = .portrait) {
-        precondition(interval > 0, "interval must be positive")
+        let interval = interval.isNaN ? Self.normalInterval : min(max(interval, Self.minimumInterval), OrientationClassifier.longestWait)
         self.interval = interval
-        self.intervalNanoseconds = UInt64((interval * 1e9).rounded())
+        self.intervalNanoseconds = OrientationClassifier.nanoseconds(interval)
         self.orientation = initial
     }
+
+    /// The shortest sampling interval, in seconds (1 ms): a shorter one (0 or less too) is read
+    /// as this. 0, a negative, an infinite or a not-a-number interval stopped the process (the
+    /// precondition, or the conversion to nanoseconds).
+    public static let minimumInterval = 0.001
 
     /// The seed's `estimateOrientationFrom:` on one reading of specific force (m/s², device frame).
     public static func estimate(acceleration f: SIMD3<Double>) -> DeviceOrientation {
@@ -53,11 +64,13 @@ public struct SeedOrientationRule: Sendable {
     ///
     /// - Returns: the new orientation when it changes, else `nil`.
     public mutating func update(acceleration: SIMD3<Double>, timeNanoseconds: UInt64) -> DeviceOrientation? {
+        // Saturated at UInt64's end: ticks of the longest interval pass it within a recording.
         if let next = nextReading {
             guard timeNanoseconds >= next else { return nil }
-            nextReading = next &+ ((timeNanoseconds - next) / intervalNanoseconds + 1) * intervalNanoseconds
+            let (step, over) = ((timeNanoseconds - next) / intervalNanoseconds + 1).multipliedReportingOverflow(by: intervalNanoseconds)
+            nextReading = over ? .max : OrientationClassifier.adding(step, to: next)
         } else {
-            nextReading = timeNanoseconds &+ intervalNanoseconds
+            nextReading = OrientationClassifier.adding(intervalNanoseconds, to: timeNanoseconds)
         }
         return read(Self.estimate(acceleration: acceleration))
     }

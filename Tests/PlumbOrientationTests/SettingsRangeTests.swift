@@ -73,6 +73,34 @@ import Testing
         }
     }
 
+    /// ``SeedOrientationRule``'s sampling interval is held as ``EnergySettings`` holds its
+    /// intervals: 0 or a negative one is ``SeedOrientationRule/minimumInterval``, an infinite one
+    /// ``OrientationClassifier/longestWait``, not a number the seed's 0.15 s. The initialiser
+    /// stopped the process on 0 and below (its precondition), and on an infinite or not-a-number
+    /// interval (its conversion to nanoseconds). In a process of its own.
+    @Test func theSeedRulesIntervalIsHeld() async {
+        await #expect(processExitsWith: .success) {
+            for (v, held) in [(0, 0.001), (-1, 0.001), (-.infinity, 0.001), (.infinity, OrientationClassifier.longestWait),
+                              (.nan, 0.15), (1e300, OrientationClassifier.longestWait)] as [(Double, Double)] {
+                var rule = SeedOrientationRule(interval: v)
+                #expect(rule.interval == held, "\(v)")
+                // Standing on the long edge from the start: the rule reads one sample per tick
+                // and takes landscape once its readings times the interval pass 0.19 s (at 1 ms,
+                // 191 readings: every sample of 100 Hz for 1.91 s).
+                var changed: [DeviceOrientation] = []
+                var t: UInt64 = 0
+                for _ in 0..<300 {
+                    if let o = rule.update(acceleration: SIMD3(9.81, 0, 0), timeNanoseconds: t) { changed.append(o) }
+                    t += 10_000_000
+                }
+                #expect(changed == (held <= 0.15 ? [.landscapeLeft] : []), "\(v)")
+                // Ticks of the longest interval run past UInt64's end within such times.
+                _ = rule.update(acceleration: SIMD3(9.81, 0, 0), timeNanoseconds: UInt64.max - 1)
+                _ = rule.update(acceleration: SIMD3(9.81, 0, 0), timeNanoseconds: UInt64.max)
+            }
+        }
+    }
+
     @Test func thePollIntervalIsHeldToItsRange() {
         #expect(EnergySettings(pollInterval: 0).pollInterval == 0.01)
         #expect(EnergySettings.minimumPollInterval == 0.01)
