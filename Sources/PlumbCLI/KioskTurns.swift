@@ -55,25 +55,17 @@ final class KioskTurns {
         settings.retry = settings.retry ?? Self.retry
         settings.verifyInterval = settings.verifyInterval ?? Self.verifyInterval
         controller = KioskController(backend: backend, settings: settings, runner: runner, lock: lock, shown: shown)
-        gate = Gate(allowed: settings.allowed)
     }
 
     /// Whether the screen is not showing what it should because its turn keeps failing: a turn is
     /// pending and the last try failed.
     var isFailing: Bool { controller.failuresInARow > 0 && controller.pending != nil }
 
-    /// What to pass on to the controller for `device` (call with each device orientation and the
-    /// session's interface orientation): ``Gate/interface(for:session:)`` with the controller's
-    /// allowed set.
-    func interface(for device: DeviceOrientation, session: InterfaceOrientation) -> InterfaceOrientation? {
-        gate.interface(for: device, session: session)
-    }
-    private var gate: Gate
-
     /// Which interface orientation a kiosk follows: the session's once a face the kiosk allows has
     /// settled since the start; before that the device's own upright face (which the controller
-    /// ignores, saying so), and nothing for face up, face down or unknown. `plumb run`'s kiosk
-    /// keeps one on its loop's thread, the controller being on its worker's (``KioskWorker``).
+    /// ignores, saying so), and nothing for face up, face down or unknown. `plumb run`'s kiosk and
+    /// `plumb kiosk` keep one on their loop's thread, the controller being on their worker's
+    /// (``KioskWorker``).
     ///
     /// Until an allowed face settles, the session's interface orientation is only its portrait
     /// start (MotionOrientation's, as iOS's; the session moves it only to allowed faces), not the

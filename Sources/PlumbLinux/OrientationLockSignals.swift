@@ -6,8 +6,9 @@ import Musl
 import CPlumbLinux
 
 /// The two ways a user locks a kiosk's orientation: a lock file that exists, or SIGUSR1, which
-/// toggles the lock (`kill -USR1 $(pidof plumb)`).
-public final class OrientationLockSources {
+/// toggles the lock (`kill -USR1 $(pidof plumb)`). Read from any thread (`plumb kiosk`'s kiosk
+/// thread): the file's existence, and a count the signal handler keeps atomically.
+public final class OrientationLockSources: Sendable {
     /// The lock file, if any.
     public let lockFile: String?
     private let signalBase: Int

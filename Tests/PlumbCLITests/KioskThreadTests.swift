@@ -77,6 +77,8 @@ private final class SteadySource: MotionSampleSource {
     /// m/s², sensor frame.
     var force: SIMD3<Double>
     private(set) var reads = 0
+    /// Called at each stop (the session's shutdown).
+    var whenStopped: () -> Void = {}
     private var next: UInt64
 
     init(clock: VirtualClock = VirtualClock(startNanoseconds: Nanoseconds.perSecond), force: SIMD3<Double>) {
@@ -98,7 +100,7 @@ private final class SteadySource: MotionSampleSource {
         return .samples
     }
 
-    func stop() throws(MotionSourceError) {}
+    func stop() throws(MotionSourceError) { whenStopped() }
 }
 
 /// Another output of the daemon: counts what it is given.
@@ -333,6 +335,87 @@ private func eventually(_ seconds: Double = 30, _ condition: () -> Bool) -> Bool
             #expect(failed < reloaded && reloaded < turned)
             #expect(!log.contains("across the reload"))
         }
+    }
+
+    // MARK: plumb kiosk on the board's IMU
+
+    /// The session `plumb kiosk` runs on the board's IMU (``Kiosk/followLive(_:found:worker:clock:duration:powerMonitor:report:shouldStop:show:)``),
+    /// with the worker the command makes (``Kiosk/liveWorker(backend:settings:runner:lock:)``), on
+    /// `source`; `shouldStop` is asked between steps.
+    private func followLive(_ source: SteadySource, runner: GatedRunner, shouldStop: () -> Bool,
+                            show: ([KioskTurns.Report]) -> Void) throws -> KioskWorker {
+        let worker = Kiosk.liveWorker(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: KioskController.Settings(holdOff: 500_000_000),
+                                      runner: runner, lock: NoOrientationLock())
+        let found = LiveSensor.Found(setup: DaemonSetup(path: "plumb.json", configuration: try Configuration.decode(#"{"filter": {"kind": "complementary"}}"#, file: "plumb.json"),
+                                                        board: board),
+                                     imu: IMUConfiguration(outputDataRate: 100, fifoWatermark: 10), busPath: "/dev/i2c-1", address: I2CAddress(UInt8(0x68)))
+        try Kiosk.followLive(source, found: found, worker: worker, clock: source.clock, duration: nil,
+                             powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: shouldStop, show: show)
+        return worker
+    }
+
+    /// `plumb kiosk` on the board's IMU runs its tools on a thread of its own too: while a turn
+    /// hangs, its loop goes on reading the sensor (five seconds of samples here), and the turn's
+    /// line is printed once it ends. The loop ran the tool itself and read nothing meanwhile: up
+    /// to 4 s for a tool stopped at its deadline, while an MPU-6050's FIFO holds less than a
+    /// second at 100 Hz.
+    @Test func plumbKiosksLoopGoesOnReadingWhileATurnHangs() throws {
+        let runner = GatedRunner { $0 == transform("270") }
+        let source = SteadySource(force: SIMD3(g, 0, 0))
+        let giveUp = Date().addingTimeInterval(30)
+        var shown: [KioskTurns.Report] = []
+        var atHold: Int?
+        var readWhileHeld: Int?
+        var stillHeld = false
+        let worker = try followLive(source, runner: runner, shouldStop: {
+            if Date() > giveUp { return true }
+            if readWhileHeld != nil { return !shown.isEmpty }
+            guard runner.isHolding else { return false }
+            guard let start = atHold else {
+                atHold = source.reads
+                return false
+            }
+            // Five seconds of samples (at 200 × real time) while the turn still waits.
+            if source.reads - start >= 50 {
+                readWhileHeld = source.reads - start
+                stillHeld = runner.isHolding
+                runner.open()
+            }
+            return false
+        }, show: { shown += $0 })
+        let read = try #require(readWhileHeld, "the loop went on reading while the turn waited at the gate (\(runner.transcript))")
+        #expect(read >= 50)
+        #expect(stillHeld)
+        #expect(shown.count == 1)
+        if case .rotated(let o, let action, _)? = shown.first?.event {
+            #expect(o == .landscapeRight && action == transform("270"))
+        } else {
+            Issue.record("\(shown)")
+        }
+        // plumb kiosk leaves the screen as it is: no turn upright at the end.
+        #expect(runner.started == [transform("270")])
+        #expect(worker.shownAfterEnd() == .landscapeRight)
+        #expect(throws: Never.self) { try KioskPrinter.finish(worker) }
+    }
+
+    /// A stop (SIGINT, SIGTERM, SIGHUP) while a turn hangs stops the sensor at once, then waits
+    /// for the tool (within its deadline) before the command ends, printing its line. The loop
+    /// that ran the tool saw the signal only once the tool had ended.
+    @Test func aStopWhileATurnHangsStopsTheSensorAtOnce() throws {
+        let runner = GatedRunner { $0 == transform("270") }
+        let source = SteadySource(force: SIMD3(g, 0, 0))
+        var stoppedWhileHeld: Bool?
+        source.whenStopped = {
+            stoppedWhileHeld = runner.isHolding
+            // The tool ends a little later (a tool that answers late).
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { runner.open() }
+        }
+        let giveUp = Date().addingTimeInterval(30)
+        var shown: [KioskTurns.Report] = []
+        _ = try followLive(source, runner: runner, shouldStop: { Date() > giveUp || runner.isHolding }, show: { shown += $0 })
+        #expect(stoppedWhileHeld == true, "the sensor was stopped while the turn waited at the gate (\(runner.transcript))")
+        #expect(runner.ended == [transform("270")])
+        #expect(shown.count == 1, "\(shown)")
     }
 
     /// `plumb run` reloaded 30 times, its kiosk turning the screen through a command: each

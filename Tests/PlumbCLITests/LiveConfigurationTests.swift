@@ -222,10 +222,10 @@ struct LiveConfigurationTests {
         let e = try Emulated(profile: "tour", configuration: try Self.configuration(json))
         let context = CommandContext.capturing()
         let runner = TimedRunner(PrintingRunner(context: context), clock: e.sensor.clock)
-        let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: resolved.settings, runner: runner,
-                               lock: KioskLock(OrientationLockSources(lockFile: nil)))
-        try Kiosk.followLive(e.source, found: resolved.live ?? e.found, turns: turns, clock: e.sensor.clock, duration: 60,
-                             powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false }, tick: { _ = turns.tick(at: $0) })
+        let worker = KioskWorker(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: resolved.settings, runner: runner,
+                                 lock: KioskLock(OrientationLockSources(lockFile: nil)), shown: nil, placement: .callersThread)
+        try Kiosk.followLive(e.source, found: resolved.live ?? e.found, worker: worker, clock: e.sensor.clock, duration: 60,
+                             powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false }, show: { _ in })
         let shown = runner.turns.map { "\($0.0)" }
         #expect(!shown.isEmpty)
         #expect(shown.allSatisfy { $0.hasSuffix("--transform 90") || $0.hasSuffix("--transform 270") }, "\(shown)")

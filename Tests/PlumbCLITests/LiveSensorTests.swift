@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import PlumbCLI
 import PlumbConfiguration
@@ -124,13 +125,13 @@ struct LiveSensorTests {
         let e = try Emulated(profile: "tour")
         let context = CommandContext.capturing()
         let runner = TimedRunner(PrintingRunner(context: context), clock: e.sensor.clock)
-        let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1", command: nil),
-                               settings: .init(holdOff: Nanoseconds.perSecond), runner: runner,
-                               lock: KioskLock(OrientationLockSources(lockFile: nil)))
-        let printer = KioskPrinter(turns: turns, context: context)
+        let worker = KioskWorker(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1", command: nil),
+                                 settings: .init(holdOff: Nanoseconds.perSecond), runner: runner,
+                                 lock: KioskLock(OrientationLockSources(lockFile: nil)), shown: nil, placement: .callersThread)
+        let printer = KioskPrinter(context: context)
         var ticks = 0
-        try Kiosk.followLive(e.source, found: e.found, turns: turns, clock: e.sensor.clock,
-                             duration: 60, powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false }, tick: { t in ticks += 1; printer.tick(at: t) })
+        try Kiosk.followLive(e.source, found: e.found, worker: worker, clock: e.sensor.clock,
+                             duration: 60, powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false }, show: { ticks += 1; printer.show($0) })
         let rotations = runner.turns
         // The tour turns the board through its faces: the screen follows, each turn a hold-off after its change.
         #expect(rotations.count >= 2)
@@ -138,7 +139,7 @@ struct LiveSensorTests {
         #expect(context.out.captured.contains("(dry run) wlr-randr --output HDMI-A-1 --on --transform"))
         #expect(context.err.captured == "")
         #expect(ticks > 100)
-        #expect(throws: Never.self) { try printer.finish() }
+        #expect(throws: Never.self) { try KioskPrinter.finish(worker) }
     }
 
     /// plumb kiosk on the board's IMU started before the compositor: the first turn fails three
@@ -148,13 +149,13 @@ struct LiveSensorTests {
         let e = try Emulated(motion: Emulated.upright)
         let context = CommandContext.capturing()
         let runner = FailingRunner(times: 3, message: "wlr-randr cannot reach a Wayland compositor (WAYLAND_DISPLAY=wayland-1, XDG_RUNTIME_DIR=/run/user/1000)")
-        let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: .init(holdOff: Nanoseconds.perSecond),
-                               runner: runner, lock: KioskLock(OrientationLockSources(lockFile: nil)))
-        let printer = KioskPrinter(turns: turns, context: context)
-        try Kiosk.followLive(e.source, found: e.found, turns: turns, clock: e.sensor.clock,
-                             duration: 20, powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false }, tick: printer.tick)
+        let worker = KioskWorker(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: .init(holdOff: Nanoseconds.perSecond),
+                                 runner: runner, lock: KioskLock(OrientationLockSources(lockFile: nil)), shown: nil, placement: .callersThread)
+        let printer = KioskPrinter(context: context)
+        try Kiosk.followLive(e.source, found: e.found, worker: worker, clock: e.sensor.clock,
+                             duration: 20, powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { false }, show: printer.show)
         #expect(runner.tries == 4)
-        #expect(turns.controller.applied == .portrait)
+        #expect(worker.shownAfterEnd() == .portrait)
         let err = context.err.captured.split(separator: "\n").map(String.init)
         #expect(err.count == 3, "\(err)")
         #expect(err.first == "Warning: could not turn the screen to portrait (wlr-randr --output HDMI-A-1 --on --transform normal); "
@@ -167,7 +168,7 @@ struct LiveSensorTests {
         #expect(out.count == 2, "\(out)")
         #expect(out.first?.hasSuffix("s  portrait: wlr-randr --output HDMI-A-1 --on --transform normal failed, screen stays") == true)
         #expect(out.last?.hasSuffix("s  portrait: wlr-randr --output HDMI-A-1 --on --transform normal") == true)
-        #expect(throws: Never.self) { try printer.finish() }
+        #expect(throws: Never.self) { try KioskPrinter.finish(worker) }
     }
 
     /// A turn that keeps failing on the board's IMU: a warning, an error after a minute, the
@@ -177,12 +178,12 @@ struct LiveSensorTests {
         let e = try Emulated(motion: Emulated.upright)
         let context = CommandContext.capturing()
         let runner = FailingRunner()
-        let turns = KioskTurns(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: .init(holdOff: Nanoseconds.perSecond),
-                               runner: runner, lock: KioskLock(OrientationLockSources(lockFile: nil)))
-        let printer = KioskPrinter(turns: turns, context: context)
+        let worker = KioskWorker(backend: KioskBackend(kind: .wlrRandr, output: "HDMI-A-1"), settings: .init(holdOff: Nanoseconds.perSecond),
+                                 runner: runner, lock: KioskLock(OrientationLockSources(lockFile: nil)), shown: nil, placement: .callersThread)
+        let printer = KioskPrinter(context: context)
         let clock = e.sensor.clock
-        try Kiosk.followLive(e.source, found: e.found, turns: turns, clock: clock,
-                             duration: nil, powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { clock.nowNanoseconds >= 80 * Nanoseconds.perSecond }, tick: printer.tick)
+        try Kiosk.followLive(e.source, found: e.found, worker: worker, clock: clock,
+                             duration: nil, powerMonitor: FixedPowerMonitor(PowerState()), shouldStop: { clock.nowNanoseconds >= 80 * Nanoseconds.perSecond }, show: printer.show)
         // After the hold-off, +1, +2, +4, +8 s, then every 10 s: 11 tries in 80 s.
         #expect(runner.tries == 11)
         let err = context.err.captured.split(separator: "\n").map(String.init)
@@ -194,8 +195,7 @@ struct LiveSensorTests {
         #expect(err[3] == "Fix: " + FailingRunner.fix)
         #expect(context.out.captured.split(separator: "\n").count == 1)
         // The command ends with the failure it kept trying to get past.
-        #expect(turns.isFailing)
-        #expect(throws: CLIError.failure("there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1", fix: FailingRunner.fix)) { try printer.finish() }
+        #expect(throws: CLIError.failure("there is no output HDMI-A-1; wlr-randr lists: HEADLESS-1", fix: FailingRunner.fix)) { try KioskPrinter.finish(worker) }
     }
 
     @Test func ledsFollowTheLiveSensorAndGoOffAtTheEnd() throws {
@@ -347,13 +347,14 @@ extension BeginnerI2CErrorTests {
 }
 
 /// A runner that notes when each turn was made (the printer takes the controller's events).
-final class TimedRunner: RotationActionRunner {
-    let inner: any RotationActionRunner
+final class TimedRunner: RotationActionRunner, Sendable {
+    let inner: any RotationActionRunner & Sendable
     let clock: any MonotonicClock
-    private(set) var turns: [(RotationAction, UInt64)] = []
-    init(_ inner: any RotationActionRunner, clock: any MonotonicClock) { self.inner = inner; self.clock = clock }
+    private let made = Mutex<[(RotationAction, UInt64)]>([])
+    var turns: [(RotationAction, UInt64)] { made.withLock { $0 } }
+    init(_ inner: any RotationActionRunner & Sendable, clock: any MonotonicClock) { self.inner = inner; self.clock = clock }
     func perform(_ action: RotationAction) throws {
-        turns.append((action, clock.nowNanoseconds))
+        made.withLock { $0.append((action, clock.nowNanoseconds)) }
         try inner.perform(action)
     }
     func capture(_ action: RotationAction) throws -> String? { try inner.capture(action) }

@@ -89,21 +89,27 @@ enum Kiosk {
             source = speed.map { PacedSampleSource(simulated, speed: $0, wall: SystemClock(), counters: SensorCounters()) } ?? simulated
         }
 
-        let runner: any RotationActionRunner = args.has("dry-run") ? PrintingRunner(context: context) : SystemActionRunner(environment: context.environment)
+        let runner: any RotationActionRunner & Sendable = args.has("dry-run") ? PrintingRunner(context: context) : SystemActionRunner(environment: context.environment)
         let lock = KioskLock(OrientationLockSources(lockFile: args.string("lock-file")))
-        // As plumb run does: a failed turn is tried again until it works, and the screen is read back.
-        let turns = KioskTurns(backend: backend, settings: settings, runner: runner, lock: lock)
-        let printer = KioskPrinter(turns: turns, context: context)
+        let printer = KioskPrinter(context: context)
         if let live {
-            try followLive(source, found: live.found, turns: turns, clock: SystemClock(), duration: duration,
+            // As plumb run does: a failed turn is tried again until it works, and the screen is
+            // read back; the tools run on a thread of their own, so that one that hangs (up to its
+            // 3 s deadline and a second to kill it) does not hold the sensor up meanwhile.
+            let worker = liveWorker(backend: backend, settings: settings, runner: runner, lock: lock)
+            try followLive(source, found: live.found, worker: worker, clock: SystemClock(), duration: duration,
                            powerMonitor: LiveSensor.systemPowerMonitor(), report: LiveSensor.reporter(command: "kiosk", context: context),
-                           shouldStop: live.shouldStop, tick: printer.tick)
-            try printer.finish()
+                           shouldStop: live.shouldStop, show: printer.show)
+            try KioskPrinter.finish(worker)
             return
         }
         // The simulator and recordings run in virtual time as fast as they can, through the same pipeline as the
         // notifier (fusion, then the classifier); the hold-off, the retries' pauses and the
         // read-backs are timed on the samples' clock, ticking at every sample and at each deadline.
+        // The tools run in the loop (the worker on its thread would fall behind the samples' time).
+        let worker = KioskWorker(backend: backend, settings: settings, runner: runner, lock: lock, shown: nil, placement: .callersThread)
+        defer { worker.end(within: 0) }
+        var gate = KioskTurns.Gate(allowed: settings.allowed)
         var pipeline = OrientationPipeline(fused: FusionAlgorithm.default.makeGravityEstimator())
         var interface = InterfaceOrientation.portrait
         var samples: [IMUSample] = []
@@ -131,16 +137,19 @@ enum Kiosk {
                     if let duration, Double(t - start) / 1e9 > duration { break reading }
                     last = t
                     // Exactly at a deadline (a hold-off's or a retry's) the first time it passes.
-                    if let deadline = turns.controller.nextDeadline, deadline <= t {
-                        printer.tick(at: deadline == lastDeadline ? t : deadline)
+                    if let deadline = worker.nextDeadline, deadline <= t {
+                        printer.tick(worker, at: deadline == lastDeadline ? t : deadline)
                         lastDeadline = deadline
                     }
                     if let device = pipeline.process(sample) {
                         if let upright = device.interfaceOrientation { interface = upright }
-                        if let shown = turns.interface(for: device, session: interface) { turns.observe(shown, at: t) }
+                        if let shown = gate.interface(for: device, session: interface) {
+                            worker.want(shown, at: t)
+                            printer.show(worker.takeReports())
+                        }
                     }
                     // Every sample, as plumb run ticks after every batch: the screen is read back when that is due.
-                    printer.tick(at: t)
+                    printer.tick(worker, at: t)
                 }
             }
             try source.stop()
@@ -149,10 +158,11 @@ enum Kiosk {
         }
         // An orientation still pending when the data ends has held to the end: it turns at its
         // deadline, unless --duration or a signal stops first.
-        if !stopped, let deadline = turns.controller.nextDeadline, duration.map({ Double(deadline - (firstT ?? 0)) / 1e9 <= $0 }) ?? true {
-            printer.tick(at: max(deadline, last))
+        if !stopped, let deadline = worker.nextDeadline, duration.map({ Double(deadline - (firstT ?? 0)) / 1e9 <= $0 }) ?? true {
+            printer.tick(worker, at: max(deadline, last))
         }
-        try printer.finish()
+        worker.end(within: 0)
+        try KioskPrinter.finish(worker)
     }
 
     /// The backend and controller settings: each flag given (--backend, --output, --command,
@@ -196,18 +206,37 @@ enum Kiosk {
         return (backend, settings, live)
     }
 
+    /// The worker that runs the turns on the board's IMU (``followLive(_:found:worker:clock:duration:powerMonitor:report:shouldStop:show:)``):
+    /// on a thread of its own, as `plumb run`'s kiosk runs them.
+    static func liveWorker(backend: KioskBackend, settings: KioskController.Settings, runner: any RotationActionRunner & Sendable,
+                           lock: any OrientationLock & Sendable) -> KioskWorker {
+        KioskWorker(backend: backend, settings: settings, runner: runner, lock: lock, shown: nil, placement: .ownThread)
+    }
+
     /// The board's IMU in wall-clock time, through `plumb run`'s session
     /// (``LiveSensor/session(_:source:outputs:powerMonitor:)``: the configuration's filter,
     /// classifier, mounting, `orientation.interfaceOrientations` and `orientation.lowEnergy`,
-    /// `auto` following `powerMonitor`): each interface-orientation change is observed at
-    /// `clock`'s time (seconds since the start) and the controller ticks after every read (at
-    /// least every 100 ms), so the hold-off is timed by `clock`. Ends when `shouldStop` says so
-    /// (SIGINT/SIGTERM), after `duration` seconds, or when the source ends; stops the sensor.
-    static func followLive(_ source: any MotionSampleSource, found: LiveSensor.Found, turns: KioskTurns, clock: any MonotonicClock,
+    /// `auto` following `powerMonitor`): each interface-orientation change is passed on to
+    /// `worker` at `clock`'s time (seconds since the start), and the worker is ticked after every
+    /// read (at least every 100 ms), so the hold-off is timed by `clock`; what its ticks reported
+    /// goes to `show`. Ends when `shouldStop` says so (SIGINT/SIGTERM), after `duration` seconds,
+    /// or when the source ends; stops the sensor, then ends the worker (the tool under way is
+    /// waited for, at most ``KioskWorker/endWait``) and shows its last reports.
+    ///
+    /// On its own thread (``KioskWorker/Placement/ownThread``) a tool that hangs does not hold up
+    /// the loop: the sensor is read meanwhile (an MPU-6050's FIFO holds less than a second at
+    /// 100 Hz), and a signal stops it at once. The loop ran the tools itself, held up for as long
+    /// as one took: up to its 3 s deadline and a second to kill it.
+    static func followLive(_ source: any MotionSampleSource, found: LiveSensor.Found, worker: KioskWorker, clock: any MonotonicClock,
                            duration: Double?, powerMonitor: any PowerStateMonitor, report: ([DaemonEvent]) -> Void = { _ in },
-                           shouldStop: () -> Bool, tick: (UInt64) -> Void) throws(CLIError) {
-        let observer = KioskObserver(turns: turns, clock: clock)
-        let session = try LiveSensor.session(found, source: source, outputs: [observer], powerMonitor: powerMonitor)
+                           shouldStop: () -> Bool, show: ([KioskTurns.Report]) -> Void) throws(CLIError) {
+        let observer = KioskObserver(worker: worker, clock: clock)
+        let session: SensorPipeline
+        do { session = try LiveSensor.session(found, source: source, outputs: [observer], powerMonitor: powerMonitor) } catch {
+            // Nothing ran: the worker's thread ends.
+            worker.close()
+            throw error
+        }
         let origin = clock.nowNanoseconds
         observer.origin = origin
         let end = duration.map(Nanoseconds.seconds)
@@ -220,31 +249,40 @@ enum Kiosk {
                 failure = error as? CLIError ?? .failure(String(describing: error), fix: nil)
                 break
             }
-            tick(clock.nowNanoseconds &- origin)
+            worker.tick(at: clock.nowNanoseconds &- origin)
+            show(worker.takeReports())
         }
         do { try session.shutdown() } catch {
             failure = failure ?? (error as? CLIError ?? .failure(String(describing: error), fix: nil))
         }
+        let ended = worker.end(within: KioskWorker.endWait)
+        show(worker.takeReports())
         if let failure { throw failure }
+        guard ended else {
+            throw .failure("kiosk: its tool still ran \(Int(KioskWorker.endWait)) s after the stop began",
+                           fix: "Check that the compositor or X server answers, and that --command returns at once.")
+        }
     }
 
     /// `plumb kiosk`'s output in the session: each interface orientation the session settles on
-    /// (one `orientation.interfaceOrientations` allows) goes to the controller at the time since
-    /// `origin`; the command ticks the controller and prints what it does.
+    /// (one `orientation.interfaceOrientations` allows, through ``KioskTurns/Gate``) goes to the
+    /// worker at the time since `origin`; the command ticks the worker and prints what it reports.
     final class KioskObserver: DaemonOutput {
         let name = "kiosk"
-        let turns: KioskTurns
+        let worker: KioskWorker
         let clock: any MonotonicClock
         var origin: UInt64 = 0
+        private var gate: KioskTurns.Gate
 
-        init(turns: KioskTurns, clock: any MonotonicClock) {
-            self.turns = turns
+        init(worker: KioskWorker, clock: any MonotonicClock) {
+            self.worker = worker
             self.clock = clock
+            gate = KioskTurns.Gate(allowed: worker.allowed)
         }
 
         func orientationChanged(_ orientation: DeviceOrientation, interface: InterfaceOrientation) throws {
-            guard let shown = turns.interface(for: orientation, session: interface) else { return }
-            turns.observe(shown, at: clock.nowNanoseconds &- origin)
+            guard let shown = gate.interface(for: orientation, session: interface) else { return }
+            worker.want(shown, at: clock.nowNanoseconds &- origin)
         }
 
         /// The screen stays as the command left it (as before the session: plumb kiosk does not turn it back).
@@ -257,15 +295,16 @@ enum Kiosk {
     }
 }
 
-/// The lock file and SIGUSR1 toggle as the kiosk's lock.
-final class KioskLock: OrientationLock {
+/// The lock file and SIGUSR1 toggle as the kiosk's lock (read on the kiosk's thread).
+final class KioskLock: OrientationLock, Sendable {
     let sources: OrientationLockSources
     init(_ sources: OrientationLockSources) { self.sources = sources }
     var isLocked: Bool { sources.isLocked }
 }
 
-/// Prints actions instead of running them (--dry-run).
-final class PrintingRunner: RotationActionRunner {
+/// Prints actions instead of running them (--dry-run), from the kiosk's thread too (``Output`` is
+/// shared safely).
+final class PrintingRunner: RotationActionRunner, Sendable {
     let context: CommandContext
     init(context: CommandContext) { self.context = context }
     func perform(_ action: RotationAction) throws {
@@ -355,8 +394,8 @@ final class SystemActionRunner: RotationActionRunner, Sendable {
         }
         // Read and waited for on a thread of its own, so that one that hangs (a compositor that
         // froze, a command stuck on something) is stopped at the deadline instead of holding up
-        // the caller for ever: `plumb run`'s kiosk thread (whose stop and reload wait for it), or
-        // `plumb kiosk`'s loop.
+        // the caller for ever: the kiosk thread of `plumb run` and of `plumb kiosk` on the board's
+        // IMU (whose stop and reload wait for it), or `plumb kiosk`'s loop in virtual time.
         let result = Mutex<Result<Data, CLIError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let shown = path
@@ -391,8 +430,9 @@ final class SystemActionRunner: RotationActionRunner, Sendable {
 
     /// How long a rotation tool, read-back or command may run before it is stopped (s): far
     /// beyond the milliseconds they take, and short enough that a stop or reload of `plumb run`,
-    /// which waits for the tool under way on the kiosk's thread (``KioskWorker/endWait``), and
-    /// `plumb kiosk`'s loop, held up meanwhile, are not held up for long.
+    /// or the end of `plumb kiosk`, which wait for the tool under way on the kiosk's thread
+    /// (``KioskWorker/endWait``), and `plumb kiosk`'s loop in virtual time (`--simulate`,
+    /// `--replay`), held up meanwhile, are not held up for long.
     static let deadline = 3.0
 
     private func execute(_ path: String, _ arguments: [String], extra: [String: String], shown: String) throws {

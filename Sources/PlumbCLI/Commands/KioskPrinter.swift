@@ -11,19 +11,20 @@ import PlumbOrientation
 /// `Warning: …` and `Fix: …` (when, and how often, it is tried again), a different failure
 /// again, `Error: …` once when turns have failed for a minute, and a note when the turn works
 /// after failed tries.
+///
+/// The turns run on the kiosk's worker (``KioskWorker``: its own thread on the board's IMU, the
+/// loop's in virtual time); the loop prints the reports it takes from it, in order.
 final class KioskPrinter {
-    let turns: KioskTurns
     let context: CommandContext
     /// The orientation whose failed turn was printed in the current run of failures.
     private var printedFailure: InterfaceOrientation?
 
-    init(turns: KioskTurns, context: CommandContext) {
-        self.turns = turns; self.context = context
+    init(context: CommandContext) {
+        self.context = context
     }
 
-    /// Ticks the controller at `t` and prints what happened.
-    func tick(at t: UInt64) {
-        let reports = turns.tick(at: t)
+    /// Prints the reports of the worker's ticks (``KioskWorker/takeReports()``), oldest first.
+    func show(_ reports: [KioskTurns.Report]) {
         guard !reports.isEmpty else { return }
         for report in reports {
             print(report)
@@ -32,10 +33,17 @@ final class KioskPrinter {
         context.err.flush()
     }
 
-    /// At the end of the run: throws the last failure (its message and fix) when the screen does
-    /// not show the orientation because its turn still fails.
-    func finish() throws(CLIError) {
-        if turns.isFailing, let failure = turns.lastFailure { throw .failure(failure.message, fix: failure.fix) }
+    /// Ticks `worker` at `t` and prints what its ticks reported (with ``KioskWorker/Placement/callersThread``,
+    /// this one's; on its own thread, those that ended since the last call).
+    func tick(_ worker: KioskWorker, at t: UInt64) {
+        worker.tick(at: t)
+        show(worker.takeReports())
+    }
+
+    /// At the end of the run, once the worker has ended: throws the last failure (its message and
+    /// fix) when the screen does not show the orientation because its turn still fails.
+    static func finish(_ worker: KioskWorker) throws(CLIError) {
+        if let failure = worker.failureAfterEnd() { throw failure }
     }
 
     private func print(_ report: KioskTurns.Report) {

@@ -5,9 +5,11 @@ import PlumbOrientation
 import Synchronization
 
 /// Runs a kiosk's ``KioskTurns`` — its turns, read-backs and retries, each a wlr-randr, xrandr or
-/// user command — on a thread of its own, so that `plumb run`'s loop never waits for a tool.
+/// user command — on a thread of its own, so that `plumb run`'s loop and `plumb kiosk`'s on the
+/// board's IMU never wait for a tool.
 ///
-/// The loop reads the sensor, feeds every output and pings systemd's watchdog. A tool run inside
+/// `plumb run`'s loop reads the sensor, feeds every output and pings systemd's watchdog; `plumb
+/// kiosk`'s reads the sensor and stops it on a signal. A tool run inside
 /// it held all of that up: tens to hundreds of milliseconds for a healthy wlr-randr on a Pi Zero 2 W,
 /// up to its deadline (``SystemActionRunner/deadline``, 3 s, and a second more to kill it) for a
 /// compositor that froze; an MPU-6050's 1024-byte FIFO holds less than a second at 100 Hz, so
@@ -40,10 +42,11 @@ import Synchronization
 final class KioskWorker: Sendable {
     /// Where the tools run.
     enum Placement: Sendable, Equatable {
-        /// On a thread of the worker's own: `plumb run`.
+        /// On a thread of the worker's own: `plumb run`, and `plumb kiosk` on the board's IMU.
         case ownThread
         /// On the caller's thread, inside ``want(_:at:)`` and ``tick(at:)``: sessions in virtual
-        /// time (tests), where the loop would otherwise run ahead of the thread.
+        /// time (`plumb kiosk --simulate` and `--replay`, tests), where the loop would otherwise
+        /// run ahead of the thread.
         case callersThread
     }
 
@@ -54,6 +57,9 @@ final class KioskWorker: Sendable {
     static let endWait = 3 * (SystemActionRunner.deadline + 2)
 
     let placement: Placement
+    /// The orientations the kiosk may take (``KioskController/Settings/allowed``), for the
+    /// owner's ``KioskTurns/Gate``.
+    let allowed: Set<InterfaceOrientation>
 
     /// An interface orientation wanted at a time (the loop's clock, nanoseconds).
     private struct Wanted: Sendable {
@@ -115,11 +121,14 @@ final class KioskWorker: Sendable {
     ///   - settings: the controller's (``KioskTurns/init(backend:settings:runner:lock:shown:)``
     ///     fills in the retries and read-backs).
     ///   - runner: runs the tools, on the thread (and on the owner's after the end).
+    ///   - lock: holds the screen as it is while set (`plumb kiosk`'s lock file and SIGUSR1),
+    ///     read on the thread.
     ///   - shown: what the screen shows already (a reload's handover), or `nil`.
     init(backend: KioskBackend, settings: KioskController.Settings, runner: any RotationActionRunner & Sendable,
-         shown: InterfaceOrientation?, placement: Placement) {
+         lock: any OrientationLock & Sendable = NoOrientationLock(), shown: InterfaceOrientation?, placement: Placement) {
         self.placement = placement
-        let turns = KioskTurns(backend: backend, settings: settings, runner: runner, shown: shown)
+        allowed = settings.allowed
+        let turns = KioskTurns(backend: backend, settings: settings, runner: runner, lock: lock, shown: shown)
         mailbox = Mutex(Mailbox(applied: turns.controller.applied))
         held = Mutex(Held(turns: turns, runner: runner))
         guard placement == .ownThread else { return }
@@ -194,6 +203,22 @@ final class KioskWorker: Sendable {
     /// After ``end(within:)`` returned true: what the screen shows as far as the controller knows.
     func shownAfterEnd() -> InterfaceOrientation? {
         held.withLock { $0.turns.controller.applied }
+    }
+
+    /// After ``end(within:)`` returned true: the last failure (its message and fix) when the
+    /// screen does not show the orientation because its turn still fails
+    /// (``KioskTurns/isFailing``), else `nil`. `plumb kiosk` ends with it.
+    func failureAfterEnd() -> CLIError? {
+        held.withLock { h in
+            guard h.turns.isFailing, let failure = h.turns.lastFailure else { return nil }
+            return .failure(failure.message, fix: failure.fix)
+        }
+    }
+
+    /// With ``Placement/callersThread``: when the controller next has something to do (a hold-off
+    /// or a retry's pause ends), for a loop in virtual time to tick it exactly then.
+    var nextDeadline: UInt64? {
+        held.withLock { $0.turns.controller.nextDeadline }
     }
 
     /// After ``end(within:)`` returned true: runs `action` (the turn upright on stop, or after a

@@ -20,7 +20,7 @@ public protocol OrientationLock: AnyObject {
 }
 
 /// A lock that is never set.
-public final class NoOrientationLock: OrientationLock {
+public final class NoOrientationLock: OrientationLock, Sendable {
     public init() {}
     public var isLocked: Bool { false }
 }
