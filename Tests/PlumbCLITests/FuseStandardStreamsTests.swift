@@ -104,4 +104,55 @@ import PlumbDrivers
         #expect(String(decoding: written, as: UTF8.self) == runPlumb(["fuse", "--input", path]).out)
         #expect(!FileManager.default.fileExists(atPath: scratch.directory.appendingPathComponent("-").path))
     }
+
+    /// Reads what `fd` delivers until `done` says it is complete, or the deadline passes.
+    static func read(_ fd: Int32, until done: (String) -> Bool, seconds: Double) -> String {
+        var bytes: [UInt8] = []
+        let end = Date().addingTimeInterval(seconds)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !done(String(decoding: bytes, as: UTF8.self)), Date() < end {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 50) > 0 else { continue }
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A live pipe (`plumb read | plumb fuse -i -`) gets each row's attitude as the row comes, with
+    /// standard input still open. Before, fuse read a whole megabyte of input before the first row
+    /// and then wrote 64 KiB at a time: on a live sensor at 100 Hz, nothing for minutes, and every
+    /// row only when the sensor stopped.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: plumbBinary), "needs the plumb binary (swift build)"))
+    func rowsFromALivePipeComeOutAsTheyComeIn() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: plumbBinary)
+        process.arguments = ["fuse", "-i", "-"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { signalAndAwaitExit(process, SIGKILL) } }
+        let fd = output.fileHandleForReading.fileDescriptor
+        input.fileHandleForWriting.write(Data("t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0.00,0,0,0,0,0,9.80665\n0.01,0,0,0,0,0,9.80665\n".utf8))
+        let first = Self.read(fd, until: { $0.split(separator: "\n").count >= 3 }, seconds: 10)
+        #expect(first == """
+            t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z
+            0.00,1.0000000,0.0000000,0.0000000,0.0000000,0.0000000,0.0000000,-1.0000000
+            0.01,1.0000000,0.0000000,0.0000000,0.0000000,0.0000000,0.0000000,-1.0000000
+
+            """)
+        // A row written in two pieces comes out once its line is whole.
+        input.fileHandleForWriting.write(Data("0.02,0,0,0,".utf8))
+        usleep(100_000)
+        input.fileHandleForWriting.write(Data("0,0,9.80665\n".utf8))
+        let next = Self.read(fd, until: { $0.hasSuffix("\n") }, seconds: 10)
+        #expect(next == "0.02,1.0000000,0.0000000,0.0000000,0.0000000,0.0000000,0.0000000,-1.0000000\n")
+        #expect(process.isRunning, "standard input is still open")
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
 }
