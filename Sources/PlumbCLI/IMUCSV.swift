@@ -85,6 +85,11 @@ struct IMUCSVReader {
                            fix: "The first line must be a header naming the columns \(Self.requiredColumns.joined(separator: ",")).")
         }
         if buffer[headerLine].starts(with: [0xEF, 0xBB, 0xBF]) { headerLine = headerLine.lowerBound + 3..<headerLine.upperBound }
+        if buffer[headerLine].first == UInt8(ascii: "{") {
+            // plumb read --format jsonl: said as what it is, not as a header missing t_s.
+            throw .failure("\(name):1: this is JSON Lines (plumb read --format jsonl); the input must be CSV",
+                           fix: "Leave out --format jsonl (plumb read writes CSV by default): plumb read | plumb fuse -i -.")
+        }
         do { parsedHeader = try RecordingCSV.Header(buffer[headerLine], file: name) } catch {
             throw .failure(error.description + ".", fix: error.fix)
         }

@@ -51,6 +51,18 @@ import PlumbDrivers
         #expect(empty.err == "Error: standard input is empty.\nFix: The first line must be a header naming the columns t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z.\n")
     }
 
+    /// `plumb read --format jsonl | plumb fuse -i -` is told what it is; it was told that the
+    /// header had no column t_s, quoting the first sample as the header.
+    @Test func jsonLinesAreNamedAsSuch() throws {
+        let jsonl = try Self.fuse(["-i", "-"], stdin: #"{"t_s":0.000000,"gyr_x":0.0,"gyr_y":0.0,"gyr_z":0.0,"acc_x":0.0,"acc_y":0.0,"acc_z":9.8,"temp_c":27.50}"# + "\n")
+        #expect(jsonl.status == 1)
+        #expect(jsonl.err == """
+            Error: standard input:1: this is JSON Lines (plumb read --format jsonl); the input must be CSV
+            Fix: Leave out --format jsonl (plumb read writes CSV by default): plumb read | plumb fuse -i -.
+
+            """)
+    }
+
     /// `plumb fuse -i - -o x.csv < x.csv` would replace the recording it reads, as `-i x.csv -o x.csv` would.
     @Test func theFileStandardInputReadsIsRefusedAsTheOutput() throws {
         let scratch = try FuseTests.Scratch()
