@@ -6,6 +6,11 @@ import PlumbFusion
 /// megabytes whatever the file's size. Given a standard input, the path `-` reads it, streamed
 /// alike, and messages name it "standard input".
 ///
+/// Each read takes what is there, up to a megabyte, so rows that come down a pipe as a sensor
+/// delivers them (`plumb read | plumb fuse -i -`) are returned as they come, and ``next(beforeWaiting:)``
+/// lets the caller pass on its own output before the reader waits for more. (It read a whole
+/// megabyte before returning a row: on a live pipe at 100 Hz, nothing for two and a half minutes.)
+///
 /// The rows are read by ``RecordingCSV``, the parser every reader of recordings shares: columns
 /// `t_s` (s), `gyr_x`, `gyr_y`, `gyr_z` (rad/s), `acc_x`, `acc_y`, `acc_z` (m/s²), in any order,
 /// other columns ignored; decimal numbers only; `nan` marks a missing reading (the filters skip
@@ -27,6 +32,10 @@ struct IMUCSVReader {
     /// The input in messages: the path, or "standard input".
     let name: String
     private let handle: FileHandle
+    /// The most one read takes.
+    static let chunkSize = 1 << 20
+    /// Where a read lands before it is appended to `buffer` (allocated once).
+    private var chunk = [UInt8](repeating: 0, count: IMUCSVReader.chunkSize)
     /// Set once by `init` (optional only so that `init` can read the file before it).
     private var parsedHeader: RecordingCSV.Header?
     private var buffer: [UInt8] = []
@@ -71,11 +80,16 @@ struct IMUCSVReader {
             }
             self.handle = handle
         }
-        guard var headerLine = try nextLine() else {
+        guard var headerLine = try nextLine(beforeWaiting: {}) else {
             throw .failure(name == path ? "\(path): the file is empty." : "standard input is empty.",
                            fix: "The first line must be a header naming the columns \(Self.requiredColumns.joined(separator: ",")).")
         }
         if buffer[headerLine].starts(with: [0xEF, 0xBB, 0xBF]) { headerLine = headerLine.lowerBound + 3..<headerLine.upperBound }
+        if buffer[headerLine].first == UInt8(ascii: "{") {
+            // plumb read --format jsonl: said as what it is, not as a header missing t_s.
+            throw .failure("\(name):1: this is JSON Lines (plumb read --format jsonl); the input must be CSV",
+                           fix: "Leave out --format jsonl (plumb read writes CSV by default): plumb read | plumb fuse -i -.")
+        }
         do { parsedHeader = try RecordingCSV.Header(buffer[headerLine], file: name) } catch {
             throw .failure(error.description + ".", fix: error.fix)
         }
@@ -84,7 +98,14 @@ struct IMUCSVReader {
 
     /// The next sample, or `nil` at the end of the file. Blank lines are skipped.
     mutating func next() throws(CLIError) -> Sample? {
-        while let range = try nextLine() {
+        try next(beforeWaiting: {})
+    }
+
+    /// The next sample, or `nil` at the end of the file; `beforeWaiting` runs each time the rows
+    /// read so far are used up and the reader is about to read more, which on a pipe waits until
+    /// the writer sends more (a caller passes on what it made of the rows so far).
+    mutating func next(beforeWaiting: () throws(CLIError) -> Void) throws(CLIError) -> Sample? {
+        while let range = try nextLine(beforeWaiting: beforeWaiting) {
             if range.isEmpty || (buffer[range.lowerBound] <= UInt8(ascii: " ") && isBlank(range)) { continue }
             let sample = try parse(range)
             if sample.timestamp < lastTimestamp {
@@ -122,12 +143,18 @@ struct IMUCSVReader {
     }
 
     /// The byte range of the next line (without its line ending), reading more of the file as
-    /// needed.
-    private mutating func nextLine() throws(CLIError) -> Range<Int>? {
+    /// needed; `beforeWaiting` runs before each read.
+    private mutating func nextLine(beforeWaiting: () throws(CLIError) -> Void) throws(CLIError) -> Range<Int>? {
         while true {
-            if !lineEndChosen, !buffer.isEmpty || endOfFile {
-                lineEndChosen = true
-                if !buffer.contains(UInt8(ascii: "\n")), buffer.contains(UInt8(ascii: "\r")) { lineEnd = UInt8(ascii: "\r") }
+            if !lineEndChosen {
+                // LF once one is seen; CR only for a first megabyte (or a whole file) without an
+                // LF, so a pipe's first read ending inside a CR LF chooses nothing yet.
+                if buffer.contains(UInt8(ascii: "\n")) {
+                    lineEndChosen = true
+                } else if endOfFile || buffer.count >= Self.chunkSize {
+                    lineEndChosen = true
+                    if buffer.contains(UInt8(ascii: "\r")) { lineEnd = UInt8(ascii: "\r") }
+                }
             }
             if lineEndChosen, let newline = buffer[position...].firstIndex(of: lineEnd) {
                 var end = newline
@@ -142,14 +169,20 @@ struct IMUCSVReader {
                 buffer.append(lineEnd)   // the last line had no line ending
                 continue
             }
-            // Drop what was consumed, then read more.
+            try beforeWaiting()
+            // Drop what was consumed, then read more: what is there, up to a chunk.
             buffer.removeSubrange(0..<position)
             position = 0
-            let chunk: Data?
-            do { chunk = try handle.read(upToCount: 1 << 20) } catch {
-                throw .failure("\(name): read failed after line \(line): \(error).", fix: nil)
+            let fd = handle.fileDescriptor
+            var count: Int
+            repeat {
+                count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            } while count < 0 && errno == EINTR
+            if count < 0 {
+                let code = errno
+                throw .failure("\(name): read failed after line \(line): \(String(cString: strerror(code))).", fix: nil)
             }
-            if let chunk, !chunk.isEmpty { buffer.append(contentsOf: chunk) } else { endOfFile = true }
+            if count == 0 { endOfFile = true } else { buffer.append(contentsOf: chunk[0..<count]) }
         }
     }
 }

@@ -246,23 +246,34 @@ public struct PlumbFilter: AttitudeFilter {
     }
 }
 
-/// A second-order Butterworth low-pass on three channels, direct form II transposed.
+/// A second-order Butterworth low-pass on three channels, direct form I.
 ///
 /// Cut-off f_c = √2/(2πτ) for time constant τ; coefficients by the bilinear transform with
 /// frequency pre-warping (K = tan(π f_c Δt)).
+///
+/// Direct form I keeps the last two inputs and outputs, which are signal values whatever the
+/// coefficients: when the sample period changes, the new coefficients take over from them and the
+/// output keeps its level and its motion. The transposed form's state holds the coefficients
+/// inside it, so it had to be re-primed at the output on every change, which dropped the filter's
+/// motion; real timestamps change the period on almost every sample (an LSM6DS's 25 µs counter
+/// makes a 104 Hz period 384 or 385 ticks, 0.26 % apart), and each re-priming lagged the
+/// filtered acceleration further: 7.5° RMS instead of 0.38° on BROAD trial 01 with ±12.5 µs of
+/// timestamp jitter.
 struct ButterworthLowPass: Sendable {
     private var b0 = 0.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
-    private var s1: Vector3 = .zero, s2: Vector3 = .zero
+    /// The last two inputs and outputs (x1, y1 the most recent).
+    private var x1: Vector3 = .zero, x2: Vector3 = .zero, y2: Vector3 = .zero
     private var configuredDt = 0.0, configuredTau = 0.0
+    /// The last output (y1 of the difference equation).
     private(set) var output: Vector3 = .zero
 
     /// Sets the coefficients for `timeConstant` (s) at sample period `dt` (s); does nothing when
-    /// they are within 0.1 % of the current ones. After a change of the sample period or a large
-    /// change of the time constant the state is re-primed at the current output, so the output
-    /// continues without a jump.
+    /// they are within 0.1 % of the current ones. A new sample period continues from the filter's
+    /// history; a large change of the time constant (rest starting or ending) re-primes it at the
+    /// current output, so the new time constant starts from a steady state without a jump.
     mutating func configure(timeConstant tau: Double, dt: Double) {
         if tau == configuredTau, abs(dt - configuredDt) <= 1e-3 * configuredDt { return }
-        let reprime = abs(dt - configuredDt) > 1e-3 * configuredDt || abs(tau - configuredTau) > 0.2 * configuredTau
+        let reprime = abs(tau - configuredTau) > 0.2 * configuredTau
         configuredDt = dt; configuredTau = tau
         let fc = 2.0.squareRoot() / (2 * .pi * tau)
         let x = .pi * fc * dt
@@ -272,23 +283,20 @@ struct ButterworthLowPass: Sendable {
         b0 = k2 * norm; b1 = 2 * b0; b2 = b0
         a1 = 2 * (k2 - 1) * norm
         a2 = (1 - 2.0.squareRoot() * k + k2) * norm
-        // New coefficients: re-prime the state for them at the current output.
         if reprime { prime(with: output) }
     }
 
-    /// Sets the state to the steady state for a constant input `x`.
+    /// Sets the history to the steady state for a constant input `x`.
     mutating func prime(with x: Vector3) {
         output = x
-        s1 = x * (1 - b0)
-        s2 = x * (b2 - a2)
+        x1 = x; x2 = x; y2 = x
     }
 
     @inline(__always)
     mutating func step(_ x: Vector3) -> Vector3 {
-        let y = b0 * x + s1
-        s1 = b1 * x - a1 * y + s2
-        s2 = b2 * x - a2 * y
-        output = y
+        let y = b0 * x + b1 * x1 + b2 * x2 - a1 * output - a2 * y2
+        x2 = x1; x1 = x
+        y2 = output; output = y
         return y
     }
 }

@@ -51,6 +51,18 @@ import PlumbDrivers
         #expect(empty.err == "Error: standard input is empty.\nFix: The first line must be a header naming the columns t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z.\n")
     }
 
+    /// `plumb read --format jsonl | plumb fuse -i -` is told what it is; it was told that the
+    /// header had no column t_s, quoting the first sample as the header.
+    @Test func jsonLinesAreNamedAsSuch() throws {
+        let jsonl = try Self.fuse(["-i", "-"], stdin: #"{"t_s":0.000000,"gyr_x":0.0,"gyr_y":0.0,"gyr_z":0.0,"acc_x":0.0,"acc_y":0.0,"acc_z":9.8,"temp_c":27.50}"# + "\n")
+        #expect(jsonl.status == 1)
+        #expect(jsonl.err == """
+            Error: standard input:1: this is JSON Lines (plumb read --format jsonl); the input must be CSV
+            Fix: Leave out --format jsonl (plumb read writes CSV by default): plumb read | plumb fuse -i -.
+
+            """)
+    }
+
     /// `plumb fuse -i - -o x.csv < x.csv` would replace the recording it reads, as `-i x.csv -o x.csv` would.
     @Test func theFileStandardInputReadsIsRefusedAsTheOutput() throws {
         let scratch = try FuseTests.Scratch()
@@ -103,5 +115,56 @@ import PlumbDrivers
         #expect(String(decoding: said, as: UTF8.self) == "")
         #expect(String(decoding: written, as: UTF8.self) == runPlumb(["fuse", "--input", path]).out)
         #expect(!FileManager.default.fileExists(atPath: scratch.directory.appendingPathComponent("-").path))
+    }
+
+    /// Reads what `fd` delivers until `done` says it is complete, or the deadline passes.
+    static func read(_ fd: Int32, until done: (String) -> Bool, seconds: Double) -> String {
+        var bytes: [UInt8] = []
+        let end = Date().addingTimeInterval(seconds)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !done(String(decoding: bytes, as: UTF8.self)), Date() < end {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 50) > 0 else { continue }
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A live pipe (`plumb read | plumb fuse -i -`) gets each row's attitude as the row comes, with
+    /// standard input still open. Before, fuse read a whole megabyte of input before the first row
+    /// and then wrote 64 KiB at a time: on a live sensor at 100 Hz, nothing for minutes, and every
+    /// row only when the sensor stopped.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: plumbBinary), "needs the plumb binary (swift build)"))
+    func rowsFromALivePipeComeOutAsTheyComeIn() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: plumbBinary)
+        process.arguments = ["fuse", "-i", "-"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { signalAndAwaitExit(process, SIGKILL) } }
+        let fd = output.fileHandleForReading.fileDescriptor
+        input.fileHandleForWriting.write(Data("t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0.00,0,0,0,0,0,9.80665\n0.01,0,0,0,0,0,9.80665\n".utf8))
+        let first = Self.read(fd, until: { $0.split(separator: "\n").count >= 3 }, seconds: 10)
+        #expect(first == """
+            t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z
+            0.00,1.0000000,0.0000000,0.0000000,0.0000000,0.0000000,0.0000000,-1.0000000
+            0.01,1.0000000,0.0000000,0.0000000,0.0000000,0.0000000,0.0000000,-1.0000000
+
+            """)
+        // A row written in two pieces comes out once its line is whole.
+        input.fileHandleForWriting.write(Data("0.02,0,0,0,".utf8))
+        usleep(100_000)
+        input.fileHandleForWriting.write(Data("0,0,9.80665\n".utf8))
+        let next = Self.read(fd, until: { $0.hasSuffix("\n") }, seconds: 10)
+        #expect(next == "0.02,1.0000000,0.0000000,0.0000000,0.0000000,0.0000000,0.0000000,-1.0000000\n")
+        #expect(process.isRunning, "standard input is still open")
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
     }
 }

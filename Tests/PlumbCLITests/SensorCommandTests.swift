@@ -130,6 +130,40 @@ private func run(_ arguments: [String]) -> (status: Int32, out: String, err: Str
         #expect(r.err == "Error: \(path):1: no column 't_s' in the header (time,x).\nFix: The first line must name the columns t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z (any order, separated by commas; gyroscope in rad/s, accelerometer in m/s²), and every line below it holds one value per column.\n")
     }
 
+    /// `--speed 1` plays the simulated chip in real time, batch by batch, so a program reading
+    /// `plumb read` live can be tried without a sensor. Before, --speed was refused (64) and the
+    /// simulation only ran as fast as it could, its output written at the end.
+    @Test func speedPlaysTheSimulationInRealTime() {
+        let start = Date()
+        let r = run(["read", "--simulate", "--speed", "1", "--rate", "100", "--watermark", "1", "--count", "40"])
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.split(separator: "\n").count == 41)
+        // 40 samples at 100 Hz take 0.39 s from the first; as fast as possible, a few milliseconds.
+        #expect(elapsed >= 0.38, "took \(elapsed) s")
+        let refused = run(["read", "--speed", "1"])
+        #expect(refused.status == 64)
+        #expect(refused.err.hasPrefix("Error: --speed applies to --simulate only.\n"))
+    }
+
+    /// With --speed, each batch reaches the reader while the command runs.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: plumbBinary), "needs the plumb binary (swift build)"))
+    func speedWritesEachBatchAsItComes() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: plumbBinary)
+        process.arguments = ["read", "--simulate", "--speed", "1", "--rate", "100", "--watermark", "4", "--count", "1000"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // SIGKILL: the process inherits the test runner's blocked-signal mask, so SIGTERM would wait.
+        defer { if process.isRunning { signalAndAwaitExit(process, SIGKILL) } }
+        let first = FuseStandardStreamsTests.read(output.fileHandleForReading.fileDescriptor,
+                                                   until: { $0.split(separator: "\n").count >= 5 }, seconds: 5)
+        #expect(first.hasPrefix("t_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,temp_c\n0.000000,"), "\(first)")
+        #expect(process.isRunning, "1000 samples at 100 Hz take 10 s")
+    }
+
     @Test func helpShowsTheOptions() {
         let r = run(["read", "--help"])
         #expect(r.status == 0)

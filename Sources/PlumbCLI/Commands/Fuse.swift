@@ -6,7 +6,7 @@ import PlumbHAL
 enum Fuse {
     static let spec = CommandSpec(
         name: "fuse",
-        abstract: "Fuse recorded gyroscope and accelerometer samples into attitude and gravity.",
+        abstract: "Fuse gyroscope and accelerometer samples (a recording, or plumb read live) into attitude and gravity.",
         discussion: """
         Reads a CSV file whose header names the columns t_s (s), gyr_x, gyr_y, gyr_z (rad/s) and
         acc_x, acc_y, acc_z (m/s²), in any order (other columns are ignored), and writes one row per
@@ -16,8 +16,9 @@ enum Fuse {
         (its row repeats the last state). With a real-time filter, rows before the first usable accelerometer sample are nan;
         a recording in which no sample gives gravity (the accelerometer zero or nan throughout) is refused.
         --input - reads the recording from standard input (plumb read --format csv | plumb fuse -i -),
-        as it comes; messages then name "standard input" and the line. --output - writes standard
-        output, as leaving --output out does.
+        as it comes: each row's attitude is written as soon as the row is read, before fuse waits for
+        more input, so the pipe gives live attitude at the sensor's rate. Messages then name
+        "standard input" and the line. --output - writes standard output, as leaving --output out does.
 
         The real-time filters (plumb, madgwick, complementary) stream the file in constant memory,
         however large it is. plumb-offline is acausal: it estimates every sample from the whole
@@ -80,7 +81,9 @@ enum Fuse {
         var count = 0
         var fused = 0
         sink.bytes.append(contentsOf: "t_s,qw,qx,qy,qz,gravity_x,gravity_y,gravity_z\n".utf8)
-        while let sample = try reader.next() {
+        // Rows go out whenever the input is used up, before the reader waits for more: a live
+        // pipe (plumb read | plumb fuse -i -) gets each batch's attitude as the batch comes.
+        while let sample = try reader.next(beforeWaiting: { () throws(CLIError) in try sink.send() }) {
             let state = filter.update(gyroscope: sample.gyroscope, accelerometer: sample.accelerometer, timestamp: sample.timestamp)
             count += 1
             if state.isInitialized { fused += 1 }
@@ -214,6 +217,14 @@ struct RowSink {
             return
         }
         do throws(ReplacedFileError) { try file.write(bytes) } catch { throw Self.failure(error) }
+    }
+
+    /// Writes what is buffered on to where it goes now: the file, or standard output's file
+    /// descriptor (``flush()`` leaves standard output's share in its own 64 KiB buffer).
+    mutating func send() throws(CLIError) {
+        guard !bytes.isEmpty else { return }
+        try flush()
+        if file == nil { context.out.flush() }
     }
 
     /// Writes what is left and puts the file in place; without it (an error thrown on the way),

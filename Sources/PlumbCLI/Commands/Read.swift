@@ -1,6 +1,7 @@
 import Foundation
 import PlumbConfiguration
 import PlumbHAL
+import PlumbLinux
 import PlumbDrivers
 import PlumbSimulation
 
@@ -23,18 +24,25 @@ enum Read {
         ranges and mounting, each flag given overriding its value (a setting the file leaves out
         is found as without it). A calibration is applied only with --calibration FILE; a remap
         only with --mount AXES or the file's mounting.
+        Each FIFO read is written out as it comes, so a sample waits for the rest of its batch:
+        up to (watermark − 1) / rate, 150 ms at the default 16 and 100 Hz; give --watermark 1 for
+        the least delay (a bus transfer per sample). --simulate runs in virtual time as fast as it
+        can; --speed 1 plays it in real time, written out batch by batch as the chip would be
+        read, to try a program that reads the samples live.
         """,
         options: [
             .option("rate", value: "HZ", help: "Output data rate. Default 100 (with --config: imu.rate)."),
             .option("count", short: "n", value: "N", help: "Stop after N samples. Default: run until interrupted."),
             .option("format", value: "FORMAT", help: "csv or jsonl. Default csv."),
-            .option("watermark", value: "N", help: "Samples per FIFO read. Default 16 (1 below 20 Hz)."),
+            .option("watermark", value: "N", help: "Samples per FIFO read, each written out as it comes. Default 16 (1 below 20 Hz)."),
             .option("accel-range", value: "G", help: "Accelerometer range in g (2, 4, 8, 16; 32 on the LSM6DSO32). Default 4 (with --config: imu.accelerometerRange)."),
             .option("gyro-range", value: "DPS", help: "Gyroscope range in °/s (250, 500, 1000, 2000; 125 on the LSM6DS family, 4000 on the LSM6DSR and ISM330DHCX). Default 2000 (with --config: imu.gyroscopeRange)."),
             .option("calibration", value: "FILE", help: "Apply a calibration saved by 'plumb calibrate'."),
             .option("mount", value: "AXES", help: "Axis alignment of the sensor in the device, such as -y,x,z (default: none; with --config: mounting)."),
             SensorOptions.configOption,
-        ] + SensorOptions.specs)
+        ] + SensorOptions.specs + [
+            .option("speed", value: "FACTOR", help: "Play the simulated IMU at FACTOR × real time (--simulate; default: as fast as possible)."),
+        ])
 
     /// A start the chip refused. A setting it cannot run (a rate outside its range, a watermark
     /// past its FIFO): the message names the limits; the fix names the options that set them, or,
@@ -56,6 +64,8 @@ enum Read {
         let format = try args.choice("format", ["csv", "jsonl"]) ?? "csv"
         let count = try args.int("count", in: 1...Int.max)
         let rate = try args.double("rate", in: 0.1...10_000) ?? 100
+        let speed = try args.double("speed", in: 0.01...1000)
+        if speed != nil, !args.has("simulate") { throw CLIError.usage("--speed applies to --simulate only.") }
         var config = IMUConfiguration(outputDataRate: rate)
         config.fifoWatermark = try args.int("watermark", in: 1...1024) ?? (rate < 20 ? 1 : 16)
         // The values plumb.json's imu.accelerometerRange and imu.gyroscopeRange take: a value between
@@ -91,9 +101,12 @@ enum Read {
         var written = 0
         var origin: UInt64?
         var idle = 0
+        // --speed: each batch waits until the wall clock has caught up with its newest sample.
+        var pacer = speed.map { VirtualTimePacer(speedup: $0, wall: SystemClock()) }
         while count.map({ written < $0 }) ?? true {
             samples.removeAll(keepingCapacity: true)
             let gaps = stream.step(into: &samples)
+            if let newest = samples.last?.timestampNanoseconds { pacer?.pace(virtualNanoseconds: newest) }
             for notice in stream.takeNotices() { context.err.line("plumb read: \(notice.message)") }
             if let chip = sensor.imu.identity {
                 do { try checkCalibration(chip) } catch {
@@ -132,7 +145,7 @@ enum Read {
                 }
                 written += 1
             }
-            if sensor.simulation == nil { context.out.flush() }
+            if sensor.simulation == nil || pacer != nil { context.out.flush() }
         }
         do { try stream.stop() } catch { context.err.line("plumb read: stopping the stream failed: \(error)") }
     }
