@@ -14,8 +14,11 @@ extension Calibration {
     /// Whether the calibration suits the chip is known only once the chip is:
     /// ``Calibration/check(fits:file:)`` when the sensor starts.
     ///
+    /// Public for programs that run the IMU themselves (a robot's attitude loop over ``IMUStream``
+    /// and a filter of PlumbFusion): they correct each sample with ``Calibration/apply(_:)``.
+    ///
     /// - Throws: the first ``ConfigurationError`` found, in the compiler's `file:line:column:` form.
-    static func read(_ data: Data, file: String) throws(ConfigurationError) -> Calibration {
+    public static func read(_ data: Data, file: String) throws(ConfigurationError) -> Calibration {
         let contents = try CalibrationFile.decode(data, file: file)
         let mounting: PlumbDrivers.Mounting
         do { mounting = try PlumbDrivers.Mounting(matrix: contents.mountingRows) } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import PlumbDrivers
 import PlumbOrientation
 import Testing
 import PlumbCLI
@@ -26,6 +27,27 @@ import PlumbCLI
             #expect(error.description.contains("mpu6051"), "\(error)")
         }
         #expect(throws: BoardSensor.Failure.self) { _ = try BoardSensor.simulatedSource(speed: 0) }
+    }
+
+    /// A program that runs the IMU itself (the README's attitude loop) reads a calibration file as
+    /// plumb does, with the same checks; the reader was internal to the tool, so such a program
+    /// could not use the file `plumb calibrate` wrote.
+    @Test func aCalibrationFileReadsAsPlumbReadsIt() throws {
+        let json = """
+            {"gyroscopeBias": [0.01, -0.02, 0.03], "accelerometerOffset": [0, 0, 0.1], "accelerometerScale": [1, 1, 1],
+             "mounting": {"rows": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, "part": "mpu6050"}
+            """
+        let calibration = try Calibration.read(Data(json.utf8), file: "cal.json")
+        #expect(calibration.gyroscopeBias == SIMD3(0.01, -0.02, 0.03))
+        #expect(calibration.part == "mpu6050")
+        let sample = calibration.apply(IMUSample(timestampNanoseconds: 0, acceleration: SIMD3(0, 0, 9.9), angularRate: SIMD3(0.01, -0.02, 0.03)))
+        #expect(sample.angularRate == .zero)
+        do {
+            _ = try Calibration.read(Data(#"{"gyroscopeBias": [1, 2]}"#.utf8), file: "bad.json")
+            Issue.record("a bias of two numbers was taken")
+        } catch {
+            #expect(error.description.hasPrefix("bad.json:1:"), "\(error)")
+        }
     }
 
     /// A configuration file that is not there fails at once, naming it, as `plumb watch --config` does.
